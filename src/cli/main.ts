@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { BenchError, isBenchError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { register as registerCompare } from './compare.js';
+import { register as registerDemo } from './demo.js';
+import { register as registerImport } from './import.js';
+import { register as registerPlan } from './plan.js';
+import { register as registerProbe } from './probe.js';
+import { register as registerReport } from './report.js';
+import { register as registerRun } from './run.js';
+import { register as registerSim } from './sim.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name(TOOL_NAME)
+    .description('Speed test matrix for OpenAI-compatible LLM servers')
+    .version(TOOL_VERSION)
+    .option('--debug', 'print stack traces for errors')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of [
+    registerRun,
+    registerPlan,
+    registerProbe,
+    registerReport,
+    registerCompare,
+    registerImport,
+    registerSim,
+    registerDemo,
+  ]) {
+    register(program);
+  }
+  return program;
+}
+
+// The one place that turns errors into exit codes and one-line messages (STYLE.md).
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // commander already printed the message (help, version, unknown option with suggestion).
+      return e.exitCode;
+    }
+    if (isBenchError(e)) {
+      process.stderr.write(
+        `error [${e.code}]: ${redactSecrets(e.message)}${e.hint ? ` ${redactSecrets(e.hint)}` : ''}\n`,
+      );
+      if (debug && e.stack) process.stderr.write(redactSecrets(e.stack) + '\n');
+      return e.exitCode;
+    }
+    const err = e instanceof Error ? e : new Error(String(e));
+    process.stderr.write(
+      `error [INTERNAL]: ${redactSecrets(err.message)} (this is a bug; rerun with --debug and report it)\n`,
+    );
+    if (debug && err.stack) process.stderr.write(redactSecrets(err.stack) + '\n');
+    return 1;
+  }
+}
+
+export { BenchError };
+
+// Runs only as the bin (npm links it through a symlink), not when tests import buildProgram/main.
+const invokedDirectly = (() => {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    () => {
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import type { ErrorKind } from '../results/schema.js';
+
+export type { ErrorKind };
+
+// A failed request is data, not an exception (STYLE.md).
+export interface RequestError {
+  kind: ErrorKind;
+  status?: number; // HTTP status when kind is http_status
+  message: string; // never contains the API key
+}
+
+// One timed stream. Times are ms on the caller's monotonic clock (performance.now() by default),
+// taken when bytes arrived, before parsing (METHOD.md, issue 3).
+export interface RequestRecord {
+  sentAtMs: number;
+  headersAtMs?: number;
+  firstTokenAtMs?: number; // first token-bearing delta, never a role-only chunk
+  endAtMs: number;
+  // [arrivalMs, tokens] for every token-bearing chunk; tokens exact per the counting rule.
+  chunks: Array<[number, number]>;
+  outputTokens: number;
+  tokenCountSource: 'continuous_usage' | 'final_usage' | 'tokenize' | 'estimate' | 'none';
+  reasoningTokens?: number; // tokens that arrived in reasoning fields, where distinguishable
+  promptTokens?: number; // usage.prompt_tokens
+  cachedTokens?: number; // usage.prompt_tokens_details.cached_tokens
+  finishReason?: string;
+  ok: boolean;
+  error?: RequestError;
+  text?: string; // only when asked for (tokenize fallback, tests)
+}

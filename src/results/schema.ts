@@ -1,0 +1,191 @@
+import { z } from 'zod';
+
+// The result document is the contract between `run` (writer) and every report, compare and import (readers).
+// Field names match CLI flags and YAML config keys where they are the same concept (METHOD.md, DESIGN.md).
+export const RESULT_SCHEMA_ID = 'llm-inference-bench/result';
+export const RESULT_SCHEMA_VERSION = 1;
+
+export const CELL_STATUSES = ['Valid', 'Requests queued', 'Over capacity', 'Failed'] as const;
+export const CellStatus = z.enum(CELL_STATUSES);
+export type CellStatus = z.infer<typeof CellStatus>;
+
+// Closed union of request failure kinds (STYLE.md "a failed request is data").
+export const ERROR_KINDS = [
+  'connect',
+  'http_status',
+  'timeout_connect',
+  'timeout_first_token',
+  'timeout_idle',
+  'stream_error_event',
+  'stream_truncated',
+  'bad_json',
+  'aborted',
+] as const;
+export const ErrorKind = z.enum(ERROR_KINDS);
+export type ErrorKind = z.infer<typeof ErrorKind>;
+
+export const ErrorsByKind = z.partialRecord(ErrorKind, z.number().int().nonnegative());
+export type ErrorsByKind = z.infer<typeof ErrorsByKind>;
+
+export const Quantiles = z.object({
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p99: z.number().nullable(),
+});
+export type Quantiles = z.infer<typeof Quantiles>;
+
+export const Hardware = z.object({
+  type: z.string().optional(), // e.g. "Discrete GPU"
+  gpuName: z.string().optional(),
+  gpuCount: z.number().int().positive().optional(),
+  gpuMemoryGb: z.number().positive().optional(), // each
+  gpuMemoryGbTotal: z.number().positive().optional(),
+  gpuDriver: z.string().optional(),
+  os: z.string().optional(),
+  cpu: z.string().optional(),
+  source: z.enum(['nvidia-smi', 'rocm-smi', 'flags', 'imported', 'sim', 'none']).optional(),
+});
+export type Hardware = z.infer<typeof Hardware>;
+
+export const Engine = z.object({
+  name: z.string(), // vllm | sglang | llamacpp | tgi | ollama | trtllm | generic | sim-*
+  version: z.string().optional(),
+  commit: z.string().optional(),
+  build: z.string().optional(),
+  quantization: z.string().optional(),
+  backend: z.string().optional(),
+  repository: z.string().optional(),
+  detectedBy: z.string().optional(), // which endpoint or flag told us
+});
+export type Engine = z.infer<typeof Engine>;
+
+export const Target = z.object({
+  baseUrl: z.string(), // never carries credentials (userinfo stripped)
+  model: z.string(), // served model name sent in requests
+  revision: z.string().optional(),
+  api: z.enum(['chat', 'completions']),
+  maxModelLen: z.number().int().positive().optional(),
+  kvCapacityTokens: z.number().int().positive().optional(),
+  kvCapacitySource: z.string().optional(),
+  metricsAvailable: z.boolean(),
+  tokenizeAvailable: z.boolean().optional(),
+  reasoningField: z.string().optional(),
+});
+export type Target = z.infer<typeof Target>;
+
+export const RunConfig = z.object({
+  contexts: z.array(z.number().int().positive()),
+  prefillContexts: z.array(z.number().int().positive()),
+  concurrency: z.array(z.number().int().positive()),
+  maxOutput: z.number().int().positive(),
+  duration: z.number().positive(), // seconds, the window length asked for
+  prefillRepeats: z.number().int().positive(),
+  rampTimeout: z.number().positive().optional(), // seconds
+  settleTimeout: z.number().positive().optional(), // seconds
+  ignoreEos: z.boolean(),
+  sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
+  seed: z.number().int(),
+  workers: z.number().int().positive().optional(),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+
+export const PrefillRepeat = z.object({
+  promptTokens: z.number().int().nonnegative(), // from server usage when reported
+  promptTokensSource: z.enum(['usage', 'tokenize', 'estimate']).optional(),
+  ttftMs: z.number().nonnegative(),
+  tokensPerS: z.number().nonnegative(),
+  outlier: z.boolean().optional(), // differs from the median by > 25% (METHOD.md)
+  cachedTokens: z.number().int().nonnegative().optional(),
+});
+export type PrefillRepeat = z.infer<typeof PrefillRepeat>;
+
+export const PrefillPoint = z.object({
+  contextTokens: z.number().int().positive(), // target size
+  status: CellStatus,
+  promptTokens: z.number().int().nonnegative().nullable(), // median of repeats
+  ttftMs: z.number().nonnegative().nullable(), // median of repeats
+  tokensPerS: z.number().nonnegative().nullable(), // median of repeats
+  completed: z.number().int().nonnegative(),
+  repeats: z.array(PrefillRepeat),
+  decodeContext: z.boolean().optional(), // false for prefill-only points (full window)
+  error: z.string().optional(),
+  errors: ErrorsByKind.optional(),
+});
+export type PrefillPoint = z.infer<typeof PrefillPoint>;
+
+export const ServerSample = z.object({
+  tMs: z.number(), // since window open
+  running: z.number().nullable().optional(),
+  waiting: z.number().nullable().optional(),
+  kvUsage: z.number().nullable().optional(), // 0..1
+  specAcceptedTokens: z.number().nullable().optional(), // counter
+  specDraftTokens: z.number().nullable().optional(), // counter
+  specDrafts: z.number().nullable().optional(), // counter
+  prefixCacheHits: z.number().nullable().optional(), // counter (tokens)
+  prefixCacheQueries: z.number().nullable().optional(), // counter (tokens)
+  powerW: z.number().nullable().optional(),
+});
+export type ServerSample = z.infer<typeof ServerSample>;
+
+export const DecodeCell = z.object({
+  contextTokens: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  status: CellStatus,
+  // Seed figures (METHOD.md "Figures of a cell"); null when not measured.
+  totalTokensPerS: z.number().nullable(),
+  perRequestTokensPerS: z.number().nullable(),
+  ttftMs: z.number().nullable(),
+  tbtMs: z.number().nullable(),
+  avgActive: z.number().nullable(),
+  completed: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  measuredS: z.number().nullable(),
+  // Beyond the seeds.
+  ttft: Quantiles.optional(),
+  chunkGapMs: Quantiles.optional(),
+  perRequestTokensPerSQ: Quantiles.optional(),
+  requestsSent: z.number().int().optional(),
+  errors: ErrorsByKind.optional(),
+  promptTokens: z.number().int().optional(), // median server-reported prompt tokens of the cell's requests
+  cacheHitRatio: z.number().min(0).max(1).nullable().optional(),
+  specAcceptanceLength: z.number().nullable().optional(), // mean accepted tokens per step (1 + accepted/drafts)
+  serverSamples: z.array(ServerSample).optional(),
+  queueEvidence: z.string().optional(), // words: why "Requests queued" (or why not)
+  maxWaiting: z.number().nullable().optional(),
+  maxRunning: z.number().nullable().optional(),
+  avgPowerW: z.number().nullable().optional(),
+  joulesPerToken: z.number().nullable().optional(),
+  tokensPerSPerW: z.number().nullable().optional(),
+  error: z.string().optional(), // for Failed
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+});
+export type DecodeCell = z.infer<typeof DecodeCell>;
+
+export const RunResult = z.object({
+  schema: z.literal(RESULT_SCHEMA_ID),
+  version: z.literal(RESULT_SCHEMA_VERSION),
+  runId: z.string(),
+  title: z.string().optional(),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  status: z.enum(['running', 'complete', 'interrupted', 'failed', 'imported']),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  decodeTest: z.string(), // "Fixed duration"
+  prefillMode: z.string(), // "Measured during decode warm-up"
+  target: Target,
+  engine: Engine,
+  hardware: Hardware,
+  launchCommand: z.string().optional(), // always redacted
+  config: RunConfig,
+  prefill: z.array(PrefillPoint),
+  decode: z.array(DecodeCell),
+  warnings: z.array(z.string()),
+  requestLog: z.string().optional(), // file name of the per-request JSON lines, relative to the result
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type RunResult = z.infer<typeof RunResult>;
+
+export function parseResult(data: unknown): RunResult {
+  return RunResult.parse(data);
+}

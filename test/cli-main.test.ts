@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+
+describe('cli main', () => {
+  it('prints help listing every command', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['run', 'plan', 'probe', 'report', 'compare', 'import', 'sim', 'demo']) {
+      expect(r.stdout).toMatch(new RegExp(`^\\s+${c}\\b`, 'm'));
+    }
+  });
+
+  it('suggests the closest command for a typo, without a stack trace', async () => {
+    const r = await runCli(['runn']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Did you mean run?');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+// Runs the real CLI from source through tsx (no build step, so tests see the working tree).
+export function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export function cliCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: ['--import', 'tsx', MAIN] };
+}
