@@ -1,0 +1,4 @@
+export * from './contexts.js';
+export * from './capacity.js';
+export * from './plan.js';
+export * from './estimate.js';
