@@ -1,0 +1,258 @@
+import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import { contextLabel, fmtMs, fmtTokS } from './format.js';
+import { cellKey, cellMap, decodeConcurrency, decodeContexts, errorTotal, prefillPoints } from './model.js';
+
+// Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
+export type AnomalyKind =
+  | 'prefill-outlier'
+  | 'prefill-repeat-outlier'
+  | 'ttft-outlier'
+  | 'throughput-drop'
+  | 'failed'
+  | 'queued'
+  | 'errors'
+  | 'warning';
+
+export interface Anomaly {
+  kind: AnomalyKind;
+  severity: 'error' | 'warn' | 'info';
+  phase: 'prefill' | 'decode' | 'run';
+  contextTokens?: number;
+  concurrency?: number;
+  text: string;
+}
+
+/** A prefill point differs from its neighbours' mean by more than this, outside their range. */
+export const PREFILL_OUTLIER_FRACTION = 0.25;
+/** A cell's TTFT is at least this many times the median of its matrix neighbours ... */
+export const TTFT_OUTLIER_FACTOR = 3;
+/** ... and at least this much slower, so tiny absolute jitter is not flagged. */
+export const TTFT_OUTLIER_MIN_EXCESS_MS = 250;
+/** Total tok/s falls by more than this fraction when concurrency rises. */
+export const THROUGHPUT_DROP_FRACTION = 0.1;
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const pct = (v: number) => `${Math.round(v * 100)}%`;
+
+export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
+  const out: Anomaly[] = [];
+  // Iterative: flag the worst point (log distance to its neighbours), drop it, look again, so one
+  // outlier does not make its neighbours look like outliers too.
+  let pool = points.filter((p) => p.tokensPerS !== null && p.tokensPerS > 0 && p.status !== 'Failed');
+  for (;;) {
+    let worst: { p: PrefillPoint; score: number; text: string } | undefined;
+    for (let i = 0; i < pool.length; i++) {
+      const p = pool[i]!;
+      const v = p.tokensPerS!;
+      const prev = pool[i - 1];
+      const next = pool[i + 1];
+      let ref: PrefillPoint[];
+      if (prev && next) ref = [prev, next];
+      else {
+        // An end point has one neighbour; judge it only when the next two agree with each other.
+        const n1 = prev ?? next;
+        const n2 = prev ? pool[i - 2] : pool[i + 2];
+        if (!n1 || !n2 || Math.abs(n1.tokensPerS! / n2.tokensPerS! - 1) > PREFILL_OUTLIER_FRACTION) continue;
+        ref = [n1];
+      }
+      const vals = ref.map((x) => x.tokensPerS!);
+      const mean = vals.reduce((a, b) => a + b, 0) / vals.length;
+      const dev = (v - mean) / mean;
+      const limit = ref.length === 2 ? PREFILL_OUTLIER_FRACTION : 2 * PREFILL_OUTLIER_FRACTION;
+      if (v >= Math.min(...vals) && v <= Math.max(...vals)) continue;
+      if (Math.abs(dev) <= limit) continue;
+      const score = Math.abs(Math.log(v / mean));
+      if (worst && worst.score >= score) continue;
+      const names = ref.map((x) => `${contextLabel(x.contextTokens)} (${fmtTokS(x.tokensPerS)})`).join(' and ');
+      worst = {
+        p,
+        score,
+        text:
+          `Prefill at ${contextLabel(p.contextTokens)} ran at ${fmtTokS(v)} tok/s (TTFT ${fmtMs(p.ttftMs)}), ` +
+          `${pct(Math.abs(dev))} ${dev < 0 ? 'below' : 'above'} ${ref.length === 2 ? 'its neighbours' : 'its neighbour'} ${names}. ` +
+          `Prefill speed changes smoothly with context, so this point is likely a one-off (a compile, cache or ` +
+          `scheduling stall); rerun with --prefill-repeats 3 before trusting it.`,
+      };
+    }
+    if (!worst) break;
+    out.push({
+      kind: 'prefill-outlier',
+      severity: 'warn',
+      phase: 'prefill',
+      contextTokens: worst.p.contextTokens,
+      text: worst.text,
+    });
+    pool = pool.filter((x) => x !== worst!.p);
+  }
+  for (const p of points) {
+    const flagged = p.repeats.filter((rep) => rep.outlier);
+    if (!flagged.length) continue;
+    out.push({
+      kind: 'prefill-repeat-outlier',
+      severity: 'info',
+      phase: 'prefill',
+      contextTokens: p.contextTokens,
+      text:
+        `Prefill at ${contextLabel(p.contextTokens)}: ${flagged.length} of ${p.repeats.length} repeats differ ` +
+        `from the median (${fmtTokS(p.tokensPerS)} tok/s) by more than 25% ` +
+        `(${flagged.map((rep) => `${fmtTokS(rep.tokensPerS)} tok/s`).join(', ')}); the median is reported.`,
+    });
+  }
+  return out;
+}
+
+function neighbours(r: RunResult, c: DecodeCell): DecodeCell[] {
+  const ctx = decodeContexts(r);
+  const conc = decodeConcurrency(r);
+  const map = cellMap(r);
+  const i = ctx.indexOf(c.contextTokens);
+  const j = conc.indexOf(c.concurrency);
+  const around: Array<[number | undefined, number | undefined]> = [
+    [ctx[i - 1], c.concurrency],
+    [ctx[i + 1], c.concurrency],
+    [c.contextTokens, conc[j - 1]],
+    [c.contextTokens, conc[j + 1]],
+  ];
+  return around
+    .map(([x, n]) => (x === undefined || n === undefined ? undefined : map.get(cellKey(x, n))))
+    .filter((n): n is DecodeCell => !!n && n.ttftMs !== null && n.status !== 'Failed');
+}
+
+export function ttftOutliers(r: RunResult): Anomaly[] {
+  const out: Anomaly[] = [];
+  for (const c of r.decode) {
+    if (c.ttftMs === null || c.status === 'Failed') continue;
+    const around = neighbours(r, c);
+    if (around.length < 2) continue;
+    const m = median(around.map((n) => n.ttftMs!));
+    if (c.ttftMs < m * TTFT_OUTLIER_FACTOR || c.ttftMs - m < TTFT_OUTLIER_MIN_EXCESS_MS) continue;
+    out.push({
+      kind: 'ttft-outlier',
+      severity: 'warn',
+      phase: 'decode',
+      contextTokens: c.contextTokens,
+      concurrency: c.concurrency,
+      text:
+        `TTFT at ${contextLabel(c.contextTokens)} × ${c.concurrency} is ${fmtMs(c.ttftMs)}, ` +
+        `${(c.ttftMs / m).toFixed(1)}× the median of its neighbouring cells (${fmtMs(m)}). Prompts are ` +
+        `cache-warm, so a TTFT this long means requests waited: a queue, preemption or a stalled prefill.`,
+    });
+  }
+  return out;
+}
+
+export function throughputDrops(r: RunResult): Anomaly[] {
+  const out: Anomaly[] = [];
+  const map = cellMap(r);
+  const conc = decodeConcurrency(r);
+  for (const ctx of decodeContexts(r)) {
+    let best: DecodeCell | undefined;
+    for (const n of conc) {
+      const c = map.get(cellKey(ctx, n));
+      if (!c || c.totalTokensPerS === null || c.status === 'Failed') continue;
+      if (best && c.totalTokensPerS < best.totalTokensPerS! * (1 - THROUGHPUT_DROP_FRACTION)) {
+        out.push({
+          kind: 'throughput-drop',
+          severity: 'warn',
+          phase: 'decode',
+          contextTokens: ctx,
+          concurrency: n,
+          text:
+            `At ${contextLabel(ctx)}, ${n} requests at once give ${fmtTokS(c.totalTokensPerS)} tok/s in total, ` +
+            `${pct(1 - c.totalTokensPerS / best.totalTokensPerS!)} less than ${best.concurrency} requests ` +
+            `(${fmtTokS(best.totalTokensPerS)}): past this point more concurrency costs throughput.`,
+        });
+      }
+      if (!best || c.totalTokensPerS > best.totalTokensPerS!) best = c;
+    }
+  }
+  return out;
+}
+
+function cellFlags(r: RunResult): Anomaly[] {
+  const out: Anomaly[] = [];
+  for (const c of r.decode) {
+    const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+    const errs = errorTotal(c.errors);
+    const kinds = Object.entries(c.errors ?? {})
+      .filter(([, n]) => n)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    const base = { phase: 'decode' as const, contextTokens: c.contextTokens, concurrency: c.concurrency };
+    if (c.status === 'Failed') {
+      out.push({
+        ...base,
+        kind: 'failed',
+        severity: 'error',
+        text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.`,
+      });
+    } else if (c.status === 'Requests queued') {
+      const waiting = c.maxWaiting ? ` Up to ${c.maxWaiting} requests were waiting.` : '';
+      out.push({
+        ...base,
+        kind: 'queued',
+        severity: 'warn',
+        text:
+          `Cell ${where}: the server did not run all ${c.concurrency} requests at once ` +
+          `(average active ${c.avgActive === null ? 'unknown' : c.avgActive.toFixed(1)}).${waiting}` +
+          `${c.queueEvidence ? ` Evidence: ${c.queueEvidence}` : ''} Its TTFT and per-request speed include queueing.`,
+      });
+    }
+    if (c.status !== 'Failed' && errs > 0) {
+      const ignored = Object.keys(c.errors ?? {}).every((k) => k === 'aborted');
+      if (!ignored)
+        out.push({
+          ...base,
+          kind: 'errors',
+          severity: 'warn',
+          text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}).`,
+        });
+    }
+  }
+  for (const p of r.prefill) {
+    if (p.status !== 'Failed') continue;
+    out.push({
+      kind: 'failed',
+      severity: 'error',
+      phase: 'prefill',
+      contextTokens: p.contextTokens,
+      text: `Prefill at ${contextLabel(p.contextTokens)} failed: ${p.error ?? 'no request completed'}.`,
+    });
+  }
+  return out;
+}
+
+export function findAnomalies(r: RunResult): Anomaly[] {
+  const order = (a: Anomaly) => (a.phase === 'prefill' ? 0 : a.phase === 'decode' ? 1 : 2);
+  const all = [
+    ...prefillOutliers(prefillPoints(r)),
+    ...cellFlags(r),
+    ...ttftOutliers(r),
+    ...throughputDrops(r),
+  ].sort(
+    (a, b) =>
+      order(a) - order(b) ||
+      (a.contextTokens ?? 0) - (b.contextTokens ?? 0) ||
+      (a.concurrency ?? 0) - (b.concurrency ?? 0),
+  );
+  for (const w of r.warnings) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
+  if (r.error)
+    all.push({ kind: 'failed', severity: 'error', phase: 'run', text: `Run ended with ${r.error.code}: ${r.error.message}` });
+  return all;
+}
+
+/** Anomalies keyed by decode cell, for heatmap markers. */
+export function anomaliesByCell(list: Anomaly[]): Map<string, Anomaly[]> {
+  const m = new Map<string, Anomaly[]>();
+  for (const a of list) {
+    if (a.phase !== 'decode' || a.contextTokens === undefined || a.concurrency === undefined) continue;
+    const k = cellKey(a.contextTokens, a.concurrency);
+    m.set(k, [...(m.get(k) ?? []), a]);
+  }
+  return m;
+}

@@ -1,0 +1,133 @@
+import type { RunResult } from '../results/schema.js';
+import { findAnomalies } from './anomalies.js';
+import { contextLabel, DASH, fmtMs, fmtTokS } from './format.js';
+import {
+  cellKey,
+  cellMap,
+  decodeConcurrency,
+  decodeContexts,
+  MEASUREMENT_HEADERS,
+  MEDIANS_NOTE,
+  measurementRows,
+  metadata,
+  prefillPoints,
+  reportTitle,
+  statusNotes,
+  subtitle,
+  TTFT_NOTE,
+} from './model.js';
+
+// GitHub-flavoured Markdown: the seeds' sections and tables, strings from the result escaped.
+
+/** Escapes text for a Markdown table cell or paragraph (no raw HTML, no broken tables). */
+export function mdEscape(text: string): string {
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/([*_`[\]#])/g, '\\$1')
+    .replace(/\r?\n/g, ' ');
+}
+
+export function mdTable(headers: readonly string[], rows: string[][], align?: Array<'l' | 'r'>): string {
+  const sep = headers.map((_, i) => (align?.[i] === 'r' ? '---:' : '---'));
+  return [headers, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+/** A fenced block whose fence is longer than any backtick run in the content. */
+export function mdFence(content: string, lang = ''): string {
+  const longest = Math.max(2, ...(content.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${content}\n${fence}`;
+}
+
+export function decodeMatrixMd(r: RunResult): string {
+  const ctx = decodeContexts(r);
+  const conc = decodeConcurrency(r);
+  const map = cellMap(r);
+  const rows = ctx.map((c) => [
+    `**${contextLabel(c)}**`,
+    ...conc.map((n) => {
+      const cell = map.get(cellKey(c, n));
+      if (!cell) return DASH;
+      if (cell.status === 'Over capacity') return '*Over capacity*';
+      if (cell.status === 'Failed') return '**Failed**';
+      const figs = `**${fmtTokS(cell.totalTokensPerS)}**<br>${fmtMs(cell.ttftMs)} TTFT`;
+      return cell.status === 'Requests queued' ? `${figs}<br>⚠ Requests queued` : figs;
+    }),
+  ]);
+  return mdTable(
+    ['Context', ...conc.map(String)],
+    rows,
+    ['l', ...conc.map(() => 'r' as const)],
+  );
+}
+
+export function renderMarkdown(r: RunResult): string {
+  const out: string[] = [];
+  out.push(`# Speed test matrix`, '', `## ${mdEscape(reportTitle(r))}`, '', mdEscape(subtitle(r)), '');
+  for (const s of metadata(r)) {
+    if (!s.rows.length) continue;
+    out.push(`### ${s.name}`, '', mdTable(['', ''], s.rows.map(([k, v]) => [k, mdEscape(v)])), '');
+  }
+  if (r.launchCommand) out.push('### Launch command', '', mdFence(r.launchCommand, 'sh'), '');
+
+  const pre = prefillPoints(r);
+  const anomalies = findAnomalies(r);
+  if (pre.length) {
+    const flagged = new Set(
+      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
+    );
+    out.push('### Prefill', '', 'Prompt tok/s by context length (cold prompt, first token only).', '');
+    out.push(
+      mdTable(
+        ['Context', 'Prompt tok/s', 'TTFT', 'Prompt tokens', 'Note'],
+        pre.map((p) => [
+          contextLabel(p.contextTokens),
+          fmtTokS(p.tokensPerS),
+          fmtMs(p.ttftMs),
+          p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US'),
+          p.status !== 'Valid'
+            ? p.status
+            : flagged.has(p.contextTokens)
+              ? '⚠ outlier'
+              : p.decodeContext === false
+                ? 'prefill only'
+                : '',
+        ]),
+        ['l', 'r', 'r', 'r', 'l'],
+      ),
+      '',
+    );
+  }
+  if (r.decode.length) {
+    out.push(
+      '### Sustained decode matrix',
+      '',
+      'Total tok/s · rows are context length, columns are simultaneous requests.',
+      '',
+      decodeMatrixMd(r),
+      '',
+    );
+    const notes = statusNotes(r.decode.map((c) => c.status));
+    out.push(...notes.map((n) => `*${n}*  `), TTFT_NOTE, '');
+  }
+  if (anomalies.length) {
+    out.push('### Anomalies', '');
+    const icon = { error: '❌', warn: '⚠️', info: 'ℹ️' } as const;
+    out.push(...anomalies.map((a) => `- ${icon[a.severity]} ${mdEscape(a.text)}`), '');
+  }
+  out.push('### All measurements', '', MEDIANS_NOTE, '');
+  out.push(
+    mdTable(
+      MEASUREMENT_HEADERS,
+      measurementRows(r).map((row) => row.map(mdEscape)),
+    ),
+    '',
+  );
+  const notes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
+  if (notes.length) out.push(notes.join(' '), '');
+  return out.join('\n');
+}

@@ -1,0 +1,217 @@
+import type { CellStatus, DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import {
+  contextLabel,
+  DASH,
+  fmt1,
+  fmtDuration,
+  fmtGb,
+  fmtInt,
+  fmtMs,
+  fmtS,
+  fmtTokenMs,
+  fmtTokS,
+} from './format.js';
+
+// The view every renderer shares: what the seeds show, derived once from a result file.
+export type MetaSection = { name: 'Hardware' | 'Engine' | 'Run'; rows: Array<[string, string]> };
+
+export const STATUS_NOTES: Partial<Record<CellStatus, string>> = {
+  'Requests queued': 'the server could not run all requests at once, so some waited in a queue.',
+  'Over capacity': "not run because this many requests at this context would exceed the server's KV cache.",
+  Failed: 'the cell could not be measured (errors or timeouts); the error is kept.',
+};
+export const TTFT_NOTE =
+  "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
+export const MEDIANS_NOTE = 'Latencies are medians. Total tok/s is output across all simultaneous requests.';
+
+export function reportTitle(r: RunResult): string {
+  if (r.title) return r.title;
+  const gpu = r.hardware.gpuName
+    ? ` on ${r.hardware.gpuName}${r.hardware.gpuCount && r.hardware.gpuCount > 1 ? ` ×${r.hardware.gpuCount}` : ''}`
+    : '';
+  return `${r.target.model}${gpu}`;
+}
+
+export function sortedUnique(values: number[]): number[] {
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
+export function decodeContexts(r: RunResult): number[] {
+  return sortedUnique(r.decode.length ? r.decode.map((c) => c.contextTokens) : r.config.contexts);
+}
+export function decodeConcurrency(r: RunResult): number[] {
+  return sortedUnique(r.decode.length ? r.decode.map((c) => c.concurrency) : r.config.concurrency);
+}
+export function prefillPoints(r: RunResult): PrefillPoint[] {
+  return [...r.prefill].sort((a, b) => a.contextTokens - b.contextTokens);
+}
+
+export const cellKey = (contextTokens: number, concurrency: number) => `${contextTokens}x${concurrency}`;
+
+export function cellMap(r: RunResult): Map<string, DecodeCell> {
+  return new Map(r.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
+}
+
+function range(values: number[], fmt: (v: number) => string): string {
+  if (!values.length) return '';
+  const first = fmt(values[0]!);
+  const last = fmt(values[values.length - 1]!);
+  return first === last ? first : `${first}–${last}`;
+}
+
+/** "vllm · 0.30.1 · FP8 · 8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, ...". */
+export function subtitle(r: RunResult): string {
+  const ctx = decodeContexts(r);
+  const conc = decodeConcurrency(r);
+  const parts = [r.engine.name, r.engine.version, r.engine.quantization].filter((p): p is string => !!p);
+  if (ctx.length)
+    parts.push(
+      `${ctx.length} context${ctx.length === 1 ? '' : 's'} (${range(ctx, contextLabel)}) × ${conc.length} concurrency level${conc.length === 1 ? '' : 's'} (${range(conc, String)})`,
+    );
+  const pre = prefillPoints(r);
+  if (pre.length) parts.push(`prefill at ${pre.map((p) => contextLabel(p.contextTokens)).join(', ')}`);
+  return parts.join(' · ');
+}
+
+export function vramText(h: RunResult['hardware']): string | undefined {
+  const total = h.gpuMemoryGbTotal ?? (h.gpuMemoryGb && h.gpuCount ? h.gpuMemoryGb * h.gpuCount : undefined);
+  if (total === undefined) return h.gpuMemoryGb ? fmtGb(h.gpuMemoryGb) : undefined;
+  if (h.gpuCount && h.gpuMemoryGb) return `${fmtGb(total)} (${h.gpuCount} × ${fmtGb(h.gpuMemoryGb)})`;
+  return fmtGb(total);
+}
+
+function rows(pairs: Array<[string, string | number | undefined | null]>): Array<[string, string]> {
+  return pairs
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => [k, typeof v === 'number' ? fmtInt(v) : v!]);
+}
+
+export function metadata(r: RunResult): MetaSection[] {
+  const h = r.hardware;
+  const e = r.engine;
+  const t = r.target;
+  const c = r.config;
+  const sampling = Object.entries(c.sampling)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ');
+  return [
+    {
+      name: 'Hardware',
+      rows: rows([
+        ['Type', h.type],
+        ['GPU', h.gpuName],
+        ['GPU count', h.gpuCount],
+        ['VRAM', vramText(h)],
+        ['Driver', h.gpuDriver],
+        ['CPU', h.cpu],
+        ['OS', h.os],
+      ]),
+    },
+    {
+      name: 'Engine',
+      rows: rows([
+        ['Engine', e.name],
+        ['Version', e.version],
+        ['Quantization', e.quantization],
+        ['Backend', e.backend],
+        ['Repository', e.repository],
+        ['Build', e.build],
+        ['Commit', e.commit],
+      ]),
+    },
+    {
+      name: 'Run',
+      rows: rows([
+        ['Served model', t.model],
+        ['Revision', t.revision],
+        ['Benchmark tool', `${r.tool.name} v${r.tool.version}`],
+        ['Decode test', r.decodeTest],
+        ['Prefill mode', r.prefillMode],
+        ['Time per measurement', fmtDuration(c.duration)],
+        ['Max output', `${fmtInt(c.maxOutput)} tokens`],
+        ['Max model length', t.maxModelLen ? `${fmtInt(t.maxModelLen)} tokens` : undefined],
+        [
+          'KV capacity',
+          t.kvCapacityTokens
+            ? `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}`
+            : undefined,
+        ],
+        ['API', r.status === 'imported' ? undefined : t.api],
+        ['Sampling sent', r.status === 'imported' ? undefined : sampling || 'none (model defaults)'],
+        ['Ignore EOS', r.status === 'imported' ? undefined : c.ignoreEos ? 'yes' : 'no'],
+        ['Prefill repeats', c.prefillRepeats > 1 ? c.prefillRepeats : undefined],
+        ['Started', r.startedAt || undefined],
+        ['Status', r.status === 'complete' ? undefined : r.status],
+        ['Run id', r.runId],
+      ]),
+    },
+  ];
+}
+
+// One row of the seeds' "All measurements" table, formatted.
+export const MEASUREMENT_HEADERS = [
+  'Phase',
+  'Context',
+  'Requests at once',
+  'Status',
+  'Total tok/s',
+  'Per request tok/s',
+  'TTFT',
+  'Time between tokens',
+  'Average active requests',
+  'Completed requests',
+  'Output tokens',
+  'Measured for',
+] as const;
+
+export function prefillRow(p: PrefillPoint): string[] {
+  return [
+    'Prefill',
+    contextLabel(p.contextTokens),
+    '1',
+    p.status,
+    fmtTokS(p.tokensPerS),
+    DASH,
+    fmtMs(p.ttftMs),
+    DASH,
+    DASH,
+    fmtInt(p.completed),
+    DASH,
+    DASH,
+  ];
+}
+
+export function decodeRow(c: DecodeCell): string[] {
+  return [
+    'Sustained decode',
+    contextLabel(c.contextTokens),
+    String(c.concurrency),
+    c.status,
+    fmtTokS(c.totalTokensPerS),
+    fmtTokS(c.perRequestTokensPerS),
+    fmtMs(c.ttftMs),
+    fmtTokenMs(c.tbtMs),
+    fmt1(c.avgActive),
+    fmtInt(c.completed),
+    fmtInt(c.outputTokens),
+    fmtS(c.measuredS),
+  ];
+}
+
+export function measurementRows(r: RunResult): string[][] {
+  const ctxOrder = (a: DecodeCell, b: DecodeCell) =>
+    a.contextTokens - b.contextTokens || a.concurrency - b.concurrency;
+  return [...prefillPoints(r).map(prefillRow), ...[...r.decode].sort(ctxOrder).map(decodeRow)];
+}
+
+/** Legend lines for the statuses that occur, in the seeds' words. */
+export function statusNotes(statuses: Iterable<CellStatus>): string[] {
+  const present = new Set(statuses);
+  return (['Requests queued', 'Over capacity', 'Failed'] as const)
+    .filter((s) => present.has(s))
+    .map((s) => `${s}: ${STATUS_NOTES[s]}`);
+}
+
+export function errorTotal(errors: Partial<Record<string, number>> | undefined): number {
+  return Object.values(errors ?? {}).reduce<number>((a, b) => a + (b ?? 0), 0);
+}

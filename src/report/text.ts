@@ -1,0 +1,158 @@
+import type { CellStatus, RunResult } from '../results/schema.js';
+import { findAnomalies } from './anomalies.js';
+import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from './format.js';
+import {
+  cellKey,
+  cellMap,
+  decodeConcurrency,
+  decodeContexts,
+  metadata,
+  prefillPoints,
+  reportTitle,
+  statusNotes,
+  subtitle,
+  TTFT_NOTE,
+} from './model.js';
+
+// Terminal report: readable at 80 columns; colour only when the caller says so (CLI decides from TTY/env).
+export interface TextOptions {
+  color?: boolean;
+  width?: number;
+}
+
+const CODES = { bold: [1, 22], dim: [2, 22], red: [31, 39], yellow: [33, 39], green: [32, 39], cyan: [36, 39] };
+type Style = keyof typeof CODES;
+
+export function stripAnsi(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/** Word-wraps prose to the width, indenting continuation lines. */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const words = text.split(/\s+/).filter(Boolean);
+  const lines: string[] = [];
+  let line = '';
+  const pieces = words.flatMap((w) => {
+    const max = Math.max(8, width - indent.length);
+    const parts: string[] = [];
+    for (let i = 0; i < w.length; i += max) parts.push(w.slice(i, i + max));
+    return parts;
+  });
+  for (const w of pieces) {
+    const candidate = line ? `${line} ${w}` : w;
+    if (candidate.length + (lines.length ? indent.length : 0) > width && line) {
+      lines.push(line);
+      line = w;
+    } else line = candidate;
+  }
+  if (line) lines.push(line);
+  return lines.map((l, i) => (i ? indent + l : l));
+}
+
+const pad = (s: string, w: number, right = true) => (right ? s.padStart(w) : s.padEnd(w));
+const trunc = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s);
+
+const CELL_W = 8;
+const CTX_W = 6;
+
+function statusStyle(s: CellStatus): Style | undefined {
+  return s === 'Failed' ? 'red' : s === 'Requests queued' ? 'yellow' : s === 'Over capacity' ? 'dim' : undefined;
+}
+
+export function renderText(r: RunResult, opts: TextOptions = {}): string {
+  const width = Math.max(60, opts.width ?? 80);
+  const paint = (s: string, style?: Style) => {
+    if (!opts.color || !style) return s;
+    const [on, off] = CODES[style];
+    return `\x1b[${on}m${s}\x1b[${off}m`;
+  };
+  const out: string[] = [];
+  const heading = (s: string) => out.push('', paint(s, 'bold'));
+
+  out.push(paint(trunc(`Speed test matrix · ${reportTitle(r)}`, width), 'bold'));
+  out.push(...wrap(subtitle(r), width, '  '));
+
+  const labelW = 24;
+  for (const s of metadata(r)) {
+    if (!s.rows.length) continue;
+    heading(s.name);
+    for (const [k, v] of s.rows) {
+      const lines = wrap(v, width - labelW - 2, ' '.repeat(labelW + 2));
+      out.push(`  ${paint(pad(k, labelW - 2, false), 'dim')}${lines[0] ?? ''}`, ...lines.slice(1));
+    }
+  }
+  if (r.launchCommand) {
+    heading('Launch command');
+    out.push(...wrap(r.launchCommand, width - 2, '    ').map((l) => `  ${l}`));
+  }
+
+  const anomalies = findAnomalies(r);
+  const pre = prefillPoints(r);
+  if (pre.length) {
+    heading('Prefill · prompt tok/s by context length');
+    const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+    const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
+    const barW = width - 2 - 6 - 9 - 11 - 4 - 10;
+    for (const p of pre) {
+      const bar = '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)));
+      const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
+      out.push(
+        `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
+          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(pad(bar, barW, false), flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
+          `  ${paint(note, note ? 'yellow' : undefined)}`,
+      );
+      out[out.length - 1] = out[out.length - 1]!.trimEnd();
+    }
+  }
+
+  if (r.decode.length) {
+    heading('Sustained decode · total tok/s and TTFT');
+    out.push(paint('  rows: context length · columns: simultaneous requests', 'dim'));
+    const ctx = decodeContexts(r);
+    const conc = decodeConcurrency(r);
+    const map = cellMap(r);
+    const perBlock = Math.max(1, Math.floor((width - CTX_W) / (CELL_W + 1)));
+    for (let b = 0; b < conc.length; b += perBlock) {
+      const cols = conc.slice(b, b + perBlock);
+      out.push('');
+      out.push(paint(pad('ctx', CTX_W, false) + cols.map((n) => ' ' + pad(String(n), CELL_W)).join(''), 'bold'));
+      for (const c of ctx) {
+        const top: string[] = [];
+        const bottom: string[] = [];
+        for (const n of cols) {
+          const cell = map.get(cellKey(c, n));
+          let a = DASH;
+          let z = '';
+          if (cell?.status === 'Over capacity') [a, z] = ['over', 'capacity'];
+          else if (cell?.status === 'Failed') [a, z] = ['FAILED', ''];
+          else if (cell) {
+            a = fmtTokS(cell.totalTokensPerS) + (cell.status === 'Requests queued' ? 'Q' : '');
+            z = fmtMsCompact(cell.ttftMs);
+          }
+          const style = cell ? statusStyle(cell.status) : 'dim';
+          top.push(' ' + paint(pad(a, CELL_W), style));
+          bottom.push(' ' + paint(pad(z, CELL_W), style === 'yellow' || style === 'red' ? style : 'dim'));
+        }
+        out.push(paint(pad(contextLabel(c), CTX_W, false), 'bold') + top.join(''));
+        out.push(' '.repeat(CTX_W) + bottom.join(''));
+      }
+    }
+    out.push('');
+    const legend = ['Top: total tok/s; below: median TTFT.'];
+    if (r.decode.some((c) => c.status === 'Requests queued')) legend.push('Q = Requests queued.');
+    for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
+      out.push(...wrap(l, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim')));
+  }
+
+  if (anomalies.length) {
+    heading('Anomalies');
+    const mark = { error: paint('✗', 'red'), warn: paint('!', 'yellow'), info: paint('i', 'cyan') } as const;
+    for (const a of anomalies) {
+      const lines = wrap(a.text, width - 4, '    ');
+      out.push(`  ${mark[a.severity]} ${lines[0]}`, ...lines.slice(1));
+    }
+  }
+  out.push('', paint('All measurements: --format md or --format csv.', 'dim'));
+  return out.join('\n') + '\n';
+}
