@@ -1,0 +1,3 @@
+export * from './sorted.js';
+export * from './window.js';
+export * from './waits.js';

@@ -1,0 +1,120 @@
+import type { ErrorKind } from '../results/schema.js';
+import { median, quantiles, sortSamples, type QuantileSet } from './sorted.js';
+
+// What the window accounting needs from a request (a RequestRecord or a truth log entry both fit).
+export interface TimedRequest {
+  sentAtMs: number;
+  firstTokenAtMs?: number;
+  endAtMs: number;
+  chunks: ReadonlyArray<readonly [number, number]>; // [arrivalMs, tokens], token-bearing chunks only
+  ok: boolean;
+  errorKind?: ErrorKind;
+}
+
+export interface MeasureWindow {
+  openMs: number;
+  closeMs: number; // a chunk counts when openMs <= arrival < closeMs
+}
+
+export interface WindowFigures {
+  outputTokens: number;
+  totalTokensPerS: number | null;
+  perRequestTokensPerS: number | null;
+  perRequestTokensPerSQ: QuantileSet;
+  ttftMs: number | null;
+  ttft: QuantileSet;
+  tbtMs: number | null;
+  chunkGapMs: QuantileSet;
+  avgActive: number | null;
+  completed: number;
+  measuredS: number;
+  requestsSent: number;
+  errors: Partial<Record<ErrorKind, number>>;
+  abortedAtClose: number;
+}
+
+interface InWindow {
+  tokens: number;
+  firstMs: number;
+  lastMs: number;
+  tokensAfterFirstChunk: number;
+}
+
+// A multi-token chunk's tokens arrive together: the first chunk's tokens are the "first in-window token(s)", so
+// rate and time between tokens use the tokens of the later chunks (counting tokens, never chunks).
+export function inWindow(r: TimedRequest, w: MeasureWindow): InWindow | undefined {
+  let tokens = 0;
+  let firstMs = NaN;
+  let lastMs = NaN;
+  let firstTokens = 0;
+  for (const [t, n] of r.chunks) {
+    if (t < w.openMs || t >= w.closeMs || n <= 0) continue;
+    if (Number.isNaN(firstMs)) {
+      firstMs = t;
+      firstTokens = n;
+    }
+    lastMs = t;
+    tokens += n;
+  }
+  if (tokens === 0) return undefined;
+  return { tokens, firstMs, lastMs, tokensAfterFirstChunk: tokens - firstTokens };
+}
+
+export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindow): WindowFigures {
+  const lengthMs = w.closeMs - w.openMs;
+  let outputTokens = 0;
+  const rates: number[] = [];
+  const tbts: number[] = [];
+  const gaps: number[] = [];
+  const ttfts: number[] = [];
+  let activeMs = 0;
+  let completed = 0;
+  let abortedAtClose = 0;
+  const errors: Partial<Record<ErrorKind, number>> = {};
+  for (const r of requests) {
+    const iw = inWindow(r, w);
+    if (iw) {
+      outputTokens += iw.tokens;
+      const spanMs = iw.lastMs - iw.firstMs;
+      if (spanMs > 0 && iw.tokensAfterFirstChunk > 0) {
+        rates.push((iw.tokensAfterFirstChunk * 1000) / spanMs);
+        tbts.push(spanMs / iw.tokensAfterFirstChunk);
+      }
+    }
+    let prev: number | undefined;
+    for (const [t] of r.chunks) {
+      if (t < w.openMs || t >= w.closeMs) continue;
+      if (prev !== undefined) gaps.push(t - prev);
+      prev = t;
+    }
+    if (r.firstTokenAtMs !== undefined && r.sentAtMs < w.closeMs) ttfts.push(r.firstTokenAtMs - r.sentAtMs);
+    if (r.firstTokenAtMs !== undefined) {
+      const from = Math.max(r.firstTokenAtMs, w.openMs);
+      const to = Math.min(r.endAtMs, w.closeMs);
+      if (to > from) activeMs += to - from;
+    }
+    if (r.ok && r.endAtMs >= w.openMs && r.endAtMs < w.closeMs) completed += 1;
+    if (!r.ok && r.errorKind) {
+      if (r.errorKind === 'aborted') abortedAtClose += 1;
+      else errors[r.errorKind] = (errors[r.errorKind] ?? 0) + 1;
+    }
+  }
+  const rateS = sortSamples(rates);
+  const ttftS = sortSamples(ttfts);
+  return {
+    outputTokens,
+    totalTokensPerS: lengthMs > 0 ? (outputTokens * 1000) / lengthMs : null,
+    perRequestTokensPerS: median(rateS),
+    perRequestTokensPerSQ: quantiles(rateS),
+    ttftMs: median(ttftS),
+    ttft: quantiles(ttftS),
+    tbtMs: median(sortSamples(tbts)),
+    chunkGapMs: quantiles(sortSamples(gaps)),
+    avgActive: lengthMs > 0 ? activeMs / lengthMs : null,
+    completed,
+    measuredS: lengthMs / 1000,
+    requestsSent: requests.length,
+    errors,
+    abortedAtClose,
+  };
+}
