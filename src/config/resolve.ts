@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { BenchError } from '../errors.js';
+import { OPTIONS, optionsFor, type CommandName, type OptionProblem } from './index.js';
+import { validateValues } from './schema.js';
+import { suggest } from './suggest.js';
+
+// Every option after merging flags over config over defaults (names as in OPTIONS).
+export interface ResolvedOptions {
+  baseUrl?: string;
+  model?: string;
+  api: 'chat' | 'completions';
+  engine?: string;
+  contexts?: number[];
+  prefillContexts?: number[];
+  concurrency?: number[];
+  maxOutput: number;
+  duration: number;
+  prefillRepeats: number;
+  rampTimeout: number;
+  settleTimeout: number;
+  settlePause: number;
+  metricsInterval: number;
+  maxModelLen?: number;
+  kvCapacity?: number;
+  ignoreEos: boolean;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  seed: number;
+  out: string;
+  runId?: string;
+  title?: string;
+  launchCommand?: string;
+  revision?: string;
+  quantization?: string;
+  gpuName?: string;
+  gpuCount?: number;
+  gpuMemoryGb?: number;
+  quiet?: boolean;
+  json?: boolean;
+  config?: string;
+  resume?: string | boolean;
+  apiKey?: string;
+  apiKeyFile?: string;
+}
+
+export function addOptions(cmd: Command, name: CommandName): Command {
+  for (const o of optionsFor(name)) {
+    const opt = new Option(o.flag, o.description);
+    if (o.choices) opt.choices(o.choices);
+    if (o.defaultValue !== undefined && o.kind !== 'bool')
+      opt.default(undefined, `${String(o.defaultValue)}`);
+    cmd.addOption(opt);
+  }
+  return cmd;
+}
+
+function formatProblems(where: string, problems: OptionProblem[]): string {
+  return `${where}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+}
+
+export function readConfigFile(path: string, name: CommandName): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new BenchError(
+      'CONFIG_INVALID',
+      `cannot read config file ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (e) {
+    throw new BenchError(
+      'CONFIG_INVALID',
+      `config file ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`,
+    );
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new BenchError('CONFIG_INVALID', `config file ${path} must be a mapping of keys to values`);
+  const obj = data as Record<string, unknown>;
+  const allowed = OPTIONS.filter((o) => o.configFile);
+  const forCmd = new Set(
+    optionsFor(name)
+      .filter((o) => o.configFile)
+      .map((o) => o.key),
+  );
+  const problems: OptionProblem[] = [];
+  for (const k of Object.keys(obj)) {
+    if (k === 'apiKey' || k === 'apiKeyFile' || /api[-_]?key/i.test(k))
+      problems.push({
+        path: k,
+        message:
+          'API keys are never read from a config file; use --api-key, --api-key-file or OPENAI_API_KEY',
+      });
+    else if (!allowed.some((o) => o.key === k)) {
+      const s = suggest(
+        k,
+        allowed.map((o) => o.key),
+      );
+      problems.push({ path: k, message: `unknown key${s ? ` (did you mean ${s}?)` : ''}` });
+    }
+  }
+  const known = Object.fromEntries(Object.entries(obj).filter(([k]) => forCmd.has(k)));
+  const r = validateValues(optionsFor(name), known);
+  problems.push(...r.problems);
+  if (problems.length > 0)
+    throw new BenchError('CONFIG_INVALID', formatProblems(`config file ${path}`, problems));
+  return r.values;
+}
+
+// Flags (only those given on the command line) over the config file over defaults.
+export function resolveOptions(
+  name: CommandName,
+  flags: Record<string, unknown>,
+  isFromCli: (key: string) => boolean,
+): ResolvedOptions {
+  const specs = optionsFor(name);
+  const given = Object.fromEntries(
+    specs
+      .filter((o) => o.key !== 'resume' && isFromCli(o.key) && flags[o.key] !== undefined)
+      .map((o) => [o.key, flags[o.key]]),
+  );
+  const fromFlags = validateValues(specs, given);
+  if (fromFlags.problems.length > 0)
+    throw new BenchError(
+      'CONFIG_INVALID',
+      formatProblems(
+        'invalid options',
+        fromFlags.problems.map((p) => ({ ...p, path: `--${kebab(p.path)}` })),
+      ),
+    );
+  const configPath = typeof flags.config === 'string' ? flags.config : undefined;
+  const fromFile = configPath ? readConfigFile(configPath, name) : {};
+  const merged: Record<string, unknown> = {};
+  for (const o of specs) {
+    const v = fromFlags.values[o.key] ?? fromFile[o.key] ?? o.defaultValue;
+    if (v !== undefined) merged[o.key] = v;
+  }
+  // --resume alone means "the run folder is --out" (a boolean); with a value it is the folder.
+  if (flags.resume !== undefined) merged.resume = flags.resume;
+  return merged as unknown as ResolvedOptions;
+}
+
+const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { parseTokenCount } from '../plan/contexts.js';
+import type { OptionSpec } from './options.js';
+
+const tokenCount = (v: unknown): unknown => (typeof v === 'string' ? (parseTokenCount(v) ?? v) : v);
+const numberFromString = (v: unknown): unknown =>
+  typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+const listFromString = (v: unknown): unknown =>
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '')
+    : typeof v === 'number'
+      ? [v]
+      : v;
+
+const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
+
+function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+// The zod type of one option, accepting a flag's string or a YAML value.
+export function zodFor(o: OptionSpec): z.ZodType {
+  const min = o.min;
+  const withMin = (s: z.ZodNumber): z.ZodNumber =>
+    min === undefined ? s : s.min(min, `expected a value >= ${min}`);
+  switch (o.kind) {
+    case 'string':
+      return o.choices
+        ? z.enum(o.choices as [string, ...string[]], `expected one of ${o.choices.join(', ')}`)
+        : z.string('expected text').min(1, 'expected text');
+    case 'url':
+      return z.string('expected a URL').refine(isHttpUrl, 'expected an http:// or https:// URL');
+    case 'int':
+      return z.preprocess(
+        numberFromString,
+        withMin(z.number('expected a number').int('expected an integer')),
+      );
+    case 'number':
+      return z.preprocess(numberFromString, withMin(z.number('expected a number')));
+    case 'bool':
+      return z.boolean('expected true or false');
+    case 'tokens':
+      return z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG));
+    case 'tokens-list':
+      return z.preprocess(
+        listFromString,
+        z
+          .array(
+            z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)),
+            'expected a list',
+          )
+          .min(1, 'expected at least one value'),
+      );
+    case 'int-list':
+      return z.preprocess(
+        listFromString,
+        z
+          .array(
+            z.preprocess(numberFromString, withMin(z.number('expected a number').int('expected an integer'))),
+            'expected a list',
+          )
+          .min(1, 'expected at least one value'),
+      );
+  }
+}
+
+export interface OptionProblem {
+  path: string; // e.g. "contexts[1]"
+  message: string;
+}
+
+// Validates every present key; returns parsed values and every problem with its path (zod's errors as data).
+export function validateValues(
+  specs: readonly OptionSpec[],
+  values: Record<string, unknown>,
+): { values: Record<string, unknown>; problems: OptionProblem[] } {
+  const out: Record<string, unknown> = {};
+  const problems: OptionProblem[] = [];
+  for (const o of specs) {
+    const v = values[o.key];
+    if (v === undefined) continue;
+    const r = zodFor(o).safeParse(v);
+    if (r.success) out[o.key] = r.data;
+    else
+      for (const issue of r.error.issues) {
+        const path = [
+          o.key,
+          ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)),
+        ].join('');
+        problems.push({ path: path.replace(/\.\[/g, '['), message: issue.message });
+      }
+  }
+  return { values: out, problems };
+}
