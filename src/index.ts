@@ -4,3 +4,11 @@ export type { RequestRecord, RequestError } from './client/types.js';
 export { BenchError, ERROR_CODES } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { TOOL_NAME, TOOL_VERSION } from './version.js';
+// Client: stream one request and get its timed record (issue 6 deliverable 4; docs/performance.md).
+export { nowMs } from './clock.js';
+export { streamRequest, firstTokenTimeoutMs, defaultDispatcher } from './client/stream.js';
+export type { StreamRequestOptions } from './client/stream.js';
+export { StreamSession } from './client/stream-session.js';
+export type { SessionOptions } from './client/stream-session.js';
+export { getJson, getText, postJson, joinUrl } from './client/http.js';
+export type { HttpResult, HttpOk, HttpFailure, HttpOptions } from './client/http.js';

@@ -1,0 +1,78 @@
+// Bytes -> lines. Splits on CR, LF and CRLF (also when CR and LF land in different reads), never on bytes
+// inside a UTF-8 sequence (0x0A/0x0D cannot occur there), so a line decodes identically however the
+// network split it. Partial lines are kept as a list of copies and joined once: no quadratic growth on
+// lines of megabytes (vllm#39963: a 64 KB read buffer broke a peer at long contexts).
+const LF = 10;
+const CR = 13;
+
+export class LineDecoder {
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private skipLF = false;
+
+  constructor(private readonly onLine: (line: Buffer) => void) {}
+
+  push(buf: Buffer): void {
+    const n = buf.length;
+    if (n === 0) return;
+    let pos = 0;
+    if (this.skipLF) {
+      this.skipLF = false;
+      if (buf[0] === LF) pos = 1;
+    }
+    let cr = buf.indexOf(CR, pos);
+    while (pos < n) {
+      const lf = buf.indexOf(LF, pos);
+      let end: number;
+      let next: number;
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        end = cr;
+        if (cr + 1 < n) {
+          next = buf[cr + 1] === LF ? cr + 2 : cr + 1;
+        } else {
+          next = n;
+          this.skipLF = true; // a CRLF may be split across reads
+        }
+        cr = buf.indexOf(CR, next);
+      } else if (lf !== -1) {
+        end = lf;
+        next = lf + 1;
+      } else {
+        this.stash(buf.subarray(pos));
+        return;
+      }
+      this.emit(buf.subarray(pos, end));
+      pos = next;
+    }
+  }
+
+  /** End of stream: a last line without terminator is still a line. */
+  end(): void {
+    if (this.partBytes > 0 || this.parts.length > 0) this.emit(Buffer.alloc(0));
+    this.skipLF = false;
+  }
+
+  /** Bytes held in an unfinished line (memory bound checks, tests). */
+  get pendingBytes(): number {
+    return this.partBytes;
+  }
+
+  private stash(rest: Buffer): void {
+    // Copy: the caller's buffer may be reused once we return.
+    this.parts.push(Buffer.from(rest));
+    this.partBytes += rest.length;
+  }
+
+  private emit(tail: Buffer): void {
+    if (this.parts.length === 0) {
+      this.onLine(tail);
+      return;
+    }
+    if (tail.length > 0) this.parts.push(tail);
+    const line =
+      this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes + tail.length);
+    this.parts = [];
+    this.partBytes = 0;
+    this.onLine(line);
+  }
+}

@@ -1,0 +1,242 @@
+// One response's decoding state, independent of the HTTP stack: the transport hands it each network read
+// with the time it arrived, so tests can feed transcripts byte by byte and the benchmark can compare stacks.
+import { redactSecrets } from '../secrets.js';
+import type { ErrorKind, RequestError, RequestRecord } from './types.js';
+import { fastChunk } from './fast-chunk.js';
+import { errorOf, fullChunk } from './full-chunk.js';
+import { LineDecoder } from './line-decoder.js';
+import { SseDecoder } from './sse-decoder.js';
+import { TokenLedger, type TokenSource } from './token-ledger.js';
+
+export interface SessionOptions {
+  keepText?: boolean;
+  fastPath?: boolean; // default true; false = JSON.parse every event (benchmarks, tests)
+  tokenize?: (text: string) => Promise<number | undefined>;
+  charsPerTokenEstimate?: number; // last resort when neither usage nor tokenize gives a count
+}
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CHARS_PER_TOKEN = 4;
+
+export class StreamSession {
+  headersAtMs: number | undefined;
+  firstTokenAtMs: number | undefined;
+  lastTokenAtMs: number | undefined;
+  status: number | undefined;
+  error: RequestError | undefined;
+  /** Set once the response can no longer change the record: the transport should stop reading. */
+  stopped = false;
+  private mode: 'sse' | 'json' | 'error-body' = 'sse';
+  private body: Buffer[] = [];
+  private bodyBytes = 0;
+  private t = 0;
+  private doneSeen = false;
+  private finishReason: string | undefined;
+  private promptTokens: number | undefined;
+  private cachedTokens: number | undefined;
+  private cacheN: number | undefined;
+  private usageReasoning: number | undefined;
+  private predicted: number | undefined;
+  private readonly ledger: TokenLedger;
+  private readonly lines: LineDecoder;
+  private readonly sse: SseDecoder;
+  private readonly fast: boolean;
+
+  constructor(private readonly opts: SessionOptions = {}) {
+    this.fast = opts.fastPath !== false;
+    this.ledger = new TokenLedger(opts.keepText === true || opts.tokenize !== undefined);
+    this.sse = new SseDecoder((type, data) => this.event(type, data));
+    this.lines = new LineDecoder((line) => this.sse.line(line));
+  }
+
+  headers(status: number, contentType: string | undefined, t: number): void {
+    this.headersAtMs = t;
+    this.status = status;
+    if (status < 200 || status >= 300) this.mode = 'error-body';
+    else if (contentType !== undefined && contentType.includes('application/json')) this.mode = 'json';
+  }
+
+  data(buf: Buffer, t: number): void {
+    if (this.stopped) return;
+    this.t = t;
+    if (this.mode === 'sse') {
+      this.lines.push(buf);
+      return;
+    }
+    const cap = this.mode === 'error-body' ? MAX_ERROR_BODY_BYTES : MAX_JSON_BODY_BYTES;
+    if (this.bodyBytes < cap) {
+      this.body.push(Buffer.from(buf.subarray(0, cap - this.bodyBytes)));
+      this.bodyBytes += Math.min(buf.length, cap - this.bodyBytes);
+    }
+  }
+
+  /** The response ended normally (EOF). */
+  end(t: number): void {
+    if (this.stopped) return;
+    this.t = t;
+    if (this.mode === 'sse') {
+      this.lines.end();
+      this.sse.end();
+      if (!this.stopped && !this.doneSeen && this.finishReason === undefined) {
+        this.fail('stream_truncated', 'stream ended without [DONE] or a finish reason');
+      }
+    } else if (this.mode === 'error-body') {
+      this.fail(
+        'http_status',
+        httpMessage(this.status ?? 0, Buffer.concat(this.body).toString('utf8')),
+        this.status,
+      );
+    } else {
+      this.jsonBody();
+    }
+    this.stopped = true;
+  }
+
+  fail(kind: ErrorKind, message: string, status?: number): void {
+    if (this.error) return;
+    this.error = { kind, message: redactSecrets(message), ...(status !== undefined ? { status } : {}) };
+    this.stopped = true;
+  }
+
+  async record(sentAtMs: number, endAtMs: number): Promise<RequestRecord> {
+    const ledger = this.ledger;
+    if (!ledger.sawUsage && this.predicted !== undefined && ledger.uncoveredChunks > 0)
+      ledger.usage(this.predicted);
+    let fallback: TokenSource | undefined;
+    if (ledger.uncoveredChunks > 0) {
+      const text = ledger.uncoveredText();
+      const counted =
+        this.opts.tokenize && text !== undefined ? await safeTokenize(this.opts.tokenize, text) : undefined;
+      if (counted !== undefined) {
+        ledger.closeWith(counted);
+        fallback = 'tokenize';
+      } else {
+        const cpt = this.opts.charsPerTokenEstimate ?? DEFAULT_CHARS_PER_TOKEN;
+        ledger.closeWith(Math.max(1, Math.round(ledger.uncoveredChars() / cpt)));
+        fallback = 'estimate';
+      }
+    }
+    const rec: RequestRecord = {
+      sentAtMs,
+      endAtMs,
+      chunks: ledger.chunks,
+      outputTokens: ledger.total(),
+      tokenCountSource: ledger.source(fallback),
+      ok: this.error === undefined,
+    };
+    if (this.headersAtMs !== undefined) rec.headersAtMs = this.headersAtMs;
+    if (this.firstTokenAtMs !== undefined) rec.firstTokenAtMs = this.firstTokenAtMs;
+    const reasoning = this.usageReasoning ?? ledger.reasoningTokens();
+    if (reasoning > 0 || this.usageReasoning !== undefined) rec.reasoningTokens = reasoning;
+    if (this.promptTokens !== undefined) rec.promptTokens = this.promptTokens;
+    const cached = this.cachedTokens ?? this.cacheN;
+    if (cached !== undefined) rec.cachedTokens = cached;
+    if (this.finishReason !== undefined) rec.finishReason = this.finishReason;
+    if (this.error) rec.error = this.error;
+    if (this.opts.keepText) rec.text = ledger.text() ?? '';
+    return rec;
+  }
+
+  private event(type: string, data: string): void {
+    if (this.stopped) return;
+    if (type === 'error') {
+      const e = parseError(data);
+      this.fail('stream_error_event', e.message, e.status);
+      return;
+    }
+    if (data === '[DONE]') {
+      this.doneSeen = true;
+      return;
+    }
+    if (this.fast) {
+      const f = fastChunk(data);
+      if (f !== undefined) {
+        if (f.text !== '') this.text(f.text, f.reasoningChars);
+        return;
+      }
+    }
+    let o: unknown;
+    try {
+      o = JSON.parse(data);
+    } catch {
+      this.fail('bad_json', `invalid JSON in stream event: ${data.slice(0, 200)}`);
+      return;
+    }
+    this.apply(o);
+  }
+
+  private apply(o: unknown): void {
+    const c = fullChunk(o);
+    if (c.error) {
+      this.fail('stream_error_event', c.error.message, c.error.status);
+      return;
+    }
+    if (c.text !== '') this.text(c.text, c.reasoningChars);
+    if (c.finishReason !== undefined) {
+      this.finishReason = c.finishReason;
+      // vLLM reports engine failures and server-side aborts as finish reasons.
+      if (c.finishReason === 'error' || c.finishReason === 'abort') {
+        this.fail('stream_error_event', `server ended the request with finish_reason "${c.finishReason}"`);
+      }
+    }
+    const u = c.usage;
+    if (u) {
+      if (u.completionTokens !== undefined) this.ledger.usage(u.completionTokens);
+      if (u.promptTokens !== undefined) this.promptTokens = u.promptTokens;
+      if (u.cachedTokens !== undefined) this.cachedTokens = u.cachedTokens;
+      if (u.reasoningTokens !== undefined) this.usageReasoning = u.reasoningTokens;
+    }
+    if (c.predictedTokens !== undefined) this.predicted = c.predictedTokens;
+    if (c.cacheN !== undefined) this.cacheN = c.cacheN;
+  }
+
+  private text(text: string, reasoningChars: number): void {
+    const t = this.t;
+    if (this.firstTokenAtMs === undefined) this.firstTokenAtMs = t;
+    this.lastTokenAtMs = t;
+    this.ledger.add(t, text, reasoningChars);
+  }
+
+  // A server that ignored `stream: true` and answered with one JSON document.
+  private jsonBody(): void {
+    let o: unknown;
+    try {
+      o = JSON.parse(Buffer.concat(this.body).toString('utf8'));
+    } catch {
+      this.fail('bad_json', 'response body is not valid JSON');
+      return;
+    }
+    this.apply(o);
+  }
+}
+
+async function safeTokenize(fn: (text: string) => Promise<number | undefined>, text: string) {
+  try {
+    const n = await fn(text);
+    return n !== undefined && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseError(data: string): { message: string; status?: number } {
+  try {
+    const e = errorOf(JSON.parse(data));
+    if (e) return e;
+  } catch {
+    // not JSON: the text is the message
+  }
+  return { message: data.slice(0, 500) || 'error event' };
+}
+
+export function httpMessage(status: number, body: string): string {
+  let msg: string | undefined;
+  try {
+    msg = errorOf(JSON.parse(body))?.message;
+  } catch {
+    // plain-text body
+  }
+  msg ??= body.trim().slice(0, 500);
+  return msg === '' ? `HTTP ${status}` : `HTTP ${status}: ${msg}`;
+}
