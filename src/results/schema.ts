@@ -159,6 +159,14 @@ export const DecodeCell = z.object({
   error: z.string().optional(), // for Failed
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
+  // Runner additions: the window on the shared epoch-ms clock (so requests.jsonl recomputes every figure),
+  // requests cut at the close, and the client-side queue evidence.
+  windowOpenMs: z.number().optional(),
+  windowCloseMs: z.number().optional(),
+  rampTimedOut: z.boolean().optional(),
+  abortedAtClose: z.number().int().nonnegative().optional(),
+  avgPending: z.number().nullable().optional(), // time-average of requests waiting for a first token
+  maxFirstTokenWaitMs: z.number().nullable().optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
 
