@@ -1,0 +1,45 @@
+import type { HttpResult } from './http.js';
+import type { PromIndex } from './prometheus.js';
+import { looksLikePrometheus, parsePrometheus } from './prometheus.js';
+import type { ProbeContext } from './types.js';
+
+export function okJson(r: HttpResult): Record<string, unknown> | undefined {
+  if (!r.ok || r.status < 200 || r.status >= 300) return undefined;
+  const j = r.json;
+  return j && typeof j === 'object' && !Array.isArray(j) ? (j as Record<string, unknown>) : undefined;
+}
+
+export function okText(r: HttpResult): string | undefined {
+  return r.ok && r.status >= 200 && r.status < 300 ? r.text : undefined;
+}
+
+export function num(v: unknown): number | undefined {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+export function posInt(v: unknown): number | undefined {
+  const n = num(v);
+  return n !== undefined && n > 0 ? Math.floor(n) : undefined;
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export function obj(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+// Prometheus at `path`, or undefined when absent (404, JSON, HTML, auth required).
+export async function promAt(ctx: ProbeContext, path: string): Promise<PromIndex | undefined> {
+  const text = okText(await ctx.get(path));
+  if (text === undefined || !looksLikePrometheus(text)) return undefined;
+  return parsePrometheus(text);
+}
+
+// `0.30.1rc1.dev162+g2617fe938` carries the commit after `+g`.
+export function commitFromVersion(version: string | undefined): string | undefined {
+  const m = version ? /\+g([0-9a-f]{7,40})\b/.exec(version) : null;
+  return m?.[1];
+}

@@ -1,0 +1,90 @@
+import type { PromIndex } from '../prometheus.js';
+import { commitFromVersion, okJson, posInt, promAt, str } from '../discovery-util.js';
+import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+
+// vLLM facts: engines.md §1.
+export const vllm: EngineAdapter = {
+  name: 'vllm',
+  repository: 'github.com/vllm-project/vllm',
+  reasoningField: 'reasoning', // `reasoning_content` before PR #27752; the client reads both
+  extensions: {
+    ignoreEos: true,
+    minTokens: true,
+    streamOptions: true,
+    continuousUsage: true,
+    maxCompletionTokens: true,
+  },
+  metricNames: {
+    running: ['vllm:num_requests_running'],
+    waiting: ['vllm:num_requests_waiting'],
+    kvUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
+    prefixHits: ['vllm:prefix_cache_hits_total', 'vllm:gpu_prefix_cache_hits_total'],
+    prefixQueries: ['vllm:prefix_cache_queries_total', 'vllm:gpu_prefix_cache_queries_total'],
+    specDrafts: ['vllm:spec_decode_num_drafts_total'],
+    specDraftTokens: ['vllm:spec_decode_num_draft_tokens_total'],
+    specAccepted: ['vllm:spec_decode_num_accepted_tokens_total'],
+    promptTokens: ['vllm:prompt_tokens_total'],
+    generationTokens: ['vllm:generation_tokens_total'],
+  },
+  async fingerprint(ctx, listing) {
+    if (listing.models.some((m) => m.ownedBy === 'vllm')) return 'GET /v1/models owned_by';
+    const prom = await promAt(ctx, '/metrics');
+    if (prom && [...prom.keys()].some((k) => k.startsWith('vllm:'))) return 'GET /metrics';
+    return undefined;
+  },
+  async discover(ctx, model) {
+    const d: Discovery = { metricsAvailable: false };
+    const ver = okJson(await ctx.get('/version'));
+    d.version = str(ver?.version);
+    d.commit = commitFromVersion(d.version);
+    d.maxModelLen = posInt(model.raw.max_model_len);
+    if (d.maxModelLen) d.maxModelLenSource = 'GET /v1/models max_model_len';
+    const prom = await promAt(ctx, '/metrics');
+    if (prom) {
+      d.metricsAvailable = [...prom.keys()].some((k) => k.startsWith('vllm:'));
+      d.metricsPath = '/metrics';
+      Object.assign(d, vllmKvCapacity(prom));
+    }
+    const probe = await vllmTokenize(ctx, model.id, 'hello', 'completions');
+    if (probe !== undefined) d.tokenize = (text, api) => vllmTokenize(ctx, model.id, text, api);
+    return d;
+  },
+  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
+};
+
+// Labels of the constant gauge carry every CacheConfig field; one label set per engine (DP rank).
+export function vllmKvCapacity(prom: PromIndex): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource'> {
+  const pts = prom.get('vllm:cache_config_info') ?? [];
+  const perEngine = new Map<string, number>();
+  let usedSizeLabel = false;
+  for (const p of pts) {
+    const sized = posInt(p.labels.kv_cache_size_tokens);
+    const blocks = posInt(p.labels.num_gpu_blocks);
+    const blockSize = posInt(p.labels.block_size);
+    const tokens = sized ?? (blocks && blockSize ? blocks * blockSize : undefined);
+    if (!tokens) continue;
+    if (sized) usedSizeLabel = true;
+    perEngine.set(p.labels.engine ?? String(perEngine.size), tokens);
+  }
+  if (perEngine.size === 0) return {};
+  const total = [...perEngine.values()].reduce((a, b) => a + b, 0);
+  const what = usedSizeLabel ? 'kv_cache_size_tokens' : 'num_gpu_blocks × block_size';
+  const engines = perEngine.size > 1 ? `, summed over ${perEngine.size} engines` : '';
+  return { kvCapacityTokens: total, kvCapacitySource: `vllm:cache_config_info ${what}${engines}` };
+}
+
+async function vllmTokenize(
+  ctx: ProbeContext,
+  model: string,
+  text: string,
+  api: 'chat' | 'completions',
+): Promise<number | undefined> {
+  const body =
+    api === 'chat' ? { model, messages: [{ role: 'user', content: text }] } : { model, prompt: text };
+  const r = await ctx.post('/tokenize', body);
+  return posIntOrZero(okJson(r)?.count);
+}
+
+function posIntOrZero(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}

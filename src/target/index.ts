@@ -1,0 +1,27 @@
+// Public surface of the target module (what a server is, its metrics, request bodies, metadata).
+export { probeTarget, serverRoot, detectEngine, createProbeContext } from './probe.js';
+export type { ProbeOptions } from './probe.js';
+export type { TargetInfo, Extensions, MetricNames, EngineName, EngineAdapter, Discovery } from './types.js';
+export { ENGINE_NAMES } from './types.js';
+export { ADAPTERS, adapterByName } from './engines/index.js';
+export { createMetricsSampler } from './metrics-sampler.js';
+export type { MetricsSampler, MetricsSamplerOptions } from './metrics-sampler.js';
+export {
+  summarizeSamples,
+  specAcceptanceLength,
+  prefixCacheHitRatio,
+  averagePowerW,
+} from './sample-stats.js';
+export type { SampleSummary } from './sample-stats.js';
+export { windowEnergy, joulesPerToken, tokensPerSPerW } from './energy.js';
+export type { WindowEnergy } from './energy.js';
+export { buildRequestBody } from './request-body.js';
+export type { RequestBodyOptions } from './request-body.js';
+export { redactCommandLine } from './redact.js';
+export { findLaunchCommand } from './launch-command.js';
+export { detectHardware, parseNvidiaSmi, parseRocmSmi, applyHardwareOverrides } from './hardware.js';
+export type { HardwareOverrides } from './hardware.js';
+export type { EngineFlags } from './metadata.js';
+export { parseErrorBody, errorCodeFor } from './error-body.js';
+export type { ErrorBody } from './error-body.js';
+export { parsePrometheus } from './prometheus.js';

@@ -1,0 +1,85 @@
+import { BenchError } from '../errors.js';
+import { parseErrorBody } from './error-body.js';
+import type { HttpResult } from './http.js';
+import type { ModelEntry, ModelsListing, ProbeContext } from './types.js';
+
+// GET /v1/models is the one call every OpenAI-compatible server answers; its failure decides the probe error.
+export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
+  const r = await ctx.get('/v1/models');
+  const where = `${ctx.root}/v1/models`;
+  if (!r.ok) throw unreachable(ctx.root, r);
+  if (r.status === 401 || r.status === 403) {
+    const msg = parseErrorBody(r.text).message;
+    throw new BenchError(
+      'AUTH_FAILED',
+      `the server refused ${ctx.apiKey ? 'the API key' : 'a request without an API key'} (HTTP ${r.status}${msg && msg !== '(empty body)' ? `: ${msg}` : ''}).`,
+      {
+        hint: ctx.apiKey
+          ? 'Check --api-key / --api-key-file / OPENAI_API_KEY.'
+          : 'Pass the key with --api-key, --api-key-file or OPENAI_API_KEY.',
+      },
+    );
+  }
+  if (r.status < 200 || r.status >= 300 || r.json === undefined) {
+    const what =
+      /html/i.test(r.contentType) || r.text.trimStart().startsWith('<') ? 'an HTML page' : `HTTP ${r.status}`;
+    throw new BenchError(
+      'NOT_OPENAI_COMPATIBLE',
+      `${where} answered with ${what}, not an OpenAI model list.`,
+      {
+        hint: 'Point --base-url at the server root or its /v1 (e.g. http://127.0.0.1:8000/v1).',
+      },
+    );
+  }
+  const listing = toListing(r.json);
+  if (!listing) {
+    throw new BenchError('NOT_OPENAI_COMPATIBLE', `${where} did not return an OpenAI model list.`, {
+      hint: 'Point --base-url at an OpenAI-compatible server (vLLM, SGLang, llama.cpp, TGI, Ollama, TensorRT-LLM).',
+    });
+  }
+  if (listing.models.length === 0) {
+    throw new BenchError('MODEL_NOT_FOUND', `${where} lists no models.`, {
+      hint: 'Load a model on the server first.',
+    });
+  }
+  return listing;
+}
+
+function toListing(json: unknown): ModelsListing | undefined {
+  // TGI answers with a bare array (engines.md §4); everyone else with {object:"list", data:[...]}.
+  const bare = Array.isArray(json);
+  const data = bare ? json : (json as { data?: unknown }).data;
+  if (!Array.isArray(data)) return undefined;
+  const models: ModelEntry[] = [];
+  for (const item of data) {
+    if (!item || typeof item !== 'object') continue;
+    const raw = item as Record<string, unknown>;
+    if (typeof raw.id !== 'string') continue;
+    models.push({ id: raw.id, ownedBy: typeof raw.owned_by === 'string' ? raw.owned_by : undefined, raw });
+  }
+  return { models, shape: bare ? 'bare-array' : 'openai-list' };
+}
+
+export function pickModel(listing: ModelsListing, asked: string | undefined, preferred?: string): ModelEntry {
+  if (asked !== undefined) {
+    const hit = listing.models.find((m) => m.id === asked);
+    if (hit) return hit;
+    const served = listing.models.map((m) => m.id);
+    throw new BenchError('MODEL_NOT_FOUND', `model "${asked}" is not served here.`, {
+      hint: `Served: ${served.slice(0, 10).join(', ')}${served.length > 10 ? ', ...' : ''}. Pass one with --model.`,
+    });
+  }
+  return listing.models.find((m) => m.id === preferred) ?? listing.models[0]!;
+}
+
+function unreachable(root: string, r: Extract<HttpResult, { ok: false }>): BenchError {
+  const why =
+    r.failure === 'timeout'
+      ? 'did not answer in time'
+      : r.failure === 'dns'
+        ? 'host name does not resolve'
+        : `cannot connect (${r.message})`;
+  return new BenchError('TARGET_UNREACHABLE', `${root}: ${why}.`, {
+    hint: 'Check that the server is running and --base-url (host and port) is right.',
+  });
+}

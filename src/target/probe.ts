@@ -1,0 +1,150 @@
+import os from 'node:os';
+import { BenchError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import type { Hardware } from '../results/schema.js';
+import { ADAPTERS, adapterByName } from './engines/index.js';
+import type { HardwareOverrides } from './hardware.js';
+import { detectHardware } from './hardware.js';
+import { httpGet, httpPost } from './http.js';
+import type { HttpResult } from './http.js';
+import { findLaunchCommand, isLoopbackOrLocal } from './launch-command.js';
+import type { EngineFlags } from './metadata.js';
+import { buildEngine } from './metadata.js';
+import { listModels, pickModel } from './models.js';
+import { redactCommandLine } from './redact.js';
+import type { EngineAdapter, ModelsListing, ProbeContext, TargetInfo } from './types.js';
+
+export interface ProbeOptions {
+  baseUrl: string;
+  apiKey?: string;
+  model?: string;
+  engine?: string; // overrides detection
+  fetchTimeoutMs?: number;
+  engineFlags?: EngineFlags;
+  hardware?: HardwareOverrides | Hardware; // overrides (--gpu-name...) or a complete Hardware (sim)
+  detectLocalHardware?: boolean; // default: when the server is on this machine
+  launchCommand?: string; // --launch-command; otherwise read from the local listening process
+  procRoot?: string;
+}
+
+// Server root without a trailing /v1, userinfo removed (a result never carries credentials).
+export function serverRoot(baseUrl: string): string {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    throw new BenchError('USAGE', `--base-url "${baseUrl}" is not a URL.`, {
+      hint: 'Example: http://127.0.0.1:8000/v1',
+    });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new BenchError('USAGE', `--base-url must be http(s), got ${u.protocol}`, {
+      hint: 'Example: http://127.0.0.1:8000/v1',
+    });
+  }
+  u.username = '';
+  u.password = '';
+  u.search = '';
+  u.hash = '';
+  return u.toString().replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+export function createProbeContext(
+  root: string,
+  apiKey: string | undefined,
+  timeoutMs: number,
+): ProbeContext {
+  const cache = new Map<string, Promise<HttpResult>>();
+  return {
+    root,
+    apiKey,
+    timeoutMs,
+    get(path) {
+      let p = cache.get(path);
+      if (!p) {
+        p = httpGet(root + path, { apiKey, timeoutMs });
+        cache.set(path, p);
+      }
+      return p;
+    },
+    post: (path, body) => httpPost(root + path, body, { apiKey, timeoutMs }),
+  };
+}
+
+export async function detectEngine(
+  ctx: ProbeContext,
+  listing: ModelsListing,
+  adapters: readonly EngineAdapter[] = ADAPTERS,
+): Promise<{ adapter: EngineAdapter; detectedBy: string }> {
+  for (const adapter of adapters) {
+    const evidence = await adapter.fingerprint(ctx, listing);
+    if (evidence) return { adapter, detectedBy: evidence };
+  }
+  // ADAPTERS ends with generic, whose fingerprint always answers.
+  throw new BenchError('INTERNAL', 'no engine adapter matched');
+}
+
+export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
+  registerSecret(opts.apiKey);
+  const root = serverRoot(opts.baseUrl);
+  const forced = opts.engine !== undefined ? adapterByName(opts.engine) : undefined;
+  const ctx = createProbeContext(root, opts.apiKey, opts.fetchTimeoutMs ?? 5000);
+  const listing = await listModels(ctx);
+  const { adapter, detectedBy } = forced
+    ? { adapter: forced, detectedBy: '--engine' }
+    : await detectEngine(ctx, listing);
+  const model = pickModel(listing, opts.model, await adapter.preferredModel?.(ctx, listing));
+  const d = await adapter.discover(ctx, model, listing);
+
+  const host = new URL(root).hostname;
+  const local = isLoopbackOrLocal(host, localAddresses());
+  const hardware = isCompleteHardware(opts.hardware)
+    ? opts.hardware
+    : await detectHardware({ local: opts.detectLocalHardware ?? local, overrides: opts.hardware ?? {} });
+  const launchCommand = opts.launchCommand
+    ? redactCommandLine(opts.launchCommand)
+    : local
+      ? await findLaunchCommand(portOf(root), opts.procRoot).catch(() => undefined)
+      : undefined;
+
+  const info: TargetInfo = {
+    engine: buildEngine(adapter, d, opts.engineFlags ?? {}, {
+      forced: forced !== undefined,
+      detectedBy,
+      hardware,
+      launchCommand,
+    }),
+    models: listing.models.map((m) => m.id),
+    model: model.id,
+    metricsAvailable: d.metricsAvailable,
+    extensions: { ...adapter.extensions },
+    hardware,
+  };
+  if (d.maxModelLen)
+    Object.assign(info, { maxModelLen: d.maxModelLen, maxModelLenSource: d.maxModelLenSource });
+  if (d.kvCapacityTokens)
+    Object.assign(info, { kvCapacityTokens: d.kvCapacityTokens, kvCapacitySource: d.kvCapacitySource });
+  if (d.metricsAvailable)
+    Object.assign(info, { metricsPath: d.metricsPath ?? '/metrics', metricNames: adapter.metricNames });
+  if (adapter.reasoningField) info.reasoningField = adapter.reasoningField;
+  info.tokenizeAvailable = d.tokenize !== undefined;
+  if (d.tokenize) info.tokenize = d.tokenize;
+  if (launchCommand) info.launchCommand = launchCommand;
+  if (d.warnings?.length) info.warnings = d.warnings;
+  return info;
+}
+
+function isCompleteHardware(h: ProbeOptions['hardware']): h is Hardware {
+  return !!h && 'source' in h && h.source !== undefined;
+}
+
+function portOf(root: string): number {
+  const u = new URL(root);
+  return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}
+
+function localAddresses(): string[] {
+  return Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((a) => a.address.toLowerCase());
+}

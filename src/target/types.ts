@@ -1,0 +1,102 @@
+import type { Engine, Hardware, ServerSample } from '../results/schema.js';
+import type { HttpResult } from './http.js';
+
+export const ENGINE_NAMES = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm', 'generic'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export interface Extensions {
+  ignoreEos: boolean;
+  minTokens: boolean;
+  streamOptions: boolean;
+  continuousUsage: boolean;
+  maxCompletionTokens: boolean;
+}
+
+// Prometheus names per quantity; the first one present wins (old and new spellings).
+export interface MetricNames {
+  running?: string[];
+  waiting?: string[];
+  kvUsage?: string[];
+  prefixHits?: string[];
+  prefixQueries?: string[];
+  specDrafts?: string[];
+  specDraftTokens?: string[];
+  specAccepted?: string[];
+  specAcceptLength?: string[]; // a gauge (SGLang) rather than counters
+  promptTokens?: string[];
+  generationTokens?: string[];
+}
+
+export interface TargetInfo {
+  engine: Engine;
+  models: string[];
+  model: string;
+  maxModelLen?: number;
+  maxModelLenSource?: string;
+  kvCapacityTokens?: number;
+  kvCapacitySource?: string;
+  metricsAvailable: boolean;
+  metricsPath?: string; // relative to the server root, e.g. '/metrics'
+  metricNames?: MetricNames;
+  reasoningField?: string;
+  extensions: Extensions;
+  tokenize?: (text: string, api: 'chat' | 'completions') => Promise<number | undefined>;
+  tokenizeAvailable?: boolean;
+  hardware: Hardware;
+  launchCommand?: string; // redacted
+  warnings?: string[];
+}
+
+export interface ModelEntry {
+  id: string;
+  ownedBy?: string;
+  raw: Record<string, unknown>;
+}
+
+export interface ModelsListing {
+  models: ModelEntry[];
+  shape: 'openai-list' | 'bare-array';
+}
+
+// One probe's view of a server: memoised GETs so fingerprinting and discovery share answers.
+export interface ProbeContext {
+  root: string; // server root without /v1
+  apiKey?: string;
+  timeoutMs: number;
+  get(path: string): Promise<HttpResult>;
+  post(path: string, body: unknown): Promise<HttpResult>;
+}
+
+export interface Discovery {
+  version?: string;
+  commit?: string;
+  build?: string;
+  quantization?: string;
+  backend?: string;
+  detectedBy?: string;
+  maxModelLen?: number;
+  maxModelLenSource?: string;
+  kvCapacityTokens?: number;
+  kvCapacitySource?: string;
+  metricsAvailable: boolean;
+  metricsPath?: string;
+  tokenize?: TargetInfo['tokenize'];
+  warnings?: string[];
+}
+
+export interface EngineAdapter {
+  name: EngineName;
+  repository?: string;
+  reasoningField?: string;
+  extensions: Extensions;
+  metricNames: MetricNames;
+  // Evidence (an endpoint name) that the server is this engine; only cheap GETs, never a generation.
+  fingerprint(ctx: ProbeContext, listing: ModelsListing): Promise<string | undefined>;
+  discover(ctx: ProbeContext, model: ModelEntry, listing: ModelsListing): Promise<Discovery>;
+  // The model to use when --model is not given and the list holds several (Ollama: the loaded one).
+  preferredModel?(ctx: ProbeContext, listing: ModelsListing): Promise<string | undefined>;
+  // The output-cap fields this engine reads for the api (always at least one).
+  outputCapFields(api: 'chat' | 'completions'): string[];
+  // Parses a metrics response body into a partial sample; default is Prometheus with metricNames.
+  readSample?(body: string): Partial<ServerSample> | undefined;
+}

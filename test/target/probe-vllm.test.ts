@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { probeTarget } from '../../src/target/probe.js';
+import { isBenchError } from '../../src/errors.js';
+import type { FixtureServer } from './fixture-server.js';
+import { GENERATING, serveFixture } from './fixture-server.js';
+
+let srv: FixtureServer | undefined;
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
+
+const KEY = 'sk-probe-test-7f3a9c';
+const noHw = { source: 'none' as const };
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (e) {
+    return isBenchError(e) ? e.code : `not a BenchError: ${String(e)}`;
+  }
+}
+
+describe('probe: vLLM fixture', () => {
+  it('detects vLLM and discovers version, commit, max length, KV capacity summed over DP engines', async () => {
+    srv = await serveFixture('vllm', { apiKey: KEY });
+    const info = await probeTarget({ baseUrl: `${srv.url}/v1`, apiKey: KEY, hardware: noHw });
+    expect(info.engine.name).toBe('vllm');
+    expect(info.engine.detectedBy).toBe('GET /v1/models owned_by');
+    expect(info.engine.version).toBe('0.30.1rc1.dev162+g2617fe938');
+    expect(info.engine.commit).toBe('2617fe938');
+    expect(info.engine.repository).toBe('github.com/vllm-project/vllm');
+    expect(info.model).toBe('glm-5.3-flash-dflash2');
+    expect(info.maxModelLen).toBe(1048576);
+    expect(info.kvCapacityTokens).toBe(2 * 19532 * 64);
+    expect(info.kvCapacitySource).toMatch(/num_gpu_blocks × block_size, summed over 2 engines/);
+    expect(info.metricsAvailable).toBe(true);
+    expect(info.metricsPath).toBe('/metrics');
+    expect(info.reasoningField).toBe('reasoning');
+    expect(info.extensions).toEqual({
+      ignoreEos: true,
+      minTokens: true,
+      streamOptions: true,
+      continuousUsage: true,
+      maxCompletionTokens: true,
+    });
+    expect(info.tokenizeAvailable).toBe(true);
+    expect(await info.tokenize?.('hello world', 'chat')).toBe(2);
+    expect(srv.requests.some((r) => GENERATING.includes(r.path))).toBe(false);
+    expect(srv.requests.some((r) => r.path === '/health')).toBe(false);
+  });
+
+  it('prefers kv_cache_size_tokens over blocks × block_size, and reads the deprecated usage gauge', async () => {
+    srv = await serveFixture('vllm', { patch: { 'GET /metrics': { bodyFile: 'metrics-kv-size.txt' } } });
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    expect(info.kvCapacityTokens).toBe(2501184);
+    expect(info.kvCapacitySource).toMatch(/kv_cache_size_tokens/);
+  });
+
+  it('detects vLLM from /metrics when owned_by is not vllm', async () => {
+    srv = await serveFixture('vllm', {
+      patch: { 'GET /v1/models': { body: { object: 'list', data: [{ id: 'm', owned_by: 'someone' }] } } },
+    });
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    expect(info.engine.name).toBe('vllm');
+    expect(info.engine.detectedBy).toBe('GET /metrics');
+  });
+
+  it('maps failures to stable codes', async () => {
+    srv = await serveFixture('vllm', { apiKey: KEY });
+    expect(await codeOf(probeTarget({ baseUrl: srv.url, hardware: noHw }))).toBe('AUTH_FAILED');
+    expect(await codeOf(probeTarget({ baseUrl: srv.url, apiKey: 'wrong-key', hardware: noHw }))).toBe(
+      'AUTH_FAILED',
+    );
+    expect(await codeOf(probeTarget({ baseUrl: srv.url, apiKey: KEY, model: 'nope', hardware: noHw }))).toBe(
+      'MODEL_NOT_FOUND',
+    );
+    expect(
+      await codeOf(probeTarget({ baseUrl: srv.url, apiKey: KEY, engine: 'bogus', hardware: noHw })),
+    ).toBe('USAGE');
+    const url = srv.url;
+    await srv.close();
+    srv = undefined;
+    expect(await codeOf(probeTarget({ baseUrl: url, hardware: noHw, fetchTimeoutMs: 2000 }))).toBe(
+      'TARGET_UNREACHABLE',
+    );
+  });
+
+  it('an HTML page or a server without /v1/models is not OpenAI-compatible', async () => {
+    srv = await serveFixture('vllm', {
+      routes: {
+        'GET /v1/models': {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: '<html><body>Grafana</body></html>',
+        },
+      },
+    });
+    expect(await codeOf(probeTarget({ baseUrl: srv.url, hardware: noHw }))).toBe('NOT_OPENAI_COMPATIBLE');
+    await srv.close();
+    srv = await serveFixture('vllm', { routes: {} });
+    expect(await codeOf(probeTarget({ baseUrl: srv.url, hardware: noHw }))).toBe('NOT_OPENAI_COMPATIBLE');
+  });
+
+  it('--engine generic skips detection and sends no vLLM extensions', async () => {
+    srv = await serveFixture('vllm');
+    const info = await probeTarget({ baseUrl: srv.url, engine: 'generic', hardware: noHw });
+    expect(info.engine.name).toBe('generic');
+    expect(info.engine.detectedBy).toBe('--engine');
+    expect(info.maxModelLen).toBe(1048576);
+    expect(info.extensions.ignoreEos).toBe(false);
+    expect(info.metricsAvailable).toBe(false);
+  });
+});
