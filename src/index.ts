@@ -12,3 +12,4 @@ export { StreamSession } from './client/stream-session.js';
 export type { SessionOptions } from './client/stream-session.js';
 export { getJson, getText, postJson, joinUrl } from './client/http.js';
 export type { HttpResult, HttpOk, HttpFailure, HttpOptions } from './client/http.js';
+export * from './target/index.js';

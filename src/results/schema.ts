@@ -121,6 +121,7 @@ export const ServerSample = z.object({
   specAcceptedTokens: z.number().nullable().optional(), // counter
   specDraftTokens: z.number().nullable().optional(), // counter
   specDrafts: z.number().nullable().optional(), // counter
+  specAcceptLength: z.number().nullable().optional(), // gauge where the engine reports it directly (SGLang)
   prefixCacheHits: z.number().nullable().optional(), // counter (tokens)
   prefixCacheQueries: z.number().nullable().optional(), // counter (tokens)
   powerW: z.number().nullable().optional(),
