@@ -113,7 +113,8 @@ export class StreamSession {
         fallback = 'tokenize';
       } else {
         const cpt = this.opts.charsPerTokenEstimate ?? DEFAULT_CHARS_PER_TOKEN;
-        ledger.closeWith(Math.max(1, Math.round(ledger.uncoveredChars() / cpt)));
+        // A token-bearing chunk holds at least one token: a floor from facts, not a one-per-chunk guess.
+        ledger.closeWith(Math.max(ledger.uncoveredChunks, Math.round(ledger.uncoveredChars() / cpt)));
         fallback = 'estimate';
       }
     }

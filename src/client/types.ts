@@ -9,7 +9,7 @@ export interface RequestError {
   message: string; // never contains the API key
 }
 
-// One timed stream. Times are ms on the caller's monotonic clock (performance.now() by default),
+// One timed stream. Times are ms on the caller's clock (src/clock.ts nowMs, epoch ms, by default),
 // taken when bytes arrived, before parsing (METHOD.md, issue 3).
 export interface RequestRecord {
   sentAtMs: number;

@@ -155,7 +155,9 @@ describe('streamRequest against a local server', () => {
   });
 
   it('returns aborted at once for an already aborted signal', async () => {
-    const s = await serve((_req, res) => res.end());
+    const s = await serve((_req, res) => {
+      res.end();
+    });
     const ac = new AbortController();
     ac.abort();
     const r = await streamRequest({ baseUrl: s.baseUrl, api: 'chat', body: {}, signal: ac.signal });
