@@ -1,0 +1,47 @@
+// The sim's time source, injectable so the engine loop can run in virtual time in tests.
+export interface Clock {
+  now(): number; // epoch ms, sub-ms precision
+  setTimer(fn: () => void, delayMs: number): () => void; // returns cancel
+}
+
+export const realClock: Clock = {
+  now: () => performance.timeOrigin + performance.now(),
+  setTimer(fn, delayMs) {
+    const t = setTimeout(fn, Math.max(0, delayMs));
+    return () => clearTimeout(t);
+  },
+};
+
+// Virtual clock for tests: advance() fires due timers in time order.
+export class VirtualClock implements Clock {
+  private t: number;
+  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  private nextId = 0;
+  constructor(startMs = 1_000_000) {
+    this.t = startMs;
+  }
+  now(): number {
+    return this.t;
+  }
+  setTimer(fn: () => void, delayMs: number): () => void {
+    const id = this.nextId++;
+    this.timers.push({ at: this.t + Math.max(0, delayMs), fn, id });
+    return () => {
+      this.timers = this.timers.filter((x) => x.id !== id);
+    };
+  }
+  advanceTo(ms: number): void {
+    for (;;) {
+      this.timers.sort((a, b) => a.at - b.at || a.id - b.id);
+      const next = this.timers[0];
+      if (!next || next.at > ms) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+    }
+    this.t = Math.max(this.t, ms);
+  }
+  advance(ms: number): void {
+    this.advanceTo(this.t + ms);
+  }
+}

@@ -1,0 +1,104 @@
+import type { Clock } from './clock.js';
+import { LagStats } from './lag.js';
+import type { FinishReason, RequestSpec, Scheduler, Seq, StepPlan } from './scheduler.js';
+
+// What the HTTP layer attaches to each sequence to receive its tokens.
+export interface SeqSink {
+  admitted?(atMs: number, cachedTokens: number): void;
+  tokens(tokens: number, reasoningTokens: number, finish: FinishReason | undefined): void;
+}
+
+interface Pending {
+  seq: Seq;
+  tokens: number;
+  reasoning: number;
+  finish?: FinishReason;
+}
+
+// Drives the virtual-time scheduler in real time. Steps chain on their intended end times (no drift); when the
+// process falls behind, all due steps are applied in one pass and each stream gets one merged write.
+export class EngineLoop {
+  readonly lag = new LagStats();
+  private current: StepPlan | null = null;
+  private cancel: (() => void) | null = null;
+  private closed = false;
+
+  constructor(
+    readonly sched: Scheduler,
+    private readonly clock: Clock,
+  ) {}
+
+  submit(spec: RequestSpec, sink: SeqSink): Seq {
+    const seq = this.sched.submit(spec);
+    seq.sink = sink;
+    if (!this.current) this.kick();
+    return seq;
+  }
+
+  abort(id: string): void {
+    this.sched.abort(id);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cancel?.();
+    this.cancel = null;
+  }
+
+  private kick(): void {
+    if (this.closed || this.current) return;
+    this.current = this.sched.plan(this.clock.now());
+    this.notifyAdmitted(this.current);
+    this.arm();
+  }
+
+  private arm(): void {
+    this.cancel?.();
+    this.cancel = null;
+    if (!this.current || this.closed) return;
+    this.cancel = this.clock.setTimer(() => this.tick(), this.current.endMs - this.clock.now());
+  }
+
+  private tick(): void {
+    this.cancel = null;
+    if (this.closed) return;
+    const now = this.clock.now();
+    const pending = new Map<Seq, Pending>();
+    let firstDue: number | undefined;
+    while (this.current && this.current.endMs <= now) {
+      firstDue ??= this.current.endMs;
+      for (const em of this.sched.complete(this.current)) {
+        const p = pending.get(em.seq);
+        if (p) {
+          p.tokens += em.tokens;
+          p.reasoning += em.reasoningTokens;
+          p.finish = em.finish;
+        } else {
+          pending.set(em.seq, {
+            seq: em.seq,
+            tokens: em.tokens,
+            reasoning: em.reasoningTokens,
+            finish: em.finish,
+          });
+        }
+      }
+      this.current = this.sched.plan(this.current.endMs);
+      this.notifyAdmitted(this.current);
+    }
+    if (firstDue !== undefined) this.lag.add(now - firstDue);
+    for (const p of pending.values())
+      (p.seq.sink as SeqSink | undefined)?.tokens(p.tokens, p.reasoning, p.finish);
+    // Arrivals stamped after the last virtual step start wait for a step that starts now.
+    if (!this.current && this.sched.busy) {
+      this.current = this.sched.plan(this.clock.now());
+      this.notifyAdmitted(this.current);
+    }
+    this.arm();
+  }
+
+  private notifyAdmitted(plan: StepPlan | null): void {
+    if (!plan) return;
+    for (const s of plan.admitted)
+      (s.sink as SeqSink | undefined)?.admitted?.(plan.startMs, s.cachedTokens ?? 0);
+  }
+}

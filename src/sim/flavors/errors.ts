@@ -1,0 +1,201 @@
+import type { Flavor } from '../profile-schema.js';
+
+export type ErrorKind = 'auth' | 'model' | 'too-long' | 'bad-request' | 'overload' | 'server' | 'unavailable';
+
+export interface ErrorInfo {
+  message?: string;
+  model?: string;
+  promptTokens?: number;
+  maxTokens?: number;
+  maxModelLen?: number;
+}
+
+export interface HttpError {
+  status: number;
+  body: string; // may be empty
+}
+
+const json = (status: number, v: unknown): HttpError => ({ status, body: JSON.stringify(v) });
+
+function tooLongMessage(f: Flavor, i: ErrorInfo): string {
+  const n = i.maxModelLen ?? 0;
+  const m = i.promptTokens ?? 0;
+  const x = i.maxTokens;
+  switch (f) {
+    case 'vllm':
+      return x !== undefined && m <= n
+        ? `'max_tokens' or 'max_completion_tokens' is too large: ${x}. This model's maximum context length is ${n} tokens and your request has ${m} input tokens (${x} > ${n} - ${m}). (parameter=max_tokens, value=${x})`
+        : `This model's maximum context length is ${n} tokens. However, your request has ${m} input tokens. Please reduce the length of the input messages.`;
+    case 'sglang':
+      return x !== undefined && m <= n
+        ? `Requested token count exceeds the model's maximum context length of ${n} tokens. You requested a total of ${m + x} tokens: ${m} tokens from the input messages and ${x} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`
+        : `The input (${m} tokens) is longer than the model's context length (${n} tokens).`;
+    case 'llamacpp':
+      return `request (${m} tokens) exceeds the available context size (${n} tokens), try increasing it`;
+    case 'tgi':
+      return x !== undefined && m <= n
+        ? `\`inputs\` tokens + \`max_new_tokens\` must be <= ${n}. Given: ${m} \`inputs\` tokens and ${x} \`max_new_tokens\``
+        : `\`inputs\` must have less than ${n} tokens. Given: ${m}`;
+    case 'ollama':
+      return `the input length exceeds the context length`;
+    case 'trtllm':
+      return `The sum of prompt length (${m}) and query length (0) max_tokens (${x ?? 0}) should not exceed max_seq_len (${n})`;
+  }
+}
+
+// Status code and body of each engine's errors (engines.md "Errors").
+export function errorFor(f: Flavor, kind: ErrorKind, i: ErrorInfo = {}): HttpError {
+  const msg = kind === 'too-long' ? tooLongMessage(f, i) : (i.message ?? defaultMessage(f, kind, i));
+  switch (f) {
+    case 'vllm': {
+      if (kind === 'auth') return json(401, { error: 'Unauthorized' });
+      const status = statusOf(kind, 400, 503);
+      const type =
+        kind === 'model'
+          ? 'NotFoundError'
+          : status === 400
+            ? 'BadRequestError'
+            : status >= 500
+              ? 'InternalServerError'
+              : 'ServiceUnavailableError';
+      return json(status, { error: { message: msg, type, param: null, code: status } });
+    }
+    case 'sglang': {
+      if (kind === 'auth') return json(401, { error: 'Unauthorized' });
+      const status = statusOf(kind, 400, 503);
+      const type =
+        kind === 'model' ? 'NotFoundError' : status === 400 ? 'BadRequestError' : 'InternalServerError';
+      return json(status, {
+        object: 'error',
+        message: msg,
+        type,
+        param: null,
+        code: kind === 'model' ? 'model_not_found' : status,
+      });
+    }
+    case 'llamacpp': {
+      if (kind === 'auth')
+        return json(401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
+      if (kind === 'too-long')
+        return json(400, {
+          error: {
+            code: 400,
+            type: 'exceed_context_size_error',
+            message: msg,
+            n_prompt_tokens: i.promptTokens ?? 0,
+            n_ctx: i.maxModelLen ?? 0,
+          },
+        });
+      const status = statusOf(kind, 400, 503);
+      const type =
+        kind === 'model'
+          ? 'not_found_error'
+          : status === 400
+            ? 'invalid_request_error'
+            : status === 503
+              ? 'unavailable_error'
+              : 'server_error';
+      return json(status, { error: { code: status, message: msg, type } });
+    }
+    case 'tgi': {
+      if (kind === 'auth') return { status: 401, body: '' };
+      const status =
+        kind === 'too-long' || kind === 'bad-request'
+          ? 422
+          : kind === 'overload'
+            ? 429
+            : kind === 'model'
+              ? 404
+              : kind === 'unavailable'
+                ? 503
+                : 500;
+      const errorType =
+        status === 422
+          ? 'validation'
+          : status === 429
+            ? 'overloaded'
+            : status === 503
+              ? 'healthcheck'
+              : 'generation';
+      return json(status, { error: msg, error_type: errorType });
+    }
+    case 'ollama': {
+      const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
+      const type =
+        status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error';
+      return json(status, { error: { message: msg, type, param: null, code: null } });
+    }
+    case 'trtllm': {
+      const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
+      return json(status, {
+        object: 'error',
+        message: msg,
+        type: status === 400 ? 'BadRequestError' : 'InternalServerError',
+        param: null,
+        code: status,
+      });
+    }
+  }
+}
+
+function statusOf(kind: ErrorKind, badRequest: number, overload: number): number {
+  switch (kind) {
+    case 'auth':
+      return 401;
+    case 'model':
+      return 404;
+    case 'too-long':
+    case 'bad-request':
+      return badRequest;
+    case 'overload':
+      return overload;
+    case 'unavailable':
+      return 503;
+    case 'server':
+      return 500;
+  }
+}
+
+function defaultMessage(f: Flavor, kind: ErrorKind, i: ErrorInfo): string {
+  switch (kind) {
+    case 'model':
+      return f === 'ollama'
+        ? `model "${i.model ?? ''}" not found, try pulling it first`
+        : `The model \`${i.model ?? ''}\` does not exist.`;
+    case 'overload':
+      return f === 'ollama'
+        ? 'server busy, please try again.  maximum pending requests exceeded'
+        : f === 'tgi'
+          ? 'Model is overloaded'
+          : 'Server overloaded';
+    case 'unavailable':
+      return 'Service unavailable';
+    case 'server':
+      return 'Internal server error (simulated)';
+    case 'auth':
+      return 'Unauthorized';
+    default:
+      return 'Bad request';
+  }
+}
+
+// The JSON of an error event inside a stream (vLLM/TGI nest it, SGLang sends the flat body).
+export function streamErrorEvent(f: Flavor, message: string, status = 500): string {
+  switch (f) {
+    case 'sglang':
+    case 'trtllm':
+      return JSON.stringify({
+        object: 'error',
+        message,
+        type: 'InternalServerError',
+        param: null,
+        code: status,
+      });
+    case 'tgi':
+      return JSON.stringify({ error: { message, http_status_code: status === 500 ? 422 : status } });
+    case 'llamacpp':
+      return JSON.stringify({ error: { code: status, message, type: 'server_error' } });
+    default:
+      return JSON.stringify({ error: { message, type: 'InternalServerError', param: null, code: status } });
+  }
+}

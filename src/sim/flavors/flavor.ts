@@ -1,0 +1,147 @@
+import type { Flavor } from '../profile-schema.js';
+
+// Protocol facts per engine (engines.md), as data the stream writer and router read.
+export interface FlavorSpec {
+  name: Flavor;
+  ownedBy: string;
+  // First chat chunk: role-only with content "" / null / omitted, role with the first text, or role on every chunk.
+  role: 'empty' | 'null' | 'omit' | 'with-first' | 'every';
+  roleChunkSuffix: string; // trtllm writes "data: {...} \n\n"
+  reasoningField: 'reasoning' | 'reasoning_content' | null; // null: reasoning text stays in content
+  finishSeparate: boolean; // finish_reason in its own chunk with an empty delta
+  continuousUsage: boolean;
+  includeUsageDefault: boolean; // include_usage when stream_options is present but silent on it
+  doneAfterError: boolean;
+  keepAlive: string | null; // SSE comment sent while a stream is silent (tgi, llamacpp)
+  perTokenEvents: boolean; // one event per token even when a step yields several
+  emptyChunkId: boolean;
+  fingerprint: 'terminal' | 'always' | 'none';
+  fingerprintValue: string;
+  minTokens: boolean;
+  ignoreEos: boolean;
+  maxCompletionTokens: boolean;
+  completionsDefaultMaxTokens: number | null; // null: up to the context length
+  rejectUnknownFields: boolean;
+  validatesModel: boolean;
+  streamOptionsNeedsStream: boolean;
+  cachedTokensInUsage: 'always' | 'flag' | 'never';
+  reasoningTokensInUsage: boolean;
+  headersAtAdmission: boolean; // llama.cpp sends no headers until a slot frees
+  firstErrorAsHttp: boolean; // errors before the first token come back as a plain HTTP error
+  tooLongInStream: boolean; // tgi: validation errors inside a 200 stream
+  truncatesLongPrompts: boolean; // ollama
+}
+
+const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
+  role: 'empty',
+  roleChunkSuffix: '\n\n',
+  reasoningField: 'reasoning',
+  finishSeparate: false,
+  continuousUsage: false,
+  includeUsageDefault: false,
+  doneAfterError: true,
+  keepAlive: null,
+  perTokenEvents: false,
+  emptyChunkId: false,
+  fingerprint: 'none',
+  fingerprintValue: '',
+  minTokens: true,
+  ignoreEos: true,
+  maxCompletionTokens: true,
+  completionsDefaultMaxTokens: 16,
+  rejectUnknownFields: false,
+  validatesModel: false,
+  streamOptionsNeedsStream: false,
+  cachedTokensInUsage: 'flag',
+  reasoningTokensInUsage: false,
+  headersAtAdmission: false,
+  firstErrorAsHttp: false,
+  tooLongInStream: false,
+  truncatesLongPrompts: false,
+};
+
+export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
+  vllm: {
+    ...base,
+    name: 'vllm',
+    ownedBy: 'vllm',
+    continuousUsage: true,
+    fingerprint: 'terminal',
+    fingerprintValue: 'fp_vllm_sim',
+    validatesModel: true,
+    streamOptionsNeedsStream: true,
+  },
+  sglang: {
+    ...base,
+    name: 'sglang',
+    ownedBy: 'sglang',
+    reasoningField: 'reasoning_content',
+    finishSeparate: true,
+    continuousUsage: true,
+    reasoningTokensInUsage: true,
+  },
+  llamacpp: {
+    ...base,
+    name: 'llamacpp',
+    ownedBy: 'llamacpp',
+    role: 'null',
+    reasoningField: 'reasoning_content',
+    finishSeparate: true,
+    doneAfterError: false,
+    keepAlive: ': ping\n\n',
+    perTokenEvents: true,
+    fingerprint: 'always',
+    fingerprintValue: 'b7000-sim',
+    minTokens: false,
+    completionsDefaultMaxTokens: null,
+    headersAtAdmission: true,
+    firstErrorAsHttp: true,
+  },
+  tgi: {
+    ...base,
+    name: 'tgi',
+    ownedBy: 'tgi',
+    role: 'every',
+    reasoningField: null,
+    keepAlive: ':\n\n',
+    perTokenEvents: true,
+    emptyChunkId: true,
+    minTokens: false,
+    ignoreEos: false,
+    completionsDefaultMaxTokens: null,
+    cachedTokensInUsage: 'never',
+    tooLongInStream: true,
+  },
+  ollama: {
+    ...base,
+    name: 'ollama',
+    ownedBy: 'library',
+    role: 'with-first',
+    finishSeparate: true,
+    doneAfterError: false,
+    fingerprint: 'always',
+    fingerprintValue: 'fp_ollama',
+    minTokens: false,
+    ignoreEos: false,
+    maxCompletionTokens: false,
+    completionsDefaultMaxTokens: null,
+    validatesModel: true,
+    cachedTokensInUsage: 'never',
+    truncatesLongPrompts: true,
+  },
+  trtllm: {
+    ...base,
+    name: 'trtllm',
+    ownedBy: 'tensorrt_llm',
+    role: 'omit',
+    roleChunkSuffix: ' \n\n',
+    reasoningField: 'reasoning_content',
+    continuousUsage: true,
+    includeUsageDefault: true,
+    doneAfterError: false,
+    completionsDefaultMaxTokens: null,
+    rejectUnknownFields: true,
+    streamOptionsNeedsStream: true,
+    cachedTokensInUsage: 'always',
+  },
+};

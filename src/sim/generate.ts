@@ -1,0 +1,258 @@
+import type { SimContext } from './context.js';
+import { observeTruth } from './context.js';
+import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
+import type { FaultDecision } from './faults.js';
+import type { SimHttpRequest } from './http-types.js';
+import { SSE_HEADERS, StreamSession, type GenRequest } from './stream-session.js';
+import { blockHashes, countChatTokens, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
+import type { TruthRecord } from './truth.js';
+import type { Writer } from './writer.js';
+
+// Fields TensorRT-LLM's pydantic models know; anything else is a 400 there (extra="forbid").
+const TRTLLM_FIELDS = new Set(
+  'model messages prompt max_tokens max_completion_tokens stream stream_options temperature top_p top_k min_p seed stop stop_token_ids min_tokens ignore_eos n best_of presence_penalty frequency_penalty repetition_penalty length_penalty logprobs top_logprobs logit_bias user tools tool_choice response_format echo suffix skip_special_tokens spaces_between_special_tokens add_special_tokens include_stop_str_in_output chat_template chat_template_kwargs add_generation_prompt reasoning_effort documents lora_request disaggregated_params'.split(
+    ' ',
+  ),
+);
+
+type Body = Record<string, unknown>;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function refuseTruth(
+  ctx: SimContext,
+  req: SimHttpRequest,
+  api: 'chat' | 'completions',
+  status: number,
+  fault?: string,
+): void {
+  const t: TruthRecord = {
+    id: `rejected-${ctx.nextId++}`,
+    api,
+    stream: false,
+    arrivalMs: req.arrivalMs,
+    chunks: [],
+    endMs: ctx.clock.now(),
+    reason: 'error',
+    promptTokens: 0,
+    cachedTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    status,
+  };
+  const rid = req.headers['x-request-id'];
+  if (rid) t.requestId = rid;
+  if (fault) t.fault = fault;
+  ctx.truth.add(t);
+}
+
+function sendError(
+  ctx: SimContext,
+  req: SimHttpRequest,
+  w: Writer,
+  api: 'chat' | 'completions',
+  kind: ErrorKind,
+  info: ErrorInfo,
+  fault?: string,
+): void {
+  const e = errorFor(ctx.flavor.name, kind, info);
+  w.head(e.status, e.body ? { 'content-type': 'application/json' } : {});
+  w.end(e.body);
+  refuseTruth(ctx, req, api, e.status, fault);
+}
+
+export function authorized(ctx: SimContext, req: SimHttpRequest): boolean {
+  if (!ctx.apiKey) return true;
+  const auth = req.headers['authorization'];
+  if (auth === `Bearer ${ctx.apiKey}`) return true;
+  return ctx.flavor.name === 'llamacpp' && req.headers['x-api-key'] === ctx.apiKey;
+}
+
+export function handleGenerate(
+  ctx: SimContext,
+  req: SimHttpRequest,
+  w: Writer,
+  api: 'chat' | 'completions',
+): void {
+  const fault = ctx.faults.decide();
+  if (fault?.name === 'refuse') {
+    w.destroy();
+    refuseTruth(ctx, req, api, 0, 'refuse');
+    return;
+  }
+  if (fault?.name === 'slow-headers') {
+    ctx.clock.setTimer(() => generate(ctx, req, w, api, fault), fault.ms);
+    return;
+  }
+  generate(ctx, req, w, api, fault);
+}
+
+function generate(
+  ctx: SimContext,
+  req: SimHttpRequest,
+  w: Writer,
+  api: 'chat' | 'completions',
+  fault: FaultDecision | undefined,
+): void {
+  if (w.closed) return;
+  const f = ctx.flavor;
+  const p = ctx.profile;
+  const authApplies = f.name !== 'ollama' && f.name !== 'trtllm';
+  if ((authApplies && !authorized(ctx, req)) || fault?.name === '401') {
+    return sendError(ctx, req, w, api, 'auth', {}, fault?.name);
+  }
+  let body: Body;
+  try {
+    const parsed: unknown = JSON.parse(req.body);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    body = parsed as Body;
+  } catch {
+    return sendError(ctx, req, w, api, 'bad-request', { message: 'Request body is not valid JSON.' });
+  }
+  if (f.rejectUnknownFields) {
+    const unknown = Object.keys(body).find((k) => !TRTLLM_FIELDS.has(k));
+    if (unknown) {
+      w.head(400, { 'content-type': 'application/json' });
+      w.end(
+        JSON.stringify({
+          error: `1 validation error for ${api === 'chat' ? 'ChatCompletionRequest' : 'CompletionRequest'}\n${unknown}\n  Extra inputs are not permitted [type=extra_forbidden]`,
+        }),
+      );
+      return refuseTruth(ctx, req, api, 400);
+    }
+  }
+  const model = typeof body.model === 'string' ? body.model : p.servedModelName;
+  if ((f.validatesModel && model !== p.servedModelName) || fault?.name === '404') {
+    return sendError(ctx, req, w, api, 'model', { model }, fault?.name);
+  }
+  const stream = body.stream === true;
+  const so =
+    body.stream_options && typeof body.stream_options === 'object'
+      ? (body.stream_options as Body)
+      : undefined;
+  if (so && !stream && f.streamOptionsNeedsStream) {
+    return sendError(ctx, req, w, api, 'bad-request', {
+      message: 'Stream options can only be defined when `stream=True`.',
+    });
+  }
+  if (fault && (fault.name === '429' || fault.name === '503' || fault.name === '500')) {
+    const kind: ErrorKind =
+      fault.name === '500' ? 'server' : fault.name === '429' ? 'overload' : 'unavailable';
+    const e = errorFor(f.name, kind);
+    const status = fault.name === '429' ? 429 : fault.name === '503' ? 503 : 500;
+    w.head(status, e.body ? { 'content-type': 'application/json' } : {});
+    w.end(e.body);
+    return refuseTruth(ctx, req, api, status, fault.name);
+  }
+
+  let promptTokens: number;
+  let text: string;
+  if (api === 'chat') {
+    const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : undefined;
+    if (!messages || messages.length === 0)
+      return sendError(ctx, req, w, api, 'bad-request', { message: '`messages` is required.' });
+    promptTokens = countChatTokens(messages);
+    text = renderChat(messages);
+  } else {
+    const pr = body.prompt;
+    text = typeof pr === 'string' ? pr : Array.isArray(pr) && typeof pr[0] === 'string' ? pr[0] : '';
+    if (!text) return sendError(ctx, req, w, api, 'bad-request', { message: '`prompt` is required.' });
+    promptTokens = countTokens(text);
+  }
+
+  const L = p.maxModelLen;
+  let explicit: number | undefined =
+    (f.name === 'llamacpp' ? num(body.n_predict) : undefined) ??
+    (f.maxCompletionTokens
+      ? (num(body.max_completion_tokens) ?? num(body.max_tokens))
+      : num(body.max_tokens));
+  if (explicit !== undefined && explicit < 0) explicit = undefined;
+  const tooLong = promptTokens >= L || fault?.name === 'too-long';
+  if (f.truncatesLongPrompts && promptTokens >= L && fault?.name !== 'too-long') {
+    promptTokens = L - 1; // Ollama drops old context to fit num_ctx instead of refusing
+  } else if (
+    tooLong ||
+    (explicit !== undefined && promptTokens + explicit > L && f.name !== 'llamacpp' && f.name !== 'ollama')
+  ) {
+    const info: ErrorInfo = {
+      promptTokens: Math.max(promptTokens, fault?.name === 'too-long' ? L + 1 : 0),
+      maxModelLen: L,
+    };
+    if (!tooLong && explicit !== undefined) info.maxTokens = explicit;
+    if (f.tooLongInStream && stream) {
+      const e = errorFor(f.name, 'too-long', info);
+      w.head(200, SSE_HEADERS);
+      const msg = (JSON.parse(e.body) as { error: string }).error;
+      w.end(
+        `data: ${JSON.stringify({ error: { message: msg, http_status_code: 422 } })}\n\ndata: [DONE]\n\n`,
+      );
+      return refuseTruth(ctx, req, api, 200, fault?.name);
+    }
+    return sendError(ctx, req, w, api, 'too-long', info, fault?.name);
+  }
+  if (f.name === 'tgi' && ctx.sessions.size >= p.maxConcurrentRequests) {
+    return sendError(ctx, req, w, api, 'overload', {});
+  }
+  if (f.name === 'ollama' && ctx.engine.sched.waiting.length >= p.maxQueue) {
+    return sendError(ctx, req, w, api, 'overload', {});
+  }
+  const room = L - promptTokens;
+  const defaultMax =
+    api === 'completions' && f.completionsDefaultMaxTokens !== null ? f.completionsDefaultMaxTokens : room;
+  const maxTokens = Math.max(1, Math.min(explicit ?? defaultMax, room));
+  const includeUsage = so
+    ? typeof so.include_usage === 'boolean'
+      ? so.include_usage
+      : f.includeUsageDefault
+    : false;
+
+  const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${(ctx.nextId++).toString(16).padStart(8, '0')}`;
+  const gen: GenRequest = {
+    id,
+    api,
+    stream,
+    model,
+    createdS: Math.floor(ctx.clock.now() / 1000),
+    promptTokens,
+    includeUsage,
+    continuousUsage: f.continuousUsage && includeUsage && so?.continuous_usage_stats === true,
+    cachedTokensInUsage:
+      f.cachedTokensInUsage === 'always' || (f.cachedTokensInUsage === 'flag' && p.promptTokensDetails),
+  };
+  const truth: TruthRecord = {
+    id,
+    api,
+    stream,
+    arrivalMs: req.arrivalMs,
+    chunks: [],
+    endMs: 0,
+    reason: 'abort',
+    promptTokens,
+    cachedTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+  };
+  const rid = req.headers['x-request-id'];
+  if (rid) truth.requestId = rid;
+  if (fault) truth.fault = fault.name;
+  const session = new StreamSession(gen, f, w, truth, ctx.truth, ctx.clock, fault);
+  session.abortEngine = () => ctx.engine.abort(id);
+  session.onDone = () => {
+    ctx.sessions.delete(session);
+    observeTruth(ctx, truth);
+  };
+  ctx.sessions.add(session);
+  session.start();
+  ctx.engine.submit(
+    {
+      id,
+      arrivalMs: ctx.clock.now(),
+      promptTokens,
+      blockHashes: blockHashes(text, p.blockSize).slice(0, Math.floor(promptTokens / p.blockSize)),
+      maxTokens,
+      minTokens: f.minTokens ? num(body.min_tokens) : undefined,
+      ignoreEos: f.ignoreEos ? body.ignore_eos === true : false,
+    },
+    session,
+  );
+}

@@ -1,0 +1,9 @@
+// Public API of the simulated engine (INTERFACES.md).
+export { startSim, createSimContext } from './server.js';
+export type { SimOptions, SimHandle } from './server.js';
+export type { TruthRecord } from './truth.js';
+export type { Flavor, Profile, ProfileInput } from './profile-schema.js';
+export { FLAVORS, ProfileSchema } from './profile-schema.js';
+export { loadProfile, listProfiles } from './profiles.js';
+export { parseFaults, FAULT_NAMES } from './faults.js';
+export { countTokens, countChatTokens } from './tokenizer.js';

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+export const FLAVORS = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm'] as const;
+export const FlavorSchema = z.enum(FLAVORS);
+export type Flavor = z.infer<typeof FlavorSchema>;
+
+// [x, y] points, x strictly ascending; interpolated (see curves.ts).
+const Curve = z
+  .array(z.tuple([z.number().positive(), z.number().positive()]))
+  .min(1)
+  .refine((pts) => pts.every((p, i) => i === 0 || p[0] > pts[i - 1]![0]), 'x values must ascend');
+
+// The profile format (docs/sim.md documents every field). Times are real-hardware times; timeScale speeds them up.
+export const ProfileSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    flavor: FlavorSchema.default('vllm'),
+    servedModelName: z.string().min(1),
+    maxModelLen: z.number().int().positive(),
+    kvCapacityTokens: z.number().int().positive(),
+    blockSize: z.number().int().positive().default(16),
+    maxNumSeqs: z.number().int().positive(),
+    maxBatchedTokens: z.number().int().positive(),
+    prefillTokensPerS: Curve, // [contextTokens, prompt tok/s], log-interpolated in context
+    decodeStepMs: Curve, // [batch size, ms per engine step], linear in batch
+    decodeContextSlopeMsPerMTokens: z.number().nonnegative().default(0),
+    prefillOnlyStepMs: z.number().nonnegative().default(0), // fixed cost of a step with no decode in it
+    speculative: z
+      .object({ k: z.number().int().positive(), meanTokens: z.number().min(1) })
+      .refine((s) => s.meanTokens < s.k + 1, 'meanTokens must be below k + 1')
+      .nullable()
+      .default(null),
+    reasoningTokens: z.number().int().nonnegative().default(0), // first R output tokens are reasoning
+    earlyStopRate: z.number().min(0).max(1).default(0.1), // share of requests that hit EOS early (unless ignore_eos)
+    prefixCaching: z.boolean().default(true),
+    promptTokensDetails: z.boolean().default(false), // vLLM --enable-prompt-tokens-details / SGLang --enable-cache-report
+    timeScale: z.number().positive().default(1), // 10 = every duration divided by 10 (what-if replay, calibration)
+    metrics: z.boolean().default(true),
+    sseKeepAliveMs: z.number().int().positive().default(15_000), // tgi keep-alive, llamacpp ping
+    maxConcurrentRequests: z.number().int().positive().default(128), // tgi: 429 beyond this
+    maxQueue: z.number().int().positive().default(512), // ollama: 503 beyond this
+    engine: z
+      .object({
+        version: z.string().default('0.0.0-sim'),
+        commit: z.string().optional(),
+        quantization: z.string().optional(),
+        backend: z.string().optional(),
+        build: z.string().optional(),
+      })
+      .default({ version: '0.0.0-sim' }),
+    hardware: z
+      .object({
+        gpuName: z.string().optional(),
+        gpuCount: z.number().int().positive().optional(),
+        gpuMemoryGb: z.number().positive().optional(),
+      })
+      .default({}),
+    launchCommand: z.string().optional(),
+  })
+  .strict();
+
+export type Profile = z.infer<typeof ProfileSchema>;
+export type ProfileInput = z.input<typeof ProfileSchema>;

@@ -1,0 +1,331 @@
+import { makeCurves, type Curves } from './curves.js';
+import { KvCache } from './kv-cache.js';
+import type { Profile } from './profile-schema.js';
+import { makeRng, mixSeed, type Rng } from './rng.js';
+import { acceptProbability, drawSpecTokens } from './speculative.js';
+
+export interface RequestSpec {
+  id: string;
+  arrivalMs: number;
+  promptTokens: number;
+  blockHashes: readonly number[]; // hash per full prompt block (tokenizer.ts blockHashes)
+  maxTokens: number;
+  minTokens?: number;
+  ignoreEos?: boolean;
+}
+
+export type FinishReason = 'length' | 'stop';
+
+export class Seq {
+  status: 'waiting' | 'running' | 'done' = 'waiting';
+  computed = 0; // tokens whose KV is computed
+  target: number; // tokens to compute before decoding: the prompt, or prompt + output after a preemption
+  output = 0;
+  reasoning = 0;
+  blocks: number[] = [];
+  registered = 0; // prompt blocks published to the prefix cache
+  cachedTokens: number | undefined;
+  admittedMs: number | undefined;
+  preemptions = 0;
+  readonly stopAt: number;
+  readonly stopReason: FinishReason;
+  readonly rng: Rng;
+  sink: unknown; // owner's per-request writer (the HTTP layer)
+
+  constructor(
+    readonly spec: RequestSpec,
+    readonly index: number,
+    seed: number,
+    earlyStopRate: number,
+    readonly reasoningBudget: number,
+  ) {
+    this.target = spec.promptTokens;
+    this.rng = makeRng(mixSeed(seed, index));
+    const min = Math.max(1, spec.minTokens ?? 0);
+    if (!spec.ignoreEos && spec.maxTokens > min && this.rng() < earlyStopRate) {
+      this.stopAt = min + Math.floor(this.rng() * (spec.maxTokens - min));
+      this.stopReason = 'stop';
+    } else {
+      this.stopAt = spec.maxTokens;
+      this.stopReason = 'length';
+    }
+  }
+  get id(): string {
+    return this.spec.id;
+  }
+  get prefilled(): boolean {
+    return this.computed >= this.target;
+  }
+}
+
+export interface StepEntry {
+  seq: Seq;
+  kind: 'prefill' | 'decode';
+  tokens: number; // prompt tokens computed, or tokens generated
+}
+
+export interface StepPlan {
+  startMs: number;
+  endMs: number;
+  entries: StepEntry[];
+  admitted: Seq[];
+  preempted: Seq[];
+}
+
+export interface Emission {
+  seq: Seq;
+  tokens: number;
+  reasoningTokens: number; // of `tokens`, how many are reasoning (they come first)
+  finish?: FinishReason;
+}
+
+export interface Counters {
+  promptTokens: number;
+  generationTokens: number;
+  preemptions: number;
+  finished: Record<string, number>;
+  specDrafts: number;
+  specDraftTokens: number;
+  specAcceptedTokens: number;
+  specAcceptedPerPos: number[];
+  steps: number;
+  requests: number;
+}
+
+// The engine model of SIM.md in virtual time: plan(startMs) decides one step, complete(plan) applies it.
+export class Scheduler {
+  readonly kv: KvCache;
+  readonly curves: Curves;
+  readonly waiting: Seq[] = [];
+  readonly running: Seq[] = [];
+  private readonly byId = new Map<string, Seq>();
+  private nextIndex = 0;
+  private readonly accept: number;
+  readonly counters: Counters = {
+    promptTokens: 0,
+    generationTokens: 0,
+    preemptions: 0,
+    finished: {},
+    specDrafts: 0,
+    specDraftTokens: 0,
+    specAcceptedTokens: 0,
+    specAcceptedPerPos: [],
+    steps: 0,
+    requests: 0,
+  };
+
+  constructor(
+    readonly profile: Profile,
+    readonly seed = 0,
+  ) {
+    this.kv = new KvCache(profile.kvCapacityTokens, profile.blockSize, profile.prefixCaching);
+    this.curves = makeCurves(profile);
+    this.accept = profile.speculative
+      ? acceptProbability(profile.speculative.k, profile.speculative.meanTokens)
+      : 0;
+    if (profile.speculative)
+      this.counters.specAcceptedPerPos = new Array<number>(profile.speculative.k).fill(0);
+  }
+
+  submit(spec: RequestSpec): Seq {
+    const seq = new Seq(
+      spec,
+      this.nextIndex++,
+      this.seed,
+      this.profile.earlyStopRate,
+      this.profile.reasoningTokens,
+    );
+    this.waiting.push(seq);
+    this.byId.set(spec.id, seq);
+    this.counters.requests++;
+    return seq;
+  }
+
+  get(id: string): Seq | undefined {
+    return this.byId.get(id);
+  }
+
+  // Client went away: drop the request wherever it is; its computed prompt blocks stay cached.
+  abort(id: string): Seq | undefined {
+    const seq = this.byId.get(id);
+    if (!seq || seq.status === 'done') return undefined;
+    const w = this.waiting.indexOf(seq);
+    if (w >= 0) this.waiting.splice(w, 1);
+    const r = this.running.indexOf(seq);
+    if (r >= 0) this.running.splice(r, 1);
+    this.finish(seq, 'abort');
+    return seq;
+  }
+
+  get busy(): boolean {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+
+  plan(startMs: number): StepPlan | null {
+    let budget = this.profile.maxBatchedTokens;
+    const entries: StepEntry[] = [];
+    const admitted: Seq[] = [];
+    const preempted: Seq[] = [];
+    const bs = this.profile.blockSize;
+
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const seq = this.running[i]!;
+      if (!seq.prefilled) {
+        const chunk = Math.min(seq.target - seq.computed, budget);
+        budget -= chunk;
+        entries.push({ seq, kind: 'prefill', tokens: chunk });
+        continue;
+      }
+      const room = seq.stopAt - seq.output;
+      const n = Math.min(
+        room,
+        budget,
+        this.profile.speculative ? drawSpecTokens(seq.rng, this.profile.speculative.k, this.accept) : 1,
+      );
+      if (n <= 0) continue;
+      if (!this.ensureBlocks(seq, seq.spec.promptTokens + seq.output + n, preempted)) continue;
+      budget -= n;
+      entries.push({ seq, kind: 'decode', tokens: n });
+    }
+
+    while (
+      preempted.length === 0 &&
+      budget > 0 &&
+      this.waiting.length > 0 &&
+      this.running.length < this.profile.maxNumSeqs
+    ) {
+      const seq = this.waiting[0]!;
+      if (seq.spec.arrivalMs > startMs) break;
+      const hashes = seq.spec.blockHashes;
+      // At least one prompt token is always computed, as in vLLM (it needs logits to sample from).
+      const hit = Math.min(this.kv.matchPrefix(hashes), Math.floor((seq.target - 1) / bs));
+      const fresh = this.kv.blocksFor(seq.target) - hit;
+      if (this.kv.freeNeeded(hashes, hit, fresh) > this.kv.freeBlocks) break;
+      this.waiting.shift();
+      seq.blocks = this.kv.acquire(hashes, hit, fresh);
+      seq.computed = hit * bs;
+      seq.registered = hit;
+      this.kv.queries += seq.target;
+      this.kv.hits += hit * bs;
+      if (seq.admittedMs === undefined) {
+        seq.admittedMs = startMs;
+        seq.cachedTokens = hit * bs;
+      }
+      seq.status = 'running';
+      this.running.push(seq);
+      admitted.push(seq);
+      const chunk = Math.min(seq.target - seq.computed, budget);
+      budget -= chunk;
+      entries.push({ seq, kind: 'prefill', tokens: chunk });
+    }
+
+    if (entries.length === 0) return null;
+    return { startMs, endMs: startMs + this.stepMs(entries), entries, admitted, preempted };
+  }
+
+  stepMs(entries: readonly StepEntry[]): number {
+    let decodes = 0;
+    let ctx = 0;
+    let prefillMs = 0;
+    for (const e of entries) {
+      if (e.kind === 'decode') {
+        decodes++;
+        ctx += e.seq.spec.promptTokens + e.seq.output;
+      } else {
+        prefillMs += e.tokens * this.curves.prefillMsPerToken(e.seq.target);
+      }
+    }
+    const base =
+      decodes > 0
+        ? this.curves.decodeStepMs(decodes, ctx)
+        : this.profile.prefillOnlyStepMs / this.profile.timeScale;
+    return base + prefillMs;
+  }
+
+  complete(plan: StepPlan): Emission[] {
+    this.counters.steps++;
+    const out: Emission[] = [];
+    const bs = this.profile.blockSize;
+    for (const e of plan.entries) {
+      const seq = e.seq;
+      if (seq.status !== 'running') continue;
+      let gen: number;
+      if (e.kind === 'prefill') {
+        seq.computed += e.tokens;
+        const full = Math.min(
+          Math.floor(Math.min(seq.computed, seq.spec.promptTokens) / bs),
+          seq.spec.blockHashes.length,
+        );
+        for (; seq.registered < full; seq.registered++)
+          this.kv.register(seq.blocks[seq.registered]!, seq.spec.blockHashes[seq.registered]!);
+        if (!seq.prefilled) continue;
+        if (seq.preemptions === 0) this.counters.promptTokens += seq.spec.promptTokens;
+        if (seq.output >= seq.stopAt) continue;
+        // The step that finishes a prefill samples the next token; a recomputed sequence needs room for it too.
+        if (seq.blocks.length * bs < seq.spec.promptTokens + seq.output + 1) {
+          const b = this.kv.allocOne();
+          if (b === undefined) continue;
+          seq.blocks.push(b);
+        }
+        gen = 1;
+      } else {
+        gen = e.tokens;
+        const spec = this.profile.speculative;
+        if (spec) {
+          this.counters.specDrafts++;
+          this.counters.specDraftTokens += spec.k;
+          this.counters.specAcceptedTokens += gen - 1;
+          for (let p = 0; p < gen - 1; p++) this.counters.specAcceptedPerPos[p]!++;
+        }
+      }
+      const reasoning = Math.max(0, Math.min(gen, seq.reasoningBudget - seq.output));
+      seq.output += gen;
+      seq.reasoning += reasoning;
+      seq.computed = seq.spec.promptTokens + seq.output;
+      this.counters.generationTokens += gen;
+      const em: Emission = { seq, tokens: gen, reasoningTokens: reasoning };
+      if (seq.output >= seq.stopAt) {
+        em.finish = seq.stopReason;
+        const r = this.running.indexOf(seq);
+        if (r >= 0) this.running.splice(r, 1);
+        this.finish(seq, seq.stopReason);
+      }
+      out.push(em);
+    }
+    return out;
+  }
+
+  private finish(seq: Seq, reason: string): void {
+    seq.status = 'done';
+    this.kv.release(seq.blocks);
+    seq.blocks = [];
+    this.byId.delete(seq.id);
+    this.counters.finished[reason] = (this.counters.finished[reason] ?? 0) + 1;
+  }
+
+  // Grows seq to hold `tokens`; preempts the newest running sequence (possibly seq itself) when blocks run out.
+  private ensureBlocks(seq: Seq, tokens: number, preempted: Seq[]): boolean {
+    const need = this.kv.blocksFor(tokens) - seq.blocks.length;
+    while (need > this.kv.freeBlocks) {
+      const victim = this.running[this.running.length - 1]!;
+      this.preempt(victim);
+      preempted.push(victim);
+      if (victim === seq) return false;
+    }
+    for (let i = 0; i < need; i++) seq.blocks.push(this.kv.allocOne()!);
+    return true;
+  }
+
+  private preempt(seq: Seq): void {
+    this.running.pop();
+    this.kv.release(seq.blocks);
+    seq.blocks = [];
+    seq.computed = 0;
+    seq.registered = 0;
+    seq.target = seq.spec.promptTokens + seq.output;
+    seq.status = 'waiting';
+    seq.preemptions++;
+    this.counters.preemptions++;
+    this.waiting.unshift(seq);
+  }
+}

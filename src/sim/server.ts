@@ -1,0 +1,135 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BenchError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import { realClock, type Clock } from './clock.js';
+import { Histogram, type SimContext } from './context.js';
+import { EngineLoop } from './engine-loop.js';
+import { FaultPlan, parseFaults } from './faults.js';
+import { FLAVOR_SPECS } from './flavors/flavor.js';
+import { handle } from './handler.js';
+import type { Flavor, Profile, ProfileInput } from './profile-schema.js';
+import { loadProfile } from './profiles.js';
+import { Scheduler } from './scheduler.js';
+import { TruthLog, type TruthRecord } from './truth.js';
+import { NodeWriter } from './writer.js';
+
+export interface SimOptions {
+  profile?: string | Profile | ProfileInput; // name in profiles/, file path, or object
+  overrides?: Partial<Profile>;
+  host?: string;
+  port?: number;
+  flavor?: Flavor;
+  apiKey?: string;
+  faults?: string;
+  truthLog?: string;
+  seed?: number;
+  clock?: Clock; // tests only; the HTTP server runs in real time
+}
+
+export interface SimHandle {
+  url: string;
+  baseUrl: string;
+  profile: Profile;
+  truth(): TruthRecord[];
+  lag(): { maxMs: number; p99Ms: number; meanMs: number };
+  close(): Promise<void>;
+}
+
+// Everything but the socket: used by startSim and by in-process handler tests.
+export function createSimContext(opts: SimOptions): SimContext {
+  const profile = loadProfile(opts.profile, {
+    ...(opts.overrides ?? {}),
+    ...(opts.flavor ? { flavor: opts.flavor } : {}),
+  });
+  const clock = opts.clock ?? realClock;
+  const seed = opts.seed ?? 1;
+  if (opts.apiKey) registerSecret(opts.apiKey);
+  const ctx: SimContext = {
+    profile,
+    flavor: FLAVOR_SPECS[profile.flavor],
+    engine: new EngineLoop(new Scheduler(profile, seed), clock),
+    clock,
+    truth: new TruthLog(opts.truthLog),
+    faults: new FaultPlan(parseFaults(opts.faults), seed),
+    startedMs: clock.now(),
+    sessions: new Set(),
+    nextId: 1,
+    hist: { ttft: new Histogram(), e2e: new Histogram(), queue: new Histogram(), itl: new Histogram() },
+    iterStats: [],
+  };
+  if (opts.apiKey) ctx.apiKey = opts.apiKey;
+  return ctx;
+}
+
+export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
+  const ctx = createSimContext(opts);
+  const now = () => ctx.clock.now();
+  const server: Server = createServer(
+    { noDelay: true, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 65_000 },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const arrivalMs = now();
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        handle(
+          ctx,
+          {
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            headers,
+            body: Buffer.concat(parts).toString('utf8'),
+            arrivalMs,
+          },
+          new NodeWriter(res, now),
+        );
+      });
+      req.on('error', () => res.destroy());
+    },
+  );
+  const keepAliveTimer = ctx.flavor.keepAlive
+    ? setInterval(() => {
+        const t = now();
+        for (const s of ctx.sessions) s.keepAlive(t, ctx.profile.sseKeepAliveMs / ctx.profile.timeScale);
+      }, 250)
+    : undefined;
+  keepAliveTimer?.unref();
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new BenchError('USAGE', `sim cannot listen on ${host}:${opts.port ?? 0}: ${e.code ?? e.message}`, {
+          cause: e,
+        }),
+      ),
+    );
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    profile: ctx.profile,
+    truth: () => ctx.truth.all(),
+    lag: () => {
+      const s = ctx.engine.lag.summary();
+      return { maxMs: s.maxMs, p99Ms: s.p99Ms, meanMs: s.meanMs };
+    },
+    close: () => {
+      closed ??= (async () => {
+        if (keepAliveTimer) clearInterval(keepAliveTimer);
+        ctx.engine.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await ctx.truth.close();
+      })();
+      return closed;
+    },
+  };
+}

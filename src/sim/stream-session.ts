@@ -1,0 +1,296 @@
+import type { Clock } from './clock.js';
+import type { SeqSink } from './engine-loop.js';
+import { streamErrorEvent } from './flavors/errors.js';
+import type { FlavorSpec } from './flavors/flavor.js';
+import type { FaultDecision } from './faults.js';
+import type { FinishReason } from './scheduler.js';
+import { outputText } from './tokenizer.js';
+import type { TruthLog, TruthRecord } from './truth.js';
+import type { Writer } from './writer.js';
+
+export interface GenRequest {
+  id: string;
+  api: 'chat' | 'completions';
+  stream: boolean;
+  model: string;
+  createdS: number;
+  promptTokens: number;
+  includeUsage: boolean;
+  continuousUsage: boolean;
+  cachedTokensInUsage: boolean;
+}
+
+export const SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
+
+// One generation request from admission to its last byte: turns engine emissions into the flavor's events,
+// writes each emission in one flush and records its send time as ground truth.
+export class StreamSession implements SeqSink {
+  private output = 0;
+  private reasoning = 0;
+  private roleSent = false;
+  private finished = false;
+  private steps = 0;
+  private readonly head: string; // precomputed chunk JSON up to the choices array
+  private stallUntil = 0;
+  private stallBuffer: string[] = [];
+  private stallTokens: number[] = [];
+  private faultDone = false;
+  lastWriteMs: number;
+  abortEngine: () => void = () => {};
+  onDone: () => void = () => {};
+
+  constructor(
+    readonly req: GenRequest,
+    readonly flavor: FlavorSpec,
+    readonly writer: Writer,
+    readonly truth: TruthRecord,
+    private readonly log: TruthLog,
+    private readonly clock: Clock,
+    readonly fault: FaultDecision | undefined,
+  ) {
+    const id = flavor.emptyChunkId ? '' : req.id;
+    const object = req.api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    this.head = `{"id":${JSON.stringify(id)},"object":"${object}","created":${req.createdS},"model":${JSON.stringify(req.model)},`;
+    this.lastWriteMs = clock.now();
+    writer.onClose(() => this.clientGone());
+  }
+
+  start(): void {
+    if (this.req.stream && !this.flavor.headersAtAdmission) this.writer.head(200, SSE_HEADERS);
+  }
+
+  admitted(atMs: number, cachedTokens: number): void {
+    if (this.truth.admittedMs !== undefined) return; // re-admission after a preemption
+    this.truth.admittedMs = atMs;
+    this.truth.cachedTokens = cachedTokens;
+    if (!this.req.stream || !this.flavor.headersAtAdmission) return;
+    // llama.cpp: headers and the role chunk go out when a slot takes the request, before prefill ends.
+    this.writer.head(200, SSE_HEADERS);
+    if (this.req.api === 'chat') {
+      this.roleSent = true;
+      this.send(this.event(this.choice('{"role":"assistant","content":null}', null), 0), 0);
+    }
+  }
+
+  tokens(tokens: number, reasoningTokens: number, finish: FinishReason | undefined): void {
+    if (this.finished || this.writer.closed) return;
+    this.steps++;
+    const f = this.fault;
+    if (this.req.stream && f && !this.faultDone && this.output + tokens >= f.atTokens) {
+      this.faultDone = true;
+      if (f.name === 'bad-json')
+        this.send(`data: ${this.head}"choices":[{"index":0,"delta":{"content":"\n\n`, 0);
+      if (f.name === 'stall') this.stallUntil = this.clock.now() + f.ms;
+    }
+    const contentTokens = tokens - reasoningTokens;
+    if (!this.req.stream) {
+      this.output += tokens;
+      this.reasoning += reasoningTokens;
+      if (finish) this.finishNonStream(finish);
+      return;
+    }
+    let out = '';
+    const counts: number[] = [];
+    const isChat = this.req.api === 'chat';
+    if (isChat && !this.roleSent && (this.flavor.role === 'empty' || this.flavor.role === 'omit')) {
+      const delta =
+        this.flavor.role === 'empty' ? '{"role":"assistant","content":""}' : '{"role":"assistant"}';
+      out += this.event(this.choice(delta, null), 0, this.flavor.roleChunkSuffix);
+      this.roleSent = true;
+    }
+    const lastFinish = finish && !this.flavor.finishSeparate ? finish : null;
+    const parts: Array<['reasoning' | 'content', number]> = [];
+    if (reasoningTokens > 0) parts.push(['reasoning', reasoningTokens]);
+    if (contentTokens > 0) parts.push(['content', contentTokens]);
+    for (let pi = 0; pi < parts.length; pi++) {
+      const [kind, n] = parts[pi]!;
+      const pieces = this.flavor.perTokenEvents ? new Array<number>(n).fill(1) : [n];
+      for (let k = 0; k < pieces.length; k++) {
+        const m = pieces[k]!;
+        const start = kind === 'reasoning' ? this.reasoning : this.output - this.reasoning;
+        const text = outputText(kind, start, m);
+        this.output += m;
+        if (kind === 'reasoning') this.reasoning += m;
+        const isLast = pi === parts.length - 1 && k === pieces.length - 1;
+        const fin = isLast ? lastFinish : null;
+        out += this.event(
+          isChat ? this.choice(this.delta(kind, text), fin) : this.choice(null, fin, text),
+          this.output,
+        );
+        counts.push(m);
+      }
+    }
+    if (finish) {
+      if (this.flavor.finishSeparate || tokens === 0)
+        out += this.event(this.choice(isChat ? '{}' : null, finish, ''), this.output);
+      if (this.req.includeUsage)
+        out += `data: ${this.head}"choices":[],"usage":${this.usage(this.output)}}\n\n`;
+    }
+    const f2 = this.fault;
+    const faultEnds = f2 && this.faultDone && (f2.name === 'cut' || f2.name === 'error-event');
+    if (finish && !faultEnds) out += 'data: [DONE]\n\n';
+    this.send(out, counts, finish && !faultEnds ? finish : undefined);
+    if (faultEnds) this.injectEnd(f2.name);
+  }
+
+  private injectEnd(name: string): void {
+    this.finished = true;
+    this.abortEngine();
+    if (name === 'error-event') {
+      let out = `data: ${streamErrorEvent(this.flavor.name, 'simulated engine error (fault error-event)')}\n\n`;
+      if (this.flavor.doneAfterError) out += 'data: [DONE]\n\n';
+      this.flushNow(out);
+      this.writer.end();
+    } else {
+      this.flushStall();
+      this.writer.destroy();
+    }
+    this.close('error', name);
+  }
+
+  private send(data: string, counts: number | number[], finish?: FinishReason): void {
+    const list = typeof counts === 'number' ? (counts > 0 ? [counts] : []) : counts;
+    if (this.stallUntil > this.clock.now()) {
+      if (this.stallBuffer.length === 0)
+        this.clock.setTimer(() => this.flushStall(finish), this.stallUntil - this.clock.now());
+      this.stallBuffer.push(data);
+      this.stallTokens.push(...list);
+      if (finish) this.finished = true;
+      return;
+    }
+    const t = finish ? this.writer.end(data) : this.writer.write(data);
+    this.lastWriteMs = t;
+    for (const c of list) this.recordChunk(t, c);
+    if (finish) {
+      this.finished = true;
+      this.close(finish);
+    }
+  }
+
+  private flushNow(data: string): void {
+    this.lastWriteMs = this.writer.write(data);
+  }
+
+  private flushStall(finish?: FinishReason): void {
+    if (this.stallBuffer.length === 0) return;
+    const data = this.stallBuffer.join('');
+    this.stallBuffer = [];
+    this.stallUntil = 0;
+    const done = finish !== undefined && this.finished && !this.truthClosed;
+    const t = done ? this.writer.end(data) : this.writer.write(data);
+    this.lastWriteMs = t;
+    for (const c of this.stallTokens) this.recordChunk(t, c);
+    this.stallTokens = [];
+    if (done) this.close(finish);
+  }
+
+  private recordChunk(t: number, n: number): void {
+    if (this.truth.firstTokenMs === undefined) this.truth.firstTokenMs = t;
+    this.truth.chunks.push([t, n]);
+  }
+
+  private finishNonStream(finish: FinishReason): void {
+    this.finished = true;
+    const f = this.fault;
+    if (f && (f.name === 'cut' || f.name === 'error-event')) {
+      this.writer.destroy();
+      this.close('error', f.name);
+      return;
+    }
+    const content = outputText('content', 0, this.output - this.reasoning);
+    const reasoning = this.reasoning > 0 ? outputText('reasoning', 0, this.reasoning) : '';
+    let choice: string;
+    if (this.req.api === 'chat') {
+      const msg: Record<string, unknown> = {
+        role: 'assistant',
+        content: this.flavor.reasoningField ? content : reasoning + content,
+      };
+      if (this.flavor.reasoningField && reasoning) msg[this.flavor.reasoningField] = reasoning;
+      choice = JSON.stringify({ index: 0, message: msg, logprobs: null, finish_reason: finish });
+    } else {
+      choice = JSON.stringify({ index: 0, text: reasoning + content, logprobs: null, finish_reason: finish });
+    }
+    const object = this.req.api === 'chat' ? 'chat.completion' : 'text_completion';
+    const body = `{"id":${JSON.stringify(this.req.id)},"object":"${object}","created":${this.req.createdS},"model":${JSON.stringify(this.req.model)},"choices":[${choice}],"usage":${this.usage(this.output)}}`;
+    this.writer.head(200, { 'content-type': 'application/json' });
+    const t = this.writer.end(body);
+    this.recordChunk(t, this.output);
+    this.close(finish);
+  }
+
+  private truthClosed = false;
+
+  private close(reason: string, fault?: string): void {
+    if (this.truthClosed) return;
+    this.truthClosed = true;
+    this.finished = true;
+    const t = this.truth;
+    t.endMs = this.clock.now();
+    t.reason = reason;
+    t.outputTokens = t.chunks.reduce((a, c) => a + c[1], 0);
+    t.reasoningTokens = Math.min(this.reasoning, t.outputTokens);
+    if (fault) t.fault = fault;
+    this.log.add(t);
+    this.onDone();
+  }
+
+  private clientGone(): void {
+    if (this.truthClosed) return;
+    this.finished = true;
+    this.abortEngine();
+    this.close('abort');
+  }
+
+  // Keep-alive comment while silent (tgi, llamacpp); called by the server's timer.
+  keepAlive(now: number, everyMs: number): void {
+    if (!this.flavor.keepAlive || !this.req.stream || this.finished || !this.writer.headSent) return;
+    if (now - this.lastWriteMs >= everyMs) this.lastWriteMs = this.writer.write(this.flavor.keepAlive);
+  }
+
+  private delta(kind: 'reasoning' | 'content', text: string): string | null {
+    if (this.req.api !== 'chat') return null;
+    const field = kind === 'reasoning' && this.flavor.reasoningField ? this.flavor.reasoningField : 'content';
+    const withRole = this.flavor.role === 'every' || (this.flavor.role === 'with-first' && !this.roleSent);
+    if (withRole) this.roleSent = true;
+    return withRole ? `{"role":"assistant","${field}":"${text}"}` : `{"${field}":"${text}"}`;
+  }
+
+  // One choice object; for completions `delta` carries the text instead (null = empty text).
+  private choice(delta: string | null, finish: FinishReason | null, text?: string): string {
+    const fr = finish ? `"${finish}"` : 'null';
+    let extra = '';
+    if (finish && (this.flavor.name === 'vllm' || this.flavor.name === 'trtllm'))
+      extra = ',"stop_reason":null';
+    if (finish && this.flavor.name === 'sglang') extra = ',"matched_stop":null';
+    if (this.flavor.name === 'trtllm')
+      extra += `,"avg_decoded_tokens_per_iter":${this.steps ? +(this.output / this.steps).toFixed(3) : 1}`;
+    if (this.req.api === 'chat')
+      return `{"index":0,"delta":${delta ?? '{}'},"logprobs":null,"finish_reason":${fr}${extra}}`;
+    return `{"index":0,"text":"${text ?? ''}","logprobs":null,"finish_reason":${fr}${extra}}`;
+  }
+
+  private event(choice: string, completionTokens: number, suffix = '\n\n'): string {
+    const fp =
+      this.flavor.fingerprint === 'always' ||
+      (this.flavor.fingerprint === 'terminal' && choice.includes('"finish_reason":"'))
+        ? `,"system_fingerprint":"${this.flavor.fingerprintValue}"`
+        : '';
+    const usage = this.req.continuousUsage ? `,"usage":${this.usage(completionTokens)}` : '';
+    return `data: ${this.head}"choices":[${choice}]${fp}${usage}}${suffix}`;
+  }
+
+  private usage(completion: number): string {
+    const u: Record<string, unknown> = {
+      prompt_tokens: this.req.promptTokens,
+      total_tokens: this.req.promptTokens + completion,
+      completion_tokens: completion,
+    };
+    if (this.flavor.reasoningTokensInUsage) u.reasoning_tokens = Math.min(this.reasoning, completion);
+    if (this.req.cachedTokensInUsage) u.prompt_tokens_details = { cached_tokens: this.truth.cachedTokens };
+    return JSON.stringify(u);
+  }
+}
