@@ -77,6 +77,11 @@ export async function detectEngine(
   adapters: readonly EngineAdapter[] = ADAPTERS,
 ): Promise<{ adapter: EngineAdapter; detectedBy: string }> {
   for (const adapter of adapters) {
+    if (listing.models.some((m) => m.ownedBy !== undefined && adapter.ownedBy?.includes(m.ownedBy))) {
+      return { adapter, detectedBy: 'GET /v1/models owned_by' };
+    }
+  }
+  for (const adapter of adapters) {
     const evidence = await adapter.fingerprint(ctx, listing);
     if (evidence) return { adapter, detectedBy: evidence };
   }

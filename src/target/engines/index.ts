@@ -2,11 +2,17 @@ import { BenchError } from '../../errors.js';
 import type { EngineAdapter, EngineName } from '../types.js';
 import { ENGINE_NAMES } from '../types.js';
 import { generic } from './generic.js';
+import { llamacpp } from './llamacpp.js';
+import { ollama } from './ollama.js';
+import { sglang } from './sglang.js';
+import { tgi } from './tgi.js';
+import { trtllm } from './trtllm.js';
 import { vllm } from './vllm.js';
 
-// Detection order: engines whose fingerprint endpoints are unique first; vLLM's /version also exists on
-// TensorRT-LLM, so TRT-LLM is asked before vLLM; generic last.
-export const ADAPTERS: readonly EngineAdapter[] = [vllm, generic];
+// Detection: `owned_by` in /v1/models first (no extra request), then each fingerprint in this order, every
+// one a GET that never generates (SGLang's and TRT-LLM's /health* submit a generation, so never those).
+// TRT-LLM's /metrics is JSON, told apart before vLLM's Prometheus /metrics; generic answers last.
+export const ADAPTERS: readonly EngineAdapter[] = [tgi, llamacpp, ollama, sglang, trtllm, vllm, generic];
 
 const ALIASES: Record<string, EngineName> = {
   'llama.cpp': 'llamacpp',

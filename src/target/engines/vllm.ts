@@ -26,8 +26,8 @@ export const vllm: EngineAdapter = {
     promptTokens: ['vllm:prompt_tokens_total'],
     generationTokens: ['vllm:generation_tokens_total'],
   },
-  async fingerprint(ctx, listing) {
-    if (listing.models.some((m) => m.ownedBy === 'vllm')) return 'GET /v1/models owned_by';
+  ownedBy: ['vllm'],
+  async fingerprint(ctx) {
     const prom = await promAt(ctx, '/metrics');
     if (prom && [...prom.keys()].some((k) => k.startsWith('vllm:'))) return 'GET /metrics';
     return undefined;

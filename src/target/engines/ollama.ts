@@ -1,0 +1,65 @@
+import { obj, okJson, posInt, str } from '../discovery-util.js';
+import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+
+// Ollama (OpenAI compatibility layer) facts: engines.md §5. No /metrics, no tokenizer, no KV endpoint.
+export const ollama: EngineAdapter = {
+  name: 'ollama',
+  repository: 'github.com/ollama/ollama',
+  reasoningField: 'reasoning',
+  // max_completion_tokens is not in its request struct: only max_tokens caps the output.
+  extensions: {
+    ignoreEos: false,
+    minTokens: false,
+    streamOptions: true,
+    continuousUsage: false,
+    maxCompletionTokens: false,
+  },
+  metricNames: {},
+  async fingerprint(ctx) {
+    const v = okJson(await ctx.get('/api/version'));
+    return str(v?.version) ? 'GET /api/version' : undefined;
+  },
+  async preferredModel(ctx) {
+    return (await loaded(ctx))[0]?.name;
+  },
+  async discover(ctx, model) {
+    const d: Discovery = { metricsAvailable: false };
+    d.version = str(okJson(await ctx.get('/api/version'))?.version);
+    const running = (await loaded(ctx)).find((m) => m.name === model.id || m.model === model.id);
+    const show = okJson(await ctx.post('/api/show', { model: model.id }));
+    d.quantization = str(obj(show?.details)?.quantization_level);
+    if (running?.contextLength) {
+      d.maxModelLen = running.contextLength;
+      d.maxModelLenSource = 'GET /api/ps context_length (loaded model)';
+    } else {
+      const info = obj(show?.model_info) ?? {};
+      const key = Object.keys(info).find((k) => k.endsWith('.context_length'));
+      const n = key ? posInt(info[key]) : undefined;
+      if (n) {
+        d.maxModelLen = n;
+        d.maxModelLenSource = `POST /api/show ${key} (architecture maximum; the server's num_ctx may be smaller)`;
+      }
+    }
+    d.warnings = [
+      'Ollama runs OLLAMA_NUM_PARALLEL requests at once (default 1); the rest queue.',
+      'Ollama truncates over-long prompts instead of rejecting them.',
+    ];
+    return d;
+  },
+  outputCapFields: () => ['max_tokens'],
+};
+
+interface Loaded {
+  name?: string;
+  model?: string;
+  contextLength?: number;
+}
+
+async function loaded(ctx: ProbeContext): Promise<Loaded[]> {
+  const ps = okJson(await ctx.get('/api/ps'));
+  const list = Array.isArray(ps?.models) ? (ps.models as unknown[]) : [];
+  return list.map((m) => {
+    const o = obj(m) ?? {};
+    return { name: str(o.name), model: str(o.model), contextLength: posInt(o.context_length) };
+  });
+}

@@ -1,0 +1,98 @@
+import { num, obj, okJson, posInt, promAt, str } from '../discovery-util.js';
+import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+
+// SGLang facts: engines.md §2.
+const SGLANG_KEYS = [
+  'max_total_num_tokens',
+  'mem_fraction_static',
+  'disable_radix_cache',
+  'max_running_requests',
+];
+
+export const sglang: EngineAdapter = {
+  name: 'sglang',
+  repository: 'github.com/sgl-project/sglang',
+  reasoningField: 'reasoning_content',
+  extensions: {
+    ignoreEos: true,
+    minTokens: true,
+    streamOptions: true,
+    continuousUsage: false,
+    maxCompletionTokens: true,
+  },
+  metricNames: {
+    running: ['sglang:num_running_reqs'],
+    waiting: ['sglang:num_queue_reqs'],
+    kvUsage: ['sglang:token_usage'],
+    // Prefix-cache hit ratio from token counters: cached prompt tokens over all prompt tokens.
+    prefixHits: ['sglang:cached_tokens_total'],
+    prefixQueries: ['sglang:prompt_tokens_total'],
+    specAcceptLength: ['sglang:spec_accept_length'],
+    promptTokens: ['sglang:prompt_tokens_total'],
+    generationTokens: ['sglang:generation_tokens_total'],
+  },
+  ownedBy: ['sglang'],
+  async fingerprint(ctx) {
+    const hit = await serverInfo(ctx);
+    return hit && SGLANG_KEYS.some((k) => k in hit.info) ? `GET ${hit.path}` : undefined;
+  },
+  async discover(ctx, model) {
+    const d: Discovery = { metricsAvailable: false };
+    const hit = await serverInfo(ctx);
+    const info = hit?.info ?? {};
+    const states = Array.isArray(info.internal_states) ? (obj(info.internal_states[0]) ?? {}) : {};
+    d.version = str(info.version);
+    d.quantization = str(info.quantization);
+    const fromModels = posInt(model.raw.max_model_len);
+    const fromInfo = posInt(info.context_length) ?? posInt(states.context_length);
+    if (fromModels)
+      Object.assign(d, { maxModelLen: fromModels, maxModelLenSource: 'GET /v1/models max_model_len' });
+    else if (fromInfo)
+      Object.assign(d, { maxModelLen: fromInfo, maxModelLenSource: `GET ${hit?.path} context_length` });
+    const pool = posInt(info.max_total_num_tokens) ?? posInt(states.max_total_num_tokens);
+    if (pool)
+      Object.assign(d, { kvCapacityTokens: pool, kvCapacitySource: `GET ${hit?.path} max_total_num_tokens` });
+    const prom = await promAt(ctx, '/metrics');
+    if (prom && [...prom.keys()].some((k) => k.startsWith('sglang:'))) {
+      d.metricsAvailable = true;
+      d.metricsPath = '/metrics';
+      const gauge = num(prom.get('sglang:max_total_num_tokens')?.[0]?.value);
+      if (!d.kvCapacityTokens && gauge) {
+        Object.assign(d, {
+          kvCapacityTokens: Math.floor(gauge),
+          kvCapacitySource: 'sglang:max_total_num_tokens',
+        });
+      }
+    } else {
+      (d.warnings ??= []).push(
+        'SGLang /metrics is off (start the server with --enable-metrics to see its queue).',
+      );
+    }
+    if (info.disable_radix_cache === true)
+      (d.warnings ??= []).push('Prefix caching is off (--disable-radix-cache).');
+    if ((await sglangTokenize(ctx, model.id, 'hello')) !== undefined) {
+      d.tokenize = (text, api) =>
+        api === 'completions' ? sglangTokenize(ctx, model.id, text) : Promise.resolve(undefined);
+    }
+    return d;
+  },
+  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
+};
+
+// Newer builds: /server_info; the old /get_server_info stays as an alias.
+async function serverInfo(
+  ctx: ProbeContext,
+): Promise<{ path: string; info: Record<string, unknown> } | undefined> {
+  for (const path of ['/server_info', '/get_server_info']) {
+    const info = okJson(await ctx.get(path));
+    if (info && SGLANG_KEYS.some((k) => k in info)) return { path, info };
+  }
+  return undefined;
+}
+
+// Its max_model_len is the tokenizer's, not the server's context; only the count is used.
+async function sglangTokenize(ctx: ProbeContext, model: string, text: string): Promise<number | undefined> {
+  const j = okJson(await ctx.post('/v1/tokenize', { model, prompt: text }));
+  const c = j?.count ?? (Array.isArray(j?.tokens) ? j.tokens.length : undefined);
+  return typeof c === 'number' && c >= 0 ? c : undefined;
+}

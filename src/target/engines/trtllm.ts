@@ -1,0 +1,127 @@
+import { tryJson } from '../http.js';
+import { obj, okJson, okText, posInt, promAt, str } from '../discovery-util.js';
+import { hasAny } from '../prometheus.js';
+import { readPromSample } from '../read-sample.js';
+import type { Discovery, EngineAdapter, MetricNames, ProbeContext } from '../types.js';
+
+// TensorRT-LLM `trtllm-serve` facts: engines.md §6. Its /metrics is JSON iteration stats; Prometheus is at
+// /prometheus/metrics (opt-in). Unknown request fields are a 400, so the body carries only known ones.
+const PROM_NAMES: MetricNames = {
+  running: ['trtllm_num_requests_running'],
+  waiting: ['trtllm_num_requests_waiting'],
+  kvUsage: ['trtllm_kv_cache_utilization'],
+  specDraftTokens: ['trtllm_spec_decode_num_draft_tokens_total'],
+  specAccepted: ['trtllm_spec_decode_num_accepted_tokens_total'],
+  promptTokens: ['trtllm_prompt_tokens_total'],
+  generationTokens: ['trtllm_generation_tokens_total'],
+};
+
+export const trtllm: EngineAdapter = {
+  name: 'trtllm',
+  repository: 'github.com/NVIDIA/TensorRT-LLM',
+  reasoningField: 'reasoning_content',
+  extensions: {
+    ignoreEos: true,
+    minTokens: true,
+    streamOptions: true,
+    continuousUsage: false,
+    maxCompletionTokens: true,
+  },
+  metricNames: PROM_NAMES,
+  ownedBy: ['tensorrt_llm', 'trtllm'],
+  async fingerprint(ctx) {
+    if (iterationStats(okText(await ctx.get('/metrics'))) !== undefined)
+      return 'GET /metrics (JSON iteration stats)';
+    const prom = await promAt(ctx, '/prometheus/metrics');
+    return prom && hasAny(prom, 'trtllm_') ? 'GET /prometheus/metrics' : undefined;
+  },
+  async discover(ctx) {
+    const d: Discovery = { metricsAvailable: false };
+    d.version = str(okJson(await ctx.get('/version'))?.version);
+    const info = okJson(await ctx.get('/server_info')) ?? {};
+    for (const key of ['max_seq_len', 'max_model_len', 'max_input_len']) {
+      const n = posInt(info[key]) ?? posInt(obj(info.build_config)?.[key]);
+      if (n) {
+        Object.assign(d, { maxModelLen: n, maxModelLenSource: `GET /server_info ${key}` });
+        break;
+      }
+    }
+    const prom = await promAt(ctx, '/prometheus/metrics');
+    const stats = iterationStats(okText(await ctx.get('/metrics')));
+    if (prom && hasAny(prom, 'trtllm_')) {
+      d.metricsAvailable = true;
+      d.metricsPath = '/prometheus/metrics';
+      const blocks = posInt(prom.get('trtllm_kv_cache_max_blocks')?.[0]?.value);
+      const perBlock = posInt(prom.get('trtllm_kv_cache_tokens_per_block')?.[0]?.value);
+      if (blocks && perBlock) {
+        Object.assign(d, {
+          kvCapacityTokens: blocks * perBlock,
+          kvCapacitySource: 'trtllm_kv_cache_max_blocks × trtllm_kv_cache_tokens_per_block',
+        });
+      }
+    } else if (stats !== undefined) {
+      d.metricsAvailable = true;
+      d.metricsPath = '/metrics';
+    }
+    const kv = obj(stats?.at(-1)?.kvCacheStats);
+    const maxBlocks = posInt(kv?.maxNumBlocks);
+    const tpb = posInt(kv?.tokensPerBlock);
+    if (!d.kvCapacityTokens && maxBlocks && tpb) {
+      Object.assign(d, {
+        kvCapacityTokens: maxBlocks * tpb,
+        kvCapacitySource: 'GET /metrics kvCacheStats maxNumBlocks × tokensPerBlock',
+      });
+    }
+    if (!d.kvCapacityTokens) {
+      (d.warnings ??= []).push(
+        'TensorRT-LLM reports KV blocks only after its first iteration (and /metrics drains them); pass --kv-capacity.',
+      );
+    }
+    if ((await trtTokenize(ctx, 'hello')) !== undefined) {
+      d.tokenize = (text, api) =>
+        api === 'completions' ? trtTokenize(ctx, text) : Promise.resolve(undefined);
+    }
+    return d;
+  },
+  // max_tokens is the alias every build accepts; sending both names could trip extra="forbid".
+  outputCapFields: () => ['max_tokens'],
+  readSample(body) {
+    const stats = iterationStats(body);
+    if (stats === undefined) return readPromSample(body, PROM_NAMES);
+    const last = stats.at(-1);
+    if (!last) return undefined;
+    const s: Record<string, number> = {};
+    const put = (k: string, v: unknown): void => {
+      if (typeof v === 'number' && Number.isFinite(v)) s[k] = v;
+    };
+    put('running', last.numActiveRequests);
+    put('waiting', last.numQueuedRequests);
+    const kv = obj(last.kvCacheStats);
+    if (kv) {
+      const max = Number(kv.maxNumBlocks);
+      const used = Number(kv.usedNumBlocks);
+      if (max > 0 && Number.isFinite(used)) s.kvUsage = used / max;
+      const reused = Number(kv.reusedBlocks);
+      const missed = Number(kv.missedBlocks);
+      if (Number.isFinite(reused) && Number.isFinite(missed)) {
+        s.prefixCacheHits = reused;
+        s.prefixCacheQueries = reused + missed;
+      }
+    }
+    return s;
+  },
+};
+
+// JSON array of per-iteration stats (possibly empty right after a drain), or undefined if not that shape.
+function iterationStats(text: string | undefined): Array<Record<string, unknown>> | undefined {
+  if (text === undefined) return undefined;
+  const j = tryJson(text);
+  if (!Array.isArray(j)) return undefined;
+  return j.filter((e): e is Record<string, unknown> => !!e && typeof e === 'object');
+}
+
+async function trtTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
+  const j = okJson(await ctx.post('/_internal/tokenize', { prompt: text }));
+  const c = j?.count ?? (Array.isArray(j?.tokens) ? j.tokens.length : undefined);
+  return typeof c === 'number' && c >= 0 ? c : undefined;
+}
