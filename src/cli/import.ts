@@ -1,13 +1,29 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
+import { writeOutput } from '../report/load.js';
+import { importV062Text } from '../results/import-v062.js';
 
-// Placeholder until the owning issue lands; replaced wholesale by the command's implementation.
 export function register(program: Command): void {
   program
     .command('import')
-    .description('(not yet available)')
-    .allowUnknownOption(true)
-    .action(() => {
-      throw new BenchError('USAGE', '`import` is not available in this build.');
+    .description('convert a v0.6.2 report (its text form) into a result file that report and compare read')
+    .argument('<file>', 'the v0.6.2 report as text')
+    .option('-o, --output <file>', 'write the result here (default: stdout)')
+    .action((file: string, opts: { output?: string }) => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw new BenchError(
+          'RESULT_INVALID',
+          `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
+        );
+      }
+      const json = JSON.stringify(importV062Text(text), null, 2) + '\n';
+      if (opts.output) {
+        writeOutput(opts.output, json);
+        process.stderr.write(`wrote ${opts.output}\n`);
+      } else process.stdout.write(json);
     });
 }

@@ -68,7 +68,9 @@ export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
       if (Math.abs(dev) <= limit) continue;
       const score = Math.abs(Math.log(v / mean));
       if (worst && worst.score >= score) continue;
-      const names = ref.map((x) => `${contextLabel(x.contextTokens)} (${fmtTokS(x.tokensPerS)})`).join(' and ');
+      const names = ref
+        .map((x) => `${contextLabel(x.contextTokens)} (${fmtTokS(x.tokensPerS)})`)
+        .join(' and ');
       worst = {
         p,
         score,
@@ -242,7 +244,12 @@ export function findAnomalies(r: RunResult): Anomaly[] {
   );
   for (const w of r.warnings) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
   if (r.error)
-    all.push({ kind: 'failed', severity: 'error', phase: 'run', text: `Run ended with ${r.error.code}: ${r.error.message}` });
+    all.push({
+      kind: 'failed',
+      severity: 'error',
+      phase: 'run',
+      text: `Run ended with ${r.error.code}: ${r.error.message}`,
+    });
   return all;
 }
 

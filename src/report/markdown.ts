@@ -58,11 +58,7 @@ export function decodeMatrixMd(r: RunResult): string {
       return cell.status === 'Requests queued' ? `${figs}<br>⚠ Requests queued` : figs;
     }),
   ]);
-  return mdTable(
-    ['Context', ...conc.map(String)],
-    rows,
-    ['l', ...conc.map(() => 'r' as const)],
-  );
+  return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
 }
 
 export function renderMarkdown(r: RunResult): string {
@@ -70,7 +66,15 @@ export function renderMarkdown(r: RunResult): string {
   out.push(`# Speed test matrix`, '', `## ${mdEscape(reportTitle(r))}`, '', mdEscape(subtitle(r)), '');
   for (const s of metadata(r)) {
     if (!s.rows.length) continue;
-    out.push(`### ${s.name}`, '', mdTable(['', ''], s.rows.map(([k, v]) => [k, mdEscape(v)])), '');
+    out.push(
+      `### ${s.name}`,
+      '',
+      mdTable(
+        ['', ''],
+        s.rows.map(([k, v]) => [k, mdEscape(v)]),
+      ),
+      '',
+    );
   }
   if (r.launchCommand) out.push('### Launch command', '', mdFence(r.launchCommand, 'sh'), '');
 

@@ -20,8 +20,15 @@ export interface TextOptions {
   width?: number;
 }
 
-const CODES = { bold: [1, 22], dim: [2, 22], red: [31, 39], yellow: [33, 39], green: [32, 39], cyan: [36, 39] };
-type Style = keyof typeof CODES;
+const CODES = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  yellow: [33, 39],
+  green: [32, 39],
+  cyan: [36, 39],
+};
+export type Style = keyof typeof CODES;
 
 export function stripAnsi(s: string): string {
   // eslint-disable-next-line no-control-regex
@@ -57,16 +64,18 @@ const CELL_W = 8;
 const CTX_W = 6;
 
 function statusStyle(s: CellStatus): Style | undefined {
-  return s === 'Failed' ? 'red' : s === 'Requests queued' ? 'yellow' : s === 'Over capacity' ? 'dim' : undefined;
+  return s === 'Failed'
+    ? 'red'
+    : s === 'Requests queued'
+      ? 'yellow'
+      : s === 'Over capacity'
+        ? 'dim'
+        : undefined;
 }
 
 export function renderText(r: RunResult, opts: TextOptions = {}): string {
   const width = Math.max(60, opts.width ?? 80);
-  const paint = (s: string, style?: Style) => {
-    if (!opts.color || !style) return s;
-    const [on, off] = CODES[style];
-    return `\x1b[${on}m${s}\x1b[${off}m`;
-  };
+  const paint = makePaint(opts.color);
   const out: string[] = [];
   const heading = (s: string) => out.push('', paint(s, 'bold'));
 
@@ -91,7 +100,9 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   const pre = prefillPoints(r);
   if (pre.length) {
     heading('Prefill · prompt tok/s by context length');
-    const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+    const flagged = new Set(
+      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
+    );
     const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
     const barW = width - 2 - 6 - 9 - 11 - 4 - 10;
     for (const p of pre) {
@@ -109,35 +120,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   if (r.decode.length) {
     heading('Sustained decode · total tok/s and TTFT');
     out.push(paint('  rows: context length · columns: simultaneous requests', 'dim'));
-    const ctx = decodeContexts(r);
-    const conc = decodeConcurrency(r);
-    const map = cellMap(r);
-    const perBlock = Math.max(1, Math.floor((width - CTX_W) / (CELL_W + 1)));
-    for (let b = 0; b < conc.length; b += perBlock) {
-      const cols = conc.slice(b, b + perBlock);
-      out.push('');
-      out.push(paint(pad('ctx', CTX_W, false) + cols.map((n) => ' ' + pad(String(n), CELL_W)).join(''), 'bold'));
-      for (const c of ctx) {
-        const top: string[] = [];
-        const bottom: string[] = [];
-        for (const n of cols) {
-          const cell = map.get(cellKey(c, n));
-          let a = DASH;
-          let z = '';
-          if (cell?.status === 'Over capacity') [a, z] = ['over', 'capacity'];
-          else if (cell?.status === 'Failed') [a, z] = ['FAILED', ''];
-          else if (cell) {
-            a = fmtTokS(cell.totalTokensPerS) + (cell.status === 'Requests queued' ? 'Q' : '');
-            z = fmtMsCompact(cell.ttftMs);
-          }
-          const style = cell ? statusStyle(cell.status) : 'dim';
-          top.push(' ' + paint(pad(a, CELL_W), style));
-          bottom.push(' ' + paint(pad(z, CELL_W), style === 'yellow' || style === 'red' ? style : 'dim'));
-        }
-        out.push(paint(pad(contextLabel(c), CTX_W, false), 'bold') + top.join(''));
-        out.push(' '.repeat(CTX_W) + bottom.join(''));
-      }
-    }
+    out.push(...decodeMatrixLines(r, width, paint));
     out.push('');
     const legend = ['Top: total tok/s; below: median TTFT.'];
     if (r.decode.some((c) => c.status === 'Requests queued')) legend.push('Q = Requests queued.');
@@ -155,4 +138,66 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   }
   out.push('', paint('All measurements: --format md or --format csv.', 'dim'));
   return out.join('\n') + '\n';
+}
+
+export type Paint = (s: string, style?: Style) => string;
+
+/** The decode matrix in blocks of columns that fit the width: total tok/s over TTFT per cell. */
+export function decodeMatrixLines(
+  r: RunResult,
+  width: number,
+  paint: Paint,
+  grid?: {
+    contexts: number[];
+    concurrency: number[];
+    cell: (contextTokens: number, concurrency: number) => [string, string, Style | undefined];
+  },
+): string[] {
+  const out: string[] = [];
+  const ctx = grid?.contexts ?? decodeContexts(r);
+  const conc = grid?.concurrency ?? decodeConcurrency(r);
+  const map = cellMap(r);
+  const perBlock = Math.max(1, Math.floor((width - CTX_W) / (CELL_W + 1)));
+  for (let b = 0; b < conc.length; b += perBlock) {
+    const cols = conc.slice(b, b + perBlock);
+    out.push('');
+    out.push(
+      paint(pad('ctx', CTX_W, false) + cols.map((n) => ' ' + pad(String(n), CELL_W)).join(''), 'bold'),
+    );
+    for (const c of ctx) {
+      const top: string[] = [];
+      const bottom: string[] = [];
+      for (const n of cols) {
+        const cell = map.get(cellKey(c, n));
+        const custom = grid?.cell(c, n);
+        if (custom) {
+          top.push(' ' + paint(pad(custom[0], CELL_W), custom[2]));
+          bottom.push(' ' + paint(pad(custom[1], CELL_W), 'dim'));
+          continue;
+        }
+        let a = DASH;
+        let z = '';
+        if (cell?.status === 'Over capacity') [a, z] = ['over', 'capacity'];
+        else if (cell?.status === 'Failed') [a, z] = ['FAILED', ''];
+        else if (cell) {
+          a = fmtTokS(cell.totalTokensPerS) + (cell.status === 'Requests queued' ? 'Q' : '');
+          z = fmtMsCompact(cell.ttftMs);
+        }
+        const style = cell ? statusStyle(cell.status) : 'dim';
+        top.push(' ' + paint(pad(a, CELL_W), style));
+        bottom.push(' ' + paint(pad(z, CELL_W), style === 'yellow' || style === 'red' ? style : 'dim'));
+      }
+      out.push(paint(pad(contextLabel(c), CTX_W, false), 'bold') + top.join(''));
+      out.push(' '.repeat(CTX_W) + bottom.join(''));
+    }
+  }
+  return out;
+}
+
+export function makePaint(color: boolean | undefined): Paint {
+  return (s, style) => {
+    if (!color || !style) return s;
+    const [on, off] = CODES[style];
+    return `\x1b[${on}m${s}\x1b[${off}m`;
+  };
 }

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { BenchError } from '../errors.js';
 import { parseContextLabel } from '../report/format.js';
 import type { CellStatus, DecodeCell, Hardware, PrefillPoint, RunResult } from './schema.js';
-import { CELL_STATUSES, RESULT_SCHEMA_ID, RESULT_SCHEMA_VERSION, RunResult as RunResultSchema } from './schema.js';
+import {
+  CELL_STATUSES,
+  RESULT_SCHEMA_ID,
+  RESULT_SCHEMA_VERSION,
+  RunResult as RunResultSchema,
+} from './schema.js';
 
 // Reads the text form of a llm-inference-bench v0.6.2 report (the seeds). The matrix cells concatenate
 // figures ("108.1114 ms TTFT"), so the "All measurements" table is the source of every number.
@@ -75,9 +80,15 @@ function measurementRows(lines: string[]): Row[] {
   const rows: Row[] = [];
   for (const line of lines) {
     if (!/^\|\s*(Prefill|Sustained decode)\s*\|/.test(line)) continue;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells.length !== 12)
-      throw new BenchError('RESULT_INVALID', `not a v0.6.2 report: a measurement row has ${cells.length} columns, not 12.`);
+      throw new BenchError(
+        'RESULT_INVALID',
+        `not a v0.6.2 report: a measurement row has ${cells.length} columns, not 12.`,
+      );
     const ctx = parseContextLabel(cells[1]!);
     const n = Number(cells[2]);
     if (ctx === undefined || !Number.isInteger(n) || n < 1)
@@ -109,7 +120,8 @@ export function importV062Text(text: string): RunResult {
       { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
     );
   const rows = measurementRows(lines);
-  if (!rows.length) throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
+  if (!rows.length)
+    throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
 
   const hw = block(lines, 'Hardware', ['Engine', 'Run', 'Launch command']);
   const eng = block(lines, 'Engine', ['Run', 'Launch command']);
@@ -201,6 +213,9 @@ export function importV062Text(text: string): RunResult {
   };
   const parsed = RunResultSchema.safeParse(result);
   if (!parsed.success)
-    throw new BenchError('RESULT_INVALID', `imported report does not validate: ${parsed.error.issues[0]?.message}`);
+    throw new BenchError(
+      'RESULT_INVALID',
+      `imported report does not validate: ${parsed.error.issues[0]?.message}`,
+    );
   return parsed.data;
 }

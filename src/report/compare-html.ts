@@ -1,0 +1,178 @@
+import { anomaliesByCell, findAnomalies } from './anomalies.js';
+import {
+  cellRatio,
+  findPrefill,
+  getCell,
+  missingReason,
+  prefillRatio,
+  type CompareModel,
+} from './compare-model.js';
+import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from './format.js';
+import { cssVars, ratioColor, SERIES } from './html/color.js';
+import { esc } from './html/escape.js';
+import { heatmapHtml } from './html/heatmap.js';
+import { lineChartSvg } from './html/line-chart.js';
+import { card, htmlPage, topHeader } from './html/page.js';
+
+function ratioHeatmap(m: CompareModel, bi: number): string {
+  const a = m.runs[0]!;
+  const b = m.runs[bi]!;
+  const head = `<tr><th class="corner"><span>context ↓</span><span>requests at once →</span></th>${m.concurrency
+    .map((n) => `<th scope="col">${n}</th>`)
+    .join('')}</tr>`;
+  const body = m.contexts
+    .map((ctx) => {
+      const tds = m.concurrency.map((n) => {
+        const ca = getCell(a, ctx, n);
+        const cb = getCell(b, ctx, n);
+        const ratio = cellRatio(ca, cb);
+        const data = `data-ratio-cell data-context="${ctx}" data-concurrency="${n}"`;
+        if (ratio === undefined) {
+          const why = missingReason(ca, cb, a.label, b.label);
+          return why
+            ? `<td class="hm-cell st-over" ${data} data-missing="${esc(why)}"><span class="hm-over">${esc(why)}</span></td>`
+            : `<td class="hm-empty" ${data}>·</td>`;
+        }
+        const tip = `${contextLabel(ctx)} × ${n}: ${b.label} ${fmtTokS(cb!.totalTokensPerS)} vs ${a.label} ${fmtTokS(
+          ca!.totalTokensPerS,
+        )} tok/s total; TTFT ${fmtMs(cb!.ttftMs)} vs ${fmtMs(ca!.ttftMs)}`;
+        const queued = ca!.status === 'Requests queued' || cb!.status === 'Requests queued';
+        return (
+          `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(ratio))}" ${data} data-ratio="${ratio.toFixed(4)}" title="${esc(tip)}">` +
+          `${queued ? '<span class="hm-badge">queued</span>' : ''}<span class="hm-v">${esc(fmtRatio(ratio))}</span>` +
+          `<span class="hm-t">${esc(fmtTokSChart(ca!.totalTokensPerS))} → ${esc(fmtTokSChart(cb!.totalTokensPerS))}</span></td>`
+        );
+      });
+      return `<tr><th scope="row">${esc(contextLabel(ctx))}</th>${tds.join('')}</tr>`;
+    })
+    .join('\n');
+  const legend = `<div class="legend"><div class="lg-scale"><span>¼×</span><span class="lg-rgrad" aria-hidden="true"></span><span>4× · ${esc(
+    b.label,
+  )} total tok/s ÷ ${esc(a.label)} total tok/s (log scale, 1.00× neutral)</span></div></div>`;
+  return `<div class="hm-wrap"><table class="heatmap ratio" data-ratio-of="${esc(b.label)}/${esc(a.label)}"><thead>${head}</thead><tbody>${body}</tbody></table></div>${legend}`;
+}
+
+function prefillOverlay(m: CompareModel): string {
+  const cats = m.prefillContexts.map(contextLabel);
+  return lineChartSvg({
+    series: m.runs.map((r, i) => ({
+      name: `${r.label}: ${r.title}`,
+      color: SERIES[i % SERIES.length]!,
+      dashed: i > 0 && i % 2 === 0,
+      points: m.prefillContexts.flatMap((ctx, ci) => {
+        const p = findPrefill(r.result, ctx);
+        return p?.tokensPerS
+          ? [
+              {
+                x: ci,
+                y: p.tokensPerS,
+                label: fmtTokSChart(p.tokensPerS),
+                tip: `${r.label} ${cats[ci]}: ${fmtTokS(p.tokensPerS)} tok/s, TTFT ${fmtMs(p.ttftMs)}`,
+              },
+            ]
+          : [];
+      }),
+    })),
+    xKind: 'category',
+    categories: cats,
+    xLabel: 'context length →',
+    yLabel: 'prompt tok/s',
+    xFormat: String,
+    yFormat: fmtTokSChart,
+    ariaLabel: 'Prompt tokens per second by context, one line per run',
+    height: 320,
+  });
+}
+
+function prefillTable(m: CompareModel): string {
+  const a = m.runs[0]!;
+  const others = m.runs.slice(1);
+  const head = [
+    'Context',
+    ...m.runs.map((r) => `${r.label} tok/s`),
+    ...others.map((r) => `${r.label}/${a.label}`),
+  ];
+  const rows = m.prefillContexts
+    .map((ctx) => {
+      const cells = [
+        contextLabel(ctx),
+        ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
+        ...others.map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
+      ];
+      return `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+    })
+    .join('');
+  return `<div class="tbl-wrap" style="margin-top:12px"><table class="data prefill-ratio"><thead><tr>${head
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+export function renderCompareHtml(m: CompareModel): string {
+  const a = m.runs[0]!;
+  const parts: string[] = [
+    topHeader(
+      'Speed test comparison',
+      m.runs.map((r) => r.title).join(' vs '),
+      `${m.runs.length} runs · ratios are relative to run ${a.label}`,
+    ),
+  ];
+  parts.push(
+    `<div class="kpis">${m.runs
+      .map(
+        (r) =>
+          `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${esc(r.title)}</div><div class="d">${esc(
+            [r.result.engine.name, r.result.engine.version, r.result.target.model]
+              .filter(Boolean)
+              .join(' · '),
+          )}</div></div>`,
+      )
+      .join('')}</div>`,
+  );
+  parts.push(
+    card(
+      'differences',
+      'Metadata differences',
+      'Fields whose values differ between runs.',
+      m.metaDiffs.length
+        ? `<table class="diff"><thead><tr><th>Field</th>${m.runs.map((r) => `<th>${esc(r.label)}</th>`).join('')}</tr></thead><tbody>${m.metaDiffs
+            .map(
+              (d) =>
+                `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v) => `<td>${esc(v || DASH)}</td>`).join('')}</tr>`,
+            )
+            .join('')}</tbody></table>`
+        : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',
+    ),
+  );
+  for (let bi = 1; bi < m.runs.length; bi++) {
+    const b = m.runs[bi]!;
+    parts.push(
+      card(
+        `ratio-${b.label}`,
+        `Total tok/s ratio ${b.label}/${a.label}`,
+        `Per cell both runs measured; green: ${b.label} faster, red: slower. Below: ${a.label} → ${b.label} tok/s.`,
+        ratioHeatmap(m, bi),
+      ),
+    );
+  }
+  if (m.prefillContexts.length)
+    parts.push(
+      card('prefill', 'Prefill', 'Prompt tok/s by context length, runs overlaid.', prefillOverlay(m)),
+    );
+  parts.push(
+    card(
+      'matrices',
+      'Sustained decode matrices',
+      'Total tok/s and TTFT per cell, side by side.',
+      `<div class="side">${m.runs
+        .map((r) => {
+          const gpus =
+            r.result.hardware.gpuCount && r.result.hardware.gpuCount > 1
+              ? r.result.hardware.gpuCount
+              : undefined;
+          return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label)}</div>`;
+        })
+        .join('')}</div>`,
+    ),
+  );
+  return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'));
+}

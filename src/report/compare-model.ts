@@ -1,0 +1,99 @@
+import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import { contextLabel } from './format.js';
+import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
+
+// What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
+export interface CompareRun {
+  label: string;
+  title: string;
+  result: RunResult;
+  cells: Map<string, DecodeCell>;
+}
+
+export interface CompareModel {
+  runs: CompareRun[];
+  contexts: number[];
+  concurrency: number[];
+  prefillContexts: number[];
+  metaDiffs: Array<{ field: string; values: string[] }>;
+}
+
+export const runLabel = (i: number) =>
+  String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
+
+const measurable = (c: DecodeCell | undefined): c is DecodeCell =>
+  !!c &&
+  c.status !== 'Over capacity' &&
+  c.status !== 'Failed' &&
+  c.totalTokensPerS !== null &&
+  c.totalTokensPerS > 0;
+
+/** B/A total tok/s for one cell, when both runs measured it. */
+export function cellRatio(a: DecodeCell | undefined, b: DecodeCell | undefined): number | undefined {
+  return measurable(a) && measurable(b) ? b.totalTokensPerS! / a.totalTokensPerS! : undefined;
+}
+
+export function prefillRatio(a: PrefillPoint | undefined, b: PrefillPoint | undefined): number | undefined {
+  return a?.tokensPerS && b?.tokensPerS ? b.tokensPerS / a.tokensPerS : undefined;
+}
+
+/** Why a ratio is missing, in two words. */
+export function missingReason(
+  a: DecodeCell | undefined,
+  b: DecodeCell | undefined,
+  la: string,
+  lb: string,
+): string {
+  if (!a && !b) return '';
+  if (!a) return `only ${lb}`;
+  if (!b) return `only ${la}`;
+  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
+  const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? 'over cap.' : 'failed');
+  return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
+}
+
+function configRows(r: RunResult): Array<[string, string]> {
+  const c = r.config;
+  return [
+    ['Config · contexts', c.contexts.map(contextLabel).join(', ')],
+    ['Config · concurrency', c.concurrency.join(', ')],
+    ['Config · prefill contexts', c.prefillContexts.map(contextLabel).join(', ')],
+    ['Config · sampling', JSON.stringify(c.sampling)],
+    ['Launch command', r.launchCommand ?? ''],
+  ];
+}
+
+export function compareModel(results: RunResult[]): CompareModel {
+  const runs = results.map((result, i) => ({
+    label: runLabel(i),
+    title: reportTitle(result),
+    result,
+    cells: cellMap(result),
+  }));
+  const fields = new Map<string, string[]>();
+  results.forEach((r, i) => {
+    const rows = [
+      ...metadata(r).flatMap((s) => s.rows.map(([k, v]) => [`${s.name} · ${k}`, v] as [string, string])),
+      ...configRows(r),
+    ];
+    for (const [k, v] of rows) {
+      if (k === 'Run · Run id' || k === 'Run · Started') continue;
+      const vals = fields.get(k) ?? Array<string>(results.length).fill('');
+      vals[i] = v;
+      fields.set(k, vals);
+    }
+  });
+  const metaDiffs = [...fields.entries()]
+    .filter(([, vals]) => new Set(vals).size > 1)
+    .map(([field, values]) => ({ field, values }));
+  return {
+    runs,
+    contexts: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.contextTokens))),
+    concurrency: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.concurrency))),
+    prefillContexts: sortedUnique(results.flatMap((r) => r.prefill.map((p) => p.contextTokens))),
+    metaDiffs,
+  };
+}
+
+export const findPrefill = (r: RunResult, ctx: number) => r.prefill.find((p) => p.contextTokens === ctx);
+export const getCell = (run: CompareRun, ctx: number, n: number) => run.cells.get(cellKey(ctx, n));

@@ -1,0 +1,171 @@
+import type { RunResult } from '../results/schema.js';
+import { renderCompareHtml } from './compare-html.js';
+import {
+  cellRatio,
+  compareModel,
+  findPrefill,
+  getCell,
+  missingReason,
+  prefillRatio,
+  type CompareModel,
+} from './compare-model.js';
+import { contextLabel, DASH, fmtRatio, fmtTokS } from './format.js';
+import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
+import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
+
+export const COMPARE_FORMATS = ['txt', 'md', 'html'] as const;
+export type CompareFormat = (typeof COMPARE_FORMATS)[number];
+
+function ratioMatrixMd(m: CompareModel, bi: number): string {
+  const a = m.runs[0]!;
+  const b = m.runs[bi]!;
+  const rows = m.contexts.map((ctx) => [
+    `**${contextLabel(ctx)}**`,
+    ...m.concurrency.map((n) => {
+      const ca = getCell(a, ctx, n);
+      const cb = getCell(b, ctx, n);
+      const ratio = cellRatio(ca, cb);
+      if (ratio !== undefined)
+        return `**${fmtRatio(ratio)}**<br>${fmtTokS(ca!.totalTokensPerS)} → ${fmtTokS(cb!.totalTokensPerS)}`;
+      return missingReason(ca, cb, a.label, b.label) || DASH;
+    }),
+  ]);
+  return mdTable(['Context', ...m.concurrency.map(String)], rows, [
+    'l',
+    ...m.concurrency.map(() => 'r' as const),
+  ]);
+}
+
+function renderCompareMd(m: CompareModel): string {
+  const out: string[] = ['# Speed test comparison', ''];
+  out.push(
+    mdTable(
+      ['Run', 'Title', 'Engine', 'Model', 'Run id'],
+      m.runs.map((r) => [
+        `**${r.label}**`,
+        mdEscape(r.title),
+        mdEscape([r.result.engine.name, r.result.engine.version].filter(Boolean).join(' ')),
+        mdEscape(r.result.target.model),
+        mdEscape(r.result.runId),
+      ]),
+    ),
+    '',
+  );
+  out.push('## Metadata differences', '');
+  out.push(
+    m.metaDiffs.length
+      ? mdTable(
+          ['Field', ...m.runs.map((r) => r.label)],
+          m.metaDiffs.map((d) => [mdEscape(d.field), ...d.values.map((v) => (v ? mdEscape(v) : DASH))]),
+        )
+      : 'None: the runs share hardware, engine and run settings.',
+    '',
+  );
+  const a = m.runs[0]!;
+  for (let bi = 1; bi < m.runs.length; bi++) {
+    const b = m.runs[bi]!;
+    out.push(
+      `## Total tok/s ratio ${b.label}/${a.label}`,
+      '',
+      `${b.label} = ${mdEscape(b.title)} · ${a.label} = ${mdEscape(a.title)}. Above 1.00× ${b.label} is faster.`,
+      '',
+      ratioMatrixMd(m, bi),
+      '',
+    );
+  }
+  if (m.prefillContexts.length) {
+    out.push('## Prefill', '', 'Prompt tok/s by context length.', '');
+    const ratioHeads = m.runs.slice(1).map((r) => `${r.label}/${a.label}`);
+    out.push(
+      mdTable(
+        ['Context', ...m.runs.map((r) => r.label), ...ratioHeads],
+        m.prefillContexts.map((ctx) => [
+          contextLabel(ctx),
+          ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
+          ...m.runs
+            .slice(1)
+            .map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
+        ]),
+        ['l', ...m.runs.map(() => 'r' as const), ...ratioHeads.map(() => 'r' as const)],
+      ),
+      '',
+    );
+  }
+  for (const r of m.runs)
+    out.push(
+      `## ${r.label}: ${mdEscape(r.title)}`,
+      '',
+      'Total tok/s and TTFT.',
+      '',
+      decodeMatrixMd(r.result),
+      '',
+    );
+  return out.join('\n');
+}
+
+function renderCompareText(m: CompareModel, opts: TextOptions): string {
+  const width = Math.max(60, opts.width ?? 80);
+  const paint: Paint = makePaint(opts.color);
+  const out: string[] = [paint('Speed test comparison', 'bold')];
+  for (const r of m.runs) out.push(...wrap(`${r.label}  ${r.title} (${r.result.runId})`, width, '   '));
+  out.push('', paint('Metadata differences', 'bold'));
+  if (!m.metaDiffs.length) out.push('  none');
+  for (const d of m.metaDiffs) {
+    out.push(`  ${d.field}`);
+    d.values.forEach((v, i) =>
+      out.push(...wrap(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
+    );
+  }
+  const a = m.runs[0]!;
+  for (let bi = 1; bi < m.runs.length; bi++) {
+    const b = m.runs[bi]!;
+    out.push('', paint(`Total tok/s ratio ${b.label}/${a.label} (above 1.00× ${b.label} is faster)`, 'bold'));
+    out.push(
+      ...decodeMatrixLines(a.result, width, paint, {
+        contexts: m.contexts,
+        concurrency: m.concurrency,
+        cell: (ctx, n) => {
+          const ca = getCell(a, ctx, n);
+          const cb = getCell(b, ctx, n);
+          const ratio = cellRatio(ca, cb);
+          if (ratio === undefined) {
+            const why = missingReason(ca, cb, a.label, b.label);
+            return [why ? why.split(' ')[0]! : DASH, why.split(' ').slice(1).join(' '), 'dim'];
+          }
+          return [fmtRatio(ratio), fmtTokS(cb!.totalTokensPerS), ratio >= 1 ? 'green' : 'red'];
+        },
+      }),
+    );
+    out.push(paint(`  Below each ratio: ${b.label}'s total tok/s.`, 'dim'));
+  }
+  if (m.prefillContexts.length) {
+    out.push('', paint('Prefill · prompt tok/s', 'bold'));
+    const heads = [
+      'ctx',
+      ...m.runs.map((r) => r.label),
+      ...m.runs.slice(1).map((r) => `${r.label}/${a.label}`),
+    ];
+    out.push(paint(heads.map((h, i) => (i ? h.padStart(9) : h.padEnd(6))).join(' '), 'bold'));
+    for (const ctx of m.prefillContexts) {
+      const vals = [
+        ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
+        ...m.runs
+          .slice(1)
+          .map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
+      ];
+      out.push([contextLabel(ctx).padEnd(6), ...vals.map((v) => v.padStart(9))].join(' '));
+    }
+  }
+  for (const r of m.runs) {
+    out.push('', paint(`${r.label}: total tok/s and TTFT`, 'bold'));
+    out.push(...decodeMatrixLines(r.result, width, paint));
+  }
+  return out.join('\n') + '\n';
+}
+
+export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {
+  const m = compareModel(results);
+  if (format === 'md') return renderCompareMd(m);
+  if (format === 'html') return renderCompareHtml(m);
+  return renderCompareText(m, opts);
+}

@@ -1,0 +1,129 @@
+import { ERROR_KINDS, type Quantiles, type RunResult } from '../results/schema.js';
+import { contextLabel } from './format.js';
+import { errorTotal, prefillPoints } from './model.js';
+
+// One row per measurement: the seeds' "All measurements" columns (raw numbers, units in the header),
+// then every figure beyond the seeds. RFC 4180: CRLF line ends, fields quoted when needed.
+
+export function csvField(v: string | number | boolean | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const q = (x: Quantiles | undefined) => [x?.p50, x?.p90, x?.p99];
+
+export const CSV_HEADERS = [
+  'Phase',
+  'Context',
+  'Context tokens',
+  'Requests at once',
+  'Status',
+  'Total tok/s',
+  'Per request tok/s',
+  'TTFT ms',
+  'Time between tokens ms',
+  'Average active requests',
+  'Completed requests',
+  'Output tokens',
+  'Measured for s',
+  'Prompt tokens',
+  'TTFT p50 ms',
+  'TTFT p90 ms',
+  'TTFT p99 ms',
+  'Chunk gap p50 ms',
+  'Chunk gap p90 ms',
+  'Chunk gap p99 ms',
+  'Per request tok/s p50',
+  'Per request tok/s p90',
+  'Per request tok/s p99',
+  'Requests sent',
+  'Errors',
+  ...ERROR_KINDS.map((k) => `Errors ${k}`),
+  'Cache hit ratio',
+  'Spec acceptance length',
+  'Max running',
+  'Max waiting',
+  'Average power W',
+  'Joules per token',
+  'Prefill repeats',
+  'Outlier repeats',
+  'Error',
+];
+
+export function renderCsv(r: RunResult): string {
+  const rows: unknown[][] = [CSV_HEADERS];
+  for (const p of prefillPoints(r)) {
+    const errs = ERROR_KINDS.map((k) => p.errors?.[k]);
+    rows.push([
+      'Prefill',
+      contextLabel(p.contextTokens),
+      p.contextTokens,
+      1,
+      p.status,
+      p.tokensPerS,
+      null,
+      p.ttftMs,
+      null,
+      null,
+      p.completed,
+      null,
+      null,
+      p.promptTokens,
+      ...Array(9).fill(null),
+      null,
+      p.errors ? errorTotal(p.errors) : null,
+      ...errs,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      p.repeats.length || null,
+      p.repeats.length ? p.repeats.filter((x) => x.outlier).length : null,
+      p.error,
+    ]);
+  }
+  const cells = [...r.decode].sort(
+    (a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency,
+  );
+  for (const c of cells) {
+    rows.push([
+      'Sustained decode',
+      contextLabel(c.contextTokens),
+      c.contextTokens,
+      c.concurrency,
+      c.status,
+      c.totalTokensPerS,
+      c.perRequestTokensPerS,
+      c.ttftMs,
+      c.tbtMs,
+      c.avgActive,
+      c.completed,
+      c.outputTokens,
+      c.measuredS,
+      c.promptTokens,
+      ...q(c.ttft),
+      ...q(c.chunkGapMs),
+      ...q(c.perRequestTokensPerSQ),
+      c.requestsSent,
+      c.errors ? errorTotal(c.errors) : null,
+      ...ERROR_KINDS.map((k) => c.errors?.[k]),
+      c.cacheHitRatio,
+      c.specAcceptanceLength,
+      c.maxRunning,
+      c.maxWaiting,
+      c.avgPowerW,
+      c.joulesPerToken,
+      null,
+      null,
+      c.error,
+    ]);
+  }
+  return (
+    rows
+      .map((row) => row.map((v) => csvField(v as string | number | null | undefined)).join(','))
+      .join('\r\n') + '\r\n'
+  );
+}

@@ -1,0 +1,149 @@
+import type { DecodeCell, Quantiles, ServerSample } from '../../results/schema.js';
+import type { Anomaly } from '../anomalies.js';
+import {
+  contextLabel,
+  DASH,
+  fmt1,
+  fmt2,
+  fmtInt,
+  fmtMs,
+  fmtPct,
+  fmtS,
+  fmtTokenMs,
+  fmtTokS,
+} from '../format.js';
+import { errorTotal } from '../model.js';
+import { esc } from './escape.js';
+import { cellId } from './heatmap.js';
+import { n1 } from './svg.js';
+
+// Per-cell detail panels, rendered up front (hidden) so the page needs no client-side templating.
+
+function kv(rows: Array<[string, string]>): string {
+  return `<dl class="kv">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+}
+
+function quantRow(name: string, q: Quantiles | undefined, f: (v: number | null) => string): string {
+  if (!q) return '';
+  return `<tr><th scope="row">${esc(name)}</th><td>${esc(f(q.p50))}</td><td>${esc(f(q.p90))}</td><td>${esc(f(q.p99))}</td></tr>`;
+}
+
+const SAMPLE_SERIES: Array<{ key: keyof ServerSample; name: string; cls: string; unit?: 'ratio' }> = [
+  { key: 'running', name: 'running', cls: 's1' },
+  { key: 'waiting', name: 'waiting', cls: 's2' },
+  { key: 'kvUsage', name: 'KV usage', cls: 's3', unit: 'ratio' },
+];
+
+/** Server metrics sampled during the window as small step lines (running, waiting, KV usage). */
+export function samplesSvg(samples: ServerSample[]): string {
+  if (samples.length < 2) return '';
+  const W = 420;
+  const H = 110;
+  const pad = 6;
+  const t0 = samples[0]!.tMs;
+  const t1 = samples[samples.length - 1]!.tMs;
+  const x = (t: number) => pad + ((t - t0) / (t1 - t0 || 1)) * (W - 2 * pad);
+  const counts = samples.flatMap((s) => [s.running ?? 0, s.waiting ?? 0]);
+  const maxCount = Math.max(1, ...counts);
+  const paths = SAMPLE_SERIES.filter((s) => samples.some((x) => typeof x[s.key] === 'number'))
+    .map((s) => {
+      const max = s.unit === 'ratio' ? 1 : maxCount;
+      const y = (v: number) => H - pad - (v / max) * (H - 2 * pad);
+      const d = samples
+        .filter((p) => typeof p[s.key] === 'number')
+        .map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.tMs))},${n1(y(p[s.key] as number))}`)
+        .join('');
+      return `<path class="${s.cls}" d="${d}" fill="none" stroke-width="1.8"/>`;
+    })
+    .join('');
+  const legend = SAMPLE_SERIES.filter((s) => samples.some((x) => typeof x[s.key] === 'number'))
+    .map((s) => {
+      const vals = samples.map((p) => p[s.key]).filter((v): v is number => typeof v === 'number');
+      const peak = Math.max(...vals);
+      return `<li><i class="${s.cls}"></i>${esc(s.name)} (max ${esc(s.unit === 'ratio' ? fmtPct(peak) : fmtInt(peak))})</li>`;
+    })
+    .join('');
+  return `<figure class="samples"><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Server samples during the window">
+<rect x="0" y="0" width="${W}" height="${H}" class="frame"/>${paths}</svg>
+<figcaption><ul>${legend}</ul><span class="muted">${samples.length} samples over ${esc(fmtS((t1 - t0) / 1000))}; counts share one scale, KV usage is 0–100%</span></figcaption></figure>`;
+}
+
+export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): string {
+  const title = `${contextLabel(c.contextTokens)} context × ${c.concurrency} requests at once`;
+  const figures: Array<[string, string]> = [
+    ['Status', c.status],
+    ['Total tok/s', fmtTokS(c.totalTokensPerS)],
+    ...(gpus && c.totalTokensPerS !== null
+      ? [['Total tok/s per GPU', fmtTokS(c.totalTokensPerS / gpus)] as [string, string]]
+      : []),
+    ['Per request tok/s', fmtTokS(c.perRequestTokensPerS)],
+    ['TTFT (median)', fmtMs(c.ttftMs)],
+    ['Time between tokens', fmtTokenMs(c.tbtMs)],
+    ['Average active requests', fmt1(c.avgActive)],
+    ['Completed requests', fmtInt(c.completed)],
+    ['Output tokens', fmtInt(c.outputTokens)],
+    ['Measured for', fmtS(c.measuredS)],
+  ];
+  const extra: Array<[string, string]> = [];
+  if (c.requestsSent !== undefined) extra.push(['Requests sent', fmtInt(c.requestsSent)]);
+  if (c.promptTokens !== undefined) extra.push(['Prompt tokens (median)', fmtInt(c.promptTokens)]);
+  if (c.cacheHitRatio !== undefined && c.cacheHitRatio !== null)
+    extra.push(['Prompt cache hit ratio', fmtPct(c.cacheHitRatio, 1)]);
+  if (c.specAcceptanceLength !== undefined && c.specAcceptanceLength !== null)
+    extra.push(['Speculative acceptance length', fmt2(c.specAcceptanceLength)]);
+  if (c.maxRunning !== undefined && c.maxRunning !== null)
+    extra.push(['Max running (server)', fmtInt(c.maxRunning)]);
+  if (c.maxWaiting !== undefined && c.maxWaiting !== null)
+    extra.push(['Max waiting (server)', fmtInt(c.maxWaiting)]);
+  if (c.avgPowerW !== undefined && c.avgPowerW !== null)
+    extra.push(['Average power', `${fmtInt(c.avgPowerW)} W`]);
+  if (c.joulesPerToken !== undefined && c.joulesPerToken !== null)
+    extra.push(['Energy per token', `${fmt2(c.joulesPerToken)} J`]);
+  if (c.startedAt) extra.push(['Started', c.startedAt]);
+
+  const quant =
+    c.ttft || c.chunkGapMs || c.perRequestTokensPerSQ
+      ? `<table class="quant"><thead><tr><th></th><th>p50</th><th>p90</th><th>p99</th></tr></thead><tbody>${
+          quantRow('TTFT', c.ttft, fmtMs) +
+          quantRow('Gap between chunks', c.chunkGapMs, fmtTokenMs) +
+          quantRow('Per request tok/s', c.perRequestTokensPerSQ, fmtTokS)
+        }</tbody></table>`
+      : `<p class="muted">No percentiles recorded for this cell.</p>`;
+  const errCount = errorTotal(c.errors);
+  const errors = errCount
+    ? `<table class="errs"><tbody>${Object.entries(c.errors ?? {})
+        .filter(([, n]) => n)
+        .map(
+          ([k, n]) => `<tr><th scope="row"><code>${esc(k)}</code></th><td>${esc(fmtInt(n ?? 0))}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : `<p class="muted">${c.errors ? 'No request errors.' : 'Errors were not recorded.'}</p>`;
+  const cache =
+    c.cacheHitRatio === undefined || c.cacheHitRatio === null
+      ? 'The target reported no cached-token counts for this cell.'
+      : `${fmtPct(c.cacheHitRatio, 1)} of prompt tokens were served from the prefix cache, ` +
+        (c.cacheHitRatio >= 0.9
+          ? 'so TTFT here is mostly queueing and decode scheduling, not prefill.'
+          : 'so part of every TTFT is prefill work: the warm-up did not keep all slots cached.');
+  const queue =
+    c.queueEvidence ??
+    (c.status === 'Requests queued'
+      ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}: the server did not run them all at once.`
+      : c.status === 'Valid'
+        ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}.`
+        : DASH);
+  const samples = c.serverSamples?.length ? samplesSvg(c.serverSamples) : '';
+  const flagList = flags.length
+    ? `<ul class="flags">${flags.map((f) => `<li class="sev-${f.severity}">${esc(f.text)}</li>`).join('')}</ul>`
+    : '';
+  return `<section class="cell-detail" id="detail-${cellId(c)}" data-detail="${c.contextTokens}x${c.concurrency}" hidden>
+<header><h3>${esc(title)}</h3><span class="pill st-${c.status === 'Valid' ? 'valid' : c.status === 'Requests queued' ? 'queued' : c.status === 'Failed' ? 'failed' : 'over'}">${esc(c.status)}</span><button type="button" class="close" aria-label="Close details">×</button></header>
+${c.error ? `<p class="err-msg">${esc(c.error)}</p>` : ''}${flagList}
+<div class="detail-grid">
+<div><h4>Figures</h4>${kv(figures)}${extra.length ? kv(extra) : ''}</div>
+<div><h4>Percentiles</h4>${quant}<h4>Errors by kind</h4>${errors}</div>
+<div><h4>Queue evidence</h4><p>${esc(queue)}</p><h4>Cache-hit evidence</h4><p>${esc(cache)}</p>${
+    samples ? `<h4>Server samples</h4>${samples}` : ''
+  }</div>
+</div></section>`;
+}

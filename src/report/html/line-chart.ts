@@ -1,0 +1,106 @@
+import { esc } from './escape.js';
+import { linearScale, logScale, n1, text } from './svg.js';
+
+// A generic multi-series line chart (Pareto, compare prefill overlay): numeric log-x or categorical x.
+export interface LinePoint {
+  x: number; // value on a log axis, or category index
+  y: number;
+  order?: number; // drawing order along the line (default: x)
+  label?: string; // drawn beside the point
+  hollow?: boolean;
+  tip: string;
+}
+export interface Series {
+  name: string;
+  color: string;
+  points: LinePoint[];
+  dashed?: boolean;
+}
+export interface LineChartOptions {
+  series: Series[];
+  xKind: 'log' | 'category';
+  categories?: string[];
+  xLabel: string;
+  yLabel: string;
+  xFormat: (v: number) => string;
+  yFormat: (v: number) => string;
+  ariaLabel: string;
+  height?: number;
+}
+
+export function lineChartSvg(o: LineChartOptions): string {
+  const W = 880;
+  const H = o.height ?? 360;
+  const m = { l: 64, r: 24, t: 30, b: 48 };
+  const all = o.series.flatMap((s) => s.points);
+  if (!all.length) return '';
+  const y = linearScale(Math.max(...all.map((p) => p.y)) * 1.08, H - m.b, m.t, 5);
+  let x: (v: number) => number;
+  let xTicks: Array<[number, string]>;
+  if (o.xKind === 'log') {
+    const xs = all.map((p) => p.x).filter((v) => v > 0);
+    const s = logScale(Math.min(...xs), Math.max(...xs), m.l + 8, W - m.r - 8);
+    x = s;
+    xTicks = s.ticks.map((t) => [t, o.xFormat(t)]);
+  } else {
+    const cats = o.categories ?? [];
+    const band = (W - m.l - m.r) / Math.max(1, cats.length);
+    x = (i: number) => m.l + band * (i + 0.5);
+    xTicks = cats.map((c, i) => [i, c]);
+  }
+  const grid =
+    y.ticks
+      .map(
+        (t) =>
+          `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
+          text(m.l - 8, y(t) + 4, o.yFormat(t), 'class="tick" text-anchor="end"'),
+      )
+      .join('') +
+    xTicks
+      .map(
+        ([v, l]) =>
+          (o.xKind === 'log'
+            ? `<line class="grid" x1="${n1(x(v))}" x2="${n1(x(v))}" y1="${m.t}" y2="${H - m.b}"/>`
+            : '') + text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"'),
+      )
+      .join('');
+  // Greedy label placement: a label that would overlap one already drawn is left to the tooltip.
+  const placed: Array<[number, number, number]> = [];
+  const fits = (lx: number, ly: number, w: number) => {
+    if (placed.some(([px, py, pw]) => lx < px + pw && px < lx + w && Math.abs(ly - py) < 11)) return false;
+    placed.push([lx, ly, w]);
+    return true;
+  };
+  const lines = o.series
+    .map((s, si) => {
+      const pts = [...s.points].sort((a, b) => (a.order ?? a.x) - (b.order ?? b.x));
+      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.x))},${n1(y(p.y))}`).join('');
+      const dots = pts
+        .map(
+          (p) =>
+            `<g class="pt"><title>${esc(p.tip)}</title><circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
+            `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/>` +
+            (p.label && fits(x(p.x) + 7, y(p.y) - 7, p.label.length * 6.5)
+              ? text(x(p.x) + 7, y(p.y) - 7, p.label, 'class="pl"')
+              : '') +
+            `</g>`,
+        )
+        .join('');
+      return `<g class="series" data-series="${si}"><path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
+        s.dashed ? ' stroke-dasharray="6 4"' : ''
+      } stroke-linejoin="round"/>${dots}</g>`;
+    })
+    .join('\n');
+  const legend = o.series
+    .map(
+      (s) =>
+        `<li><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="${s.color}" stroke-width="3"${
+          s.dashed ? ' stroke-dasharray="5 3"' : ''
+        }/></svg>${esc(s.name)}</li>`,
+    )
+    .join('');
+  return `<figure class="linechart"><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
+${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
+${text(16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
+${lines}</svg><ul class="series-legend">${legend}</ul></figure>`;
+}

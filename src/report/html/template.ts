@@ -1,0 +1,226 @@
+import type { DecodeCell, RunResult } from '../../results/schema.js';
+import { anomaliesByCell, findAnomalies, type Anomaly } from '../anomalies.js';
+import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
+import {
+  MEASUREMENT_HEADERS,
+  MEDIANS_NOTE,
+  measurementRows,
+  metadata,
+  prefillPoints,
+  reportTitle,
+  statusNotes,
+  subtitle,
+  TTFT_NOTE,
+} from '../model.js';
+import { cellDetailHtml } from './details.js';
+import { esc } from './escape.js';
+import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
+import { card, htmlPage, topHeader } from './page.js';
+import { paretoSvg } from './pareto.js';
+import { prefillChartSvg } from './prefill-chart.js';
+
+function kpi(k: string, v: string, d: string, cls = ''): string {
+  return `<div class="kpi ${cls}"><div class="k">${esc(k)}</div><div class="v">${v}</div><div class="d">${esc(d)}</div></div>`;
+}
+
+const bestBy = (cells: DecodeCell[], f: (c: DecodeCell) => number | null) =>
+  cells.reduce<DecodeCell | undefined>((best, c) => {
+    const v = f(c);
+    return v !== null && (!best || v > f(best)!) ? c : best;
+  }, undefined);
+
+function kpis(r: RunResult, anomalies: Anomaly[], gpus?: number): string {
+  const valid = r.decode.filter((c) => c.status === 'Valid');
+  const pool = valid.length ? valid : r.decode.filter((c) => c.status !== 'Failed');
+  const out: string[] = [];
+  const peak = bestBy(pool, (c) => c.totalTokensPerS);
+  if (peak)
+    out.push(
+      kpi(
+        'Peak throughput',
+        `${esc(fmtTokS(peak.totalTokensPerS))} <small>tok/s</small>`,
+        `${contextLabel(peak.contextTokens)} × ${peak.concurrency} requests${
+          gpus ? ` · ${fmtTokSChart(peak.totalTokensPerS! / gpus)} tok/s per GPU` : ''
+        }${valid.length ? ' · Valid cells only' : ''}`,
+      ),
+    );
+  const single = pool
+    .filter((c) => c.concurrency === Math.min(...pool.map((x) => x.concurrency)))
+    .sort((a, b) => a.contextTokens - b.contextTokens)[0];
+  if (single)
+    out.push(
+      kpi(
+        'Single-stream speed',
+        `${esc(fmtTokS(single.perRequestTokensPerS))} <small>tok/s</small>`,
+        `per request at ${contextLabel(single.contextTokens)} × ${single.concurrency} · TTFT ${fmtMs(single.ttftMs)}`,
+      ),
+    );
+  const outliers = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const pre = prefillPoints(r).filter((p) => p.tokensPerS !== null && !outliers.has(p.contextTokens));
+  const bestPre = pre.reduce<(typeof pre)[number] | undefined>(
+    (b, p) => (!b || p.tokensPerS! > b.tokensPerS! ? p : b),
+    undefined,
+  );
+  if (bestPre)
+    out.push(
+      kpi(
+        'Peak prefill',
+        `${esc(fmtTokSChart(bestPre.tokensPerS))} <small>tok/s</small>`,
+        `at ${contextLabel(bestPre.contextTokens)} · TTFT ${fmtMs(bestPre.ttftMs)}`,
+      ),
+    );
+  const count = (s: DecodeCell['status']) => r.decode.filter((c) => c.status === s).length;
+  out.push(
+    kpi(
+      'Matrix',
+      `${r.decode.length} <small>cells</small>`,
+      `${count('Valid')} valid · ${count('Requests queued')} queued · ${count('Over capacity')} over capacity · ${count('Failed')} failed`,
+    ),
+  );
+  const flagged = anomalies.filter((a) => a.severity !== 'info').length;
+  out.push(
+    kpi(
+      'Anomalies',
+      `${flagged}`,
+      flagged ? 'flagged figures, explained below' : 'nothing unusual in the figures',
+      flagged ? 'warn' : '',
+    ),
+  );
+  return `<div class="kpis">${out.join('')}</div>`;
+}
+
+function anomalyList(list: Anomaly[]): string {
+  const tag: Record<Anomaly['kind'], string> = {
+    'prefill-outlier': 'prefill outlier',
+    'prefill-repeat-outlier': 'prefill repeats',
+    'ttft-outlier': 'TTFT outlier',
+    'throughput-drop': 'throughput drop',
+    failed: 'failed',
+    queued: 'requests queued',
+    errors: 'errors',
+    warning: 'note',
+  };
+  return `<ol class="anomalies">${list
+    .map((a) => {
+      const link =
+        a.phase === 'decode' && a.contextTokens !== undefined && a.concurrency !== undefined
+          ? ` <a href="#decode" data-goto="${cellId({ contextTokens: a.contextTokens, concurrency: a.concurrency })}">show cell</a>`
+          : a.phase === 'prefill'
+            ? ` <a href="#prefill">show chart</a>`
+            : '';
+      return `<li class="sev-${a.severity}" data-anomaly="${a.kind}"><span class="tag">${esc(tag[a.kind])}</span>${esc(a.text)}${link}</li>`;
+    })
+    .join('')}</ol>`;
+}
+
+function measurementsTable(r: RunResult): string {
+  const rows = measurementRows(r)
+    .map((row) => {
+      const st = row[3];
+      const cls =
+        st === 'Over capacity'
+          ? 'st-over'
+          : st === 'Requests queued'
+            ? 'st-queued'
+            : st === 'Failed'
+              ? 'st-failed'
+              : '';
+      return `<tr class="${cls}">${row.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`;
+    })
+    .join('\n');
+  return `<div class="tbl-wrap"><table class="data" id="all-measurements"><thead><tr>${MEASUREMENT_HEADERS.map(
+    (h) => `<th scope="col">${esc(h)}</th>`,
+  ).join('')}</tr></thead><tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+export function renderHtml(r: RunResult): string {
+  const title = reportTitle(r);
+  const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
+  const anomalies = findAnomalies(r);
+  const byCell = anomaliesByCell(anomalies);
+  const parts: string[] = [topHeader('Speed test matrix', title, subtitle(r)), kpis(r, anomalies, gpus)];
+
+  const meta = metadata(r)
+    .filter((s) => s.rows.length)
+    .map(
+      (s) =>
+        `<section class="card" id="${s.name.toLowerCase()}"><h2>${s.name}</h2><dl class="kv" style="margin-top:10px">${s.rows
+          .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`)
+          .join('')}</dl></section>`,
+    )
+    .join('');
+  parts.push(`<div class="meta">${meta}</div>`);
+  if (r.launchCommand)
+    parts.push(
+      card(
+        'launch-command',
+        'Launch command',
+        'secrets replaced by <redacted>',
+        `<pre class="cmd"><code>${esc(r.launchCommand)}</code></pre>`,
+      ),
+    );
+
+  const pre = prefillPoints(r);
+  if (pre.length) {
+    const outliers = new Set(
+      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens!),
+    );
+    parts.push(
+      card(
+        'prefill',
+        'Prefill',
+        'Prompt tok/s by context length: a cold prompt, timed to its first token. TTFT under each context.',
+        prefillChartSvg(pre, outliers) +
+          (outliers.size ? `<p class="detail-hint">Bars in amber are outliers: see Anomalies.</p>` : ''),
+      ),
+    );
+  }
+  if (r.decode.length) {
+    const details = r.decode
+      .map((c) => cellDetailHtml(c, byCell.get(`${c.contextTokens}x${c.concurrency}`) ?? [], gpus))
+      .join('\n');
+    const notes = [...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE];
+    parts.push(
+      card(
+        'decode',
+        'Sustained decode matrix',
+        'Total tok/s · rows are context length, columns are simultaneous requests.',
+        heatmapHtml(r, byCell, gpus) +
+          heatmapLegend(r) +
+          `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` +
+          `<p class="detail-hint">Click or press Enter on a cell for percentiles, errors, server samples and cache/queue evidence.</p>` +
+          `<div class="detail-host">${details}</div>`,
+      ),
+    );
+    const pareto = paretoSvg(r);
+    if (pareto)
+      parts.push(
+        card(
+          'pareto',
+          'Throughput vs per-request speed',
+          `Each line is one context; points are concurrency levels (hollow: Requests queued). Up and right is better.`,
+          pareto,
+        ),
+      );
+  }
+  if (anomalies.length)
+    parts.push(
+      card('anomalies', 'Anomalies', 'Figures that deserve a second look, and why.', anomalyList(anomalies)),
+    );
+  const allNotes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
+  parts.push(
+    card(
+      'all-measurements-card',
+      'All measurements',
+      MEDIANS_NOTE,
+      measurementsTable(r) +
+        (allNotes.length
+          ? `<ul class="notes">${allNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`
+          : ''),
+      'allm',
+    ),
+  );
+  return htmlPage(`${title} · Speed test matrix`, parts.join('\n'));
+}
