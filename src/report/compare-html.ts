@@ -156,7 +156,12 @@ export function renderCompareHtml(m: CompareModel): string {
   }
   if (m.prefillContexts.length)
     parts.push(
-      card('prefill', 'Prefill', 'Prompt tok/s by context length, runs overlaid.', prefillOverlay(m)),
+      card(
+        'prefill',
+        'Prefill',
+        'Prompt tok/s by context length, runs overlaid.',
+        prefillOverlay(m) + prefillTable(m),
+      ),
     );
   parts.push(
     card(
