@@ -1,0 +1,152 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMetricsSampler } from '../../src/target/metrics-sampler.js';
+import { nvidiaLoop } from '../../src/target/power-monitor.js';
+import type { PowerMonitor } from '../../src/target/power-monitor.js';
+import { probeTarget } from '../../src/target/probe.js';
+import type { FixtureServer } from './fixture-server.js';
+import { fixtureText, serveFixture } from './fixture-server.js';
+
+let srv: FixtureServer | undefined;
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
+const noHw = { source: 'none' as const };
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('metrics sampler', () => {
+  it('samples vLLM /metrics on its own timer, relative to the window open', async () => {
+    srv = await serveFixture('vllm');
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    const sampler = createMetricsSampler(info, { baseUrl: srv.url + '/v1', intervalMs: 50, power: null });
+    const open = performance.timeOrigin + performance.now();
+    sampler.start(open);
+    await sleep(400);
+    const samples = await sampler.stop();
+    expect(samples.length).toBeGreaterThanOrEqual(4);
+    expect(samples.length).toBeLessThanOrEqual(10);
+    expect(samples[0]).toMatchObject({
+      running: 5,
+      waiting: 1,
+      kvUsage: 0.3,
+      prefixCacheHits: 150000,
+      prefixCacheQueries: 200000,
+      specDrafts: 1000,
+      specAcceptedTokens: 3500,
+      specDraftTokens: 7000,
+    });
+    expect(samples[0]!.tMs).toBeGreaterThanOrEqual(0);
+    expect(samples[0]!.tMs).toBeLessThan(100);
+    for (let i = 1; i < samples.length; i++) expect(samples[i]!.tMs).toBeGreaterThan(samples[i - 1]!.tMs);
+    // Stopped: no more scrapes.
+    const n = srv.requests.length;
+    await sleep(150);
+    expect(srv.requests.length).toBe(n);
+    // Snapshot works outside a window.
+    expect(await sampler.snapshot()).toMatchObject({ running: 5 });
+  });
+
+  it('a slow scrape skips ticks instead of piling up, and stop() does not wait for it', async () => {
+    let hits = 0;
+    const slow = createServer((_req, res) => {
+      hits++;
+      setTimeout(() => res.end(fixtureText('vllm', 'metrics.txt')), 600);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    try {
+      const sampler = createMetricsSampler(
+        {
+          engine: { name: 'vllm' },
+          models: ['m'],
+          model: 'm',
+          metricsAvailable: true,
+          extensions: {
+            ignoreEos: true,
+            minTokens: true,
+            streamOptions: true,
+            continuousUsage: true,
+            maxCompletionTokens: true,
+          },
+          hardware: noHw,
+        },
+        { baseUrl: url, intervalMs: 20, power: null },
+      );
+      sampler.start(0);
+      await sleep(300);
+      const t0 = performance.now();
+      const samples = await sampler.stop();
+      expect(performance.now() - t0).toBeLessThan(400);
+      expect(hits).toBe(1); // one scrape in flight at a time
+      expect(samples).toEqual([]);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
+  });
+
+  it('is bounded: stops by itself at maxSamples', async () => {
+    srv = await serveFixture('vllm');
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    const sampler = createMetricsSampler(info, {
+      baseUrl: srv.url,
+      intervalMs: 10,
+      maxSamples: 3,
+      power: null,
+    });
+    sampler.start(0);
+    await sleep(300);
+    const before = srv.requests.length;
+    await sleep(100);
+    expect(srv.requests.length).toBe(before);
+    expect((await sampler.stop()).length).toBe(3);
+  });
+
+  it('without metrics or power there is no timer and no sample', async () => {
+    srv = await serveFixture('ollama');
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    const sampler = createMetricsSampler(info, { baseUrl: srv.url, intervalMs: 10 });
+    const n = srv.requests.length;
+    sampler.start(0);
+    await sleep(100);
+    expect(await sampler.stop()).toEqual([]);
+    expect(srv.requests.length).toBe(n);
+  });
+
+  it('adds GPU power from a power monitor to each sample', async () => {
+    srv = await serveFixture('vllm');
+    const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
+    let started = false;
+    const power: PowerMonitor = {
+      start: () => (started = true),
+      latestW: () => 812.5,
+      stop: () => (started = false),
+    };
+    const sampler = createMetricsSampler(info, { baseUrl: srv.url, intervalMs: 50, power });
+    sampler.start(0);
+    expect(started).toBe(true);
+    await sleep(120);
+    const samples = await sampler.stop();
+    expect(started).toBe(false);
+    expect(samples.every((s) => s.powerW === 812.5)).toBe(true);
+  });
+
+  it('nvidia-smi loop mode: sums a batch of one line per GPU, skips [N/A]', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-smi-'));
+    const script = join(dir, 'nvidia-smi');
+    const loop = fileURLToPath(new URL('../fixtures/hardware/nvidia-smi-power-loop.txt', import.meta.url));
+    writeFileSync(script, `#!/bin/sh\ncat '${loop}'\nsleep 5\n`);
+    chmodSync(script, 0o755);
+    const mon = nvidiaLoop(4, script, 500);
+    mon.start();
+    for (let i = 0; i < 50 && mon.latestW() !== 600; i++) await sleep(20);
+    expect(mon.latestW()).toBeCloseTo(600, 9);
+    mon.stop();
+  });
+});

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import type { FixtureServer } from './fixture-server.js';
+import { serveFixture } from './fixture-server.js';
+
+const KEY = 'sk-cli-probe-distinctive-5150';
+let srv: FixtureServer;
+beforeAll(async () => {
+  srv = await serveFixture('vllm', { apiKey: KEY });
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+describe('llm-inference-bench probe', () => {
+  it('prints a readable block', async () => {
+    const r = await runCli([
+      'probe',
+      '--base-url',
+      `${srv.url}/v1`,
+      '--api-key',
+      KEY,
+      '--launch-command',
+      `vllm serve m --api-key ${KEY}`,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Engine\s+vllm \(detected by GET \/v1\/models owned_by\)$/m);
+    expect(r.stdout).toMatch(/^Version\s+0\.30\.1rc1\.dev162\+g2617fe938$/m);
+    expect(r.stdout).toMatch(/^Max model length\s+1,048,576 tokens/m);
+    expect(r.stdout).toMatch(/^KV capacity\s+2,500,096 tokens \(vllm:cache_config_info/m);
+    expect(r.stdout).toMatch(/^Metrics\s+yes/m);
+    expect(r.stdout).toMatch(/^Reasoning field\s+reasoning$/m);
+    expect(r.stdout).toMatch(/^Launch command\s+vllm serve m --api-key <redacted>$/m);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('--json with the key from the environment', async () => {
+    const r = await runCli(
+      [
+        'probe',
+        '--base-url',
+        srv.url,
+        '--json',
+        '--gpu-name',
+        'H200',
+        '--gpu-count',
+        '8',
+        '--quantization',
+        'FP8',
+      ],
+      {
+        env: { OPENAI_API_KEY: KEY },
+      },
+    );
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(j).toMatchObject({
+      baseUrl: `${srv.url}/v1`,
+      model: 'glm-5.3-flash-dflash2',
+      maxModelLen: 1048576,
+      kvCapacityTokens: 2500096,
+      metricsAvailable: true,
+      engine: {
+        name: 'vllm',
+        version: '0.30.1rc1.dev162+g2617fe938',
+        commit: '2617fe938',
+        quantization: 'FP8',
+      },
+      hardware: { gpuName: 'H200', gpuCount: 8 },
+    });
+    expect(r.stdout).not.toContain(KEY);
+  });
+
+  it.each([
+    ['wrong key', ['--api-key', 'sk-wrong-key-000'], 4, 'AUTH_FAILED'],
+    ['no key', [], 4, 'AUTH_FAILED'],
+    ['unknown model', ['--api-key', KEY, '--model', 'nope'], 5, 'MODEL_NOT_FOUND'],
+    ['unknown engine', ['--api-key', KEY, '--engine', 'foo'], 2, 'USAGE'],
+  ])('%s: one line, stable code, no stack', async (_what, extra, code, name) => {
+    const r = await runCli(['probe', '--base-url', srv.url, ...extra], {
+      env: { OPENAI_API_KEY: '', LLM_BENCH_API_KEY: '' },
+    });
+    expect(r.code).toBe(code);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^error \\[${name}\\]`));
+    expect(r.stderr).not.toContain('sk-wrong-key-000');
+  });
+
+  it('unreachable and not-OpenAI servers', async () => {
+    const down = await runCli(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/^error \[TARGET_UNREACHABLE\]/);
+    const html = await serveFixture('vllm', {
+      routes: {
+        'GET /v1/models': { headers: { 'content-type': 'text/html' }, body: '<!doctype html><p>hi' },
+      },
+    });
+    try {
+      const r = await runCli(['probe', '--base-url', html.url]);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/^error \[NOT_OPENAI_COMPATIBLE\].*HTML/);
+    } finally {
+      await html.close();
+    }
+  });
+});
