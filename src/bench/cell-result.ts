@@ -1,0 +1,93 @@
+import type { DecodeCell, ServerSample } from '../results/schema.js';
+import { median, sortSamples } from '../stats/sorted.js';
+import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
+import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
+import { prefixCacheHitRatio, specAcceptanceLength } from '../target/sample-stats.js';
+import { decideStatus } from './status.js';
+
+export interface CellRequest extends TimedRequest {
+  promptTokens?: number;
+  cachedTokens?: number;
+}
+
+export interface CellMeasurement {
+  contextTokens: number;
+  concurrency: number;
+  window: MeasureWindow;
+  requests: readonly CellRequest[]; // sent in the ramp and during the window
+  samples: readonly ServerSample[];
+  rampTimedOut: boolean;
+  errorLimitHit: boolean;
+}
+
+const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
+const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
+const q3 = (q: { p50: number | null; p90: number | null; p99: number | null }) => ({
+  p50: r3(q.p50),
+  p90: r3(q.p90),
+  p99: r3(q.p99),
+});
+
+// Pure: one measured cell's records -> its figures and status (METHOD.md "Figures of a cell").
+// Figures are stored unrounded to 1e-3 so that a recomputation from requests.jsonl matches.
+export function buildDecodeCell(m: CellMeasurement): DecodeCell {
+  const f = windowFigures(m.requests, m.window);
+  const waits = firstTokenWaitsMs(m.requests, m.window);
+  const decision = decideStatus({
+    concurrency: m.concurrency,
+    figures: f,
+    firstTokenWaitsMs: waits,
+    samples: m.samples,
+    errorLimitHit: m.errorLimitHit,
+  });
+  let promptSum = 0;
+  let cachedSum = 0;
+  let withCache = 0;
+  for (const r of m.requests)
+    if (r.promptTokens !== undefined && r.cachedTokens !== undefined) {
+      promptSum += r.promptTokens;
+      cachedSum += r.cachedTokens;
+      withCache += 1;
+    }
+  const cacheHitRatio =
+    withCache > 0 && promptSum > 0 ? Math.min(1, cachedSum / promptSum) : prefixCacheHitRatio(m.samples);
+  const prompt = median(
+    sortSamples(m.requests.map((r) => r.promptTokens).filter((v): v is number => v !== undefined)),
+  );
+  const running = m.samples.map((s) => s.running).filter((v): v is number => typeof v === 'number');
+  const waiting = m.samples.map((s) => s.waiting).filter((v): v is number => typeof v === 'number');
+  const measured = decision.status !== 'Failed';
+  const cell: DecodeCell = {
+    contextTokens: m.contextTokens,
+    concurrency: m.concurrency,
+    status: decision.status,
+    totalTokensPerS: measured ? r3(f.totalTokensPerS) : null,
+    perRequestTokensPerS: measured ? r3(f.perRequestTokensPerS) : null,
+    ttftMs: measured ? r3(f.ttftMs) : null,
+    tbtMs: measured ? r3(f.tbtMs) : null,
+    avgActive: measured ? r3(f.avgActive) : null,
+    completed: measured ? f.completed : null,
+    outputTokens: measured ? f.outputTokens : null,
+    measuredS: r3(f.measuredS),
+    ttft: q3(f.ttft),
+    chunkGapMs: q3(f.chunkGapMs),
+    perRequestTokensPerSQ: q3(f.perRequestTokensPerSQ),
+    requestsSent: f.requestsSent,
+    errors: f.errors,
+    cacheHitRatio: r3(cacheHitRatio),
+    specAcceptanceLength: r3(specAcceptanceLength(m.samples)),
+    serverSamples: [...m.samples],
+    queueEvidence: decision.evidence,
+    maxRunning: running.length ? Math.max(...running) : null,
+    maxWaiting: waiting.length ? Math.max(...waiting) : null,
+    windowOpenMs: m.window.openMs,
+    windowCloseMs: m.window.closeMs,
+    rampTimedOut: m.rampTimedOut,
+    abortedAtClose: f.abortedAtClose,
+    avgPending: r3(avgPending(m.requests, m.window)),
+    maxFirstTokenWaitMs: waits.length ? r1(Math.max(...waits)) : null,
+  };
+  if (prompt !== null) cell.promptTokens = Math.round(prompt);
+  if (decision.error) cell.error = decision.error;
+  return cell;
+}

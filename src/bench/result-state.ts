@@ -1,0 +1,100 @@
+import type { Plan } from '../plan/plan.js';
+import { RESULT_SCHEMA_ID, RESULT_SCHEMA_VERSION, type RunResult } from '../results/schema.js';
+import { REQUEST_LOG_FILE } from '../results/io.js';
+import { redactSecrets } from '../secrets.js';
+import type { TargetInfo } from '../target/types.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import type { RunSettings } from './settings.js';
+
+export function resultSkeleton(o: {
+  runId: string;
+  settings: RunSettings;
+  baseUrl: string;
+  info: TargetInfo;
+  plan: Plan;
+  maxModelLen: number | undefined;
+  kvCapacityTokens: number | undefined;
+  startedAt: string;
+}): RunResult {
+  const s = o.settings;
+  const warnings = [...(o.info.warnings ?? [])];
+  if (o.kvCapacityTokens === undefined)
+    warnings.push(
+      'KV capacity unknown: no cell was skipped as Over capacity; statuses come from what the server did',
+    );
+  const result: RunResult = {
+    schema: RESULT_SCHEMA_ID,
+    version: RESULT_SCHEMA_VERSION,
+    runId: o.runId,
+    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    status: 'running',
+    startedAt: o.startedAt,
+    decodeTest: 'Fixed duration',
+    prefillMode: 'Measured during decode warm-up',
+    target: {
+      baseUrl: o.baseUrl,
+      model: o.info.model,
+      api: s.api,
+      metricsAvailable: o.info.metricsAvailable,
+      ...(s.revision ? { revision: s.revision } : {}),
+      ...(o.maxModelLen !== undefined ? { maxModelLen: o.maxModelLen } : {}),
+      ...(o.kvCapacityTokens !== undefined
+        ? {
+            kvCapacityTokens: o.kvCapacityTokens,
+            kvCapacitySource:
+              s.kvCapacity !== undefined ? '--kv-capacity' : (o.info.kvCapacitySource ?? 'probe'),
+          }
+        : {}),
+      ...(o.info.tokenizeAvailable !== undefined ? { tokenizeAvailable: o.info.tokenizeAvailable } : {}),
+      ...(o.info.reasoningField ? { reasoningField: o.info.reasoningField } : {}),
+    },
+    engine: o.info.engine,
+    hardware: o.info.hardware,
+    config: {
+      contexts: o.plan.contexts,
+      prefillContexts: o.plan.prefillContexts,
+      concurrency: o.plan.concurrency,
+      maxOutput: s.maxOutput,
+      duration: s.durationS,
+      prefillRepeats: s.prefillRepeats,
+      rampTimeout: s.rampTimeoutS,
+      settleTimeout: s.settleTimeoutS,
+      ignoreEos: s.ignoreEos,
+      sampling: s.sampling,
+      seed: s.seed,
+    },
+    prefill: [],
+    decode: [],
+    warnings,
+    requestLog: REQUEST_LOG_FILE,
+  };
+  if (s.title) result.title = s.title;
+  const launch = o.info.launchCommand ?? s.launchCommand;
+  if (launch) result.launchCommand = redactSecrets(launch);
+  return result;
+}
+
+// Resume: what the stored result fixed wins over flags, so prompts (runId + seed) and cells are the same.
+export function settingsFromResult(r: RunResult, flags: RunSettings): RunSettings {
+  const c = r.config;
+  return {
+    ...flags,
+    baseUrl: flags.baseUrl ?? r.target.baseUrl,
+    model: r.target.model,
+    api: r.target.api,
+    contexts: c.contexts,
+    prefillContexts: c.prefillContexts,
+    concurrency: c.concurrency,
+    maxOutput: c.maxOutput,
+    durationS: c.duration,
+    prefillRepeats: c.prefillRepeats,
+    rampTimeoutS: c.rampTimeout ?? flags.rampTimeoutS,
+    settleTimeoutS: c.settleTimeout ?? flags.settleTimeoutS,
+    ignoreEos: c.ignoreEos,
+    sampling: c.sampling,
+    seed: c.seed,
+    runId: r.runId,
+    ...(r.target.maxModelLen !== undefined ? { maxModelLen: r.target.maxModelLen } : {}),
+    ...(r.target.kvCapacityTokens !== undefined ? { kvCapacity: r.target.kvCapacityTokens } : {}),
+  };
+}

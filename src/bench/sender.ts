@@ -1,0 +1,106 @@
+import type { RequestRecord } from '../client/types.js';
+import { firstTokenTimeoutMs } from '../client/timeouts.js';
+import type { RequestLine } from '../results/io.js';
+import { buildRequestBody } from '../target/request-body.js';
+import type { TargetInfo } from '../target/types.js';
+import type { BenchClock, PromptSource, StreamFn } from './context.js';
+import type { FirstTokenTap } from './first-token-tap.js';
+
+export interface SendSpec {
+  cell: string;
+  phase: RequestLine['phase'];
+  contextTokens: number;
+  concurrency?: number;
+  slot: number;
+  maxTokens: number;
+  signal?: AbortSignal;
+  firstTokenTimeoutMs?: number;
+  onFirstToken?: (tMs: number) => void;
+}
+
+export interface Sent {
+  spec: SendSpec;
+  requestId: string;
+  record: RequestRecord;
+  estTokens: number;
+}
+
+export interface SenderConfig {
+  baseUrl: string;
+  apiKey?: string;
+  api: 'chat' | 'completions';
+  ignoreEos: boolean;
+  sampling: Record<string, unknown>;
+  idPrefix: string; // unique per process run, so resumed runs never reuse an X-Request-Id
+}
+
+// Sends one streamed request for (context, slot) and keeps the record; never throws for request failures.
+export class Sender {
+  private seq = 0;
+  constructor(
+    private readonly cfg: SenderConfig,
+    private readonly info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>,
+    private readonly prompts: PromptSource,
+    private readonly stream: StreamFn,
+    private readonly clock: BenchClock,
+    private readonly tap?: FirstTokenTap,
+  ) {}
+
+  async send(spec: SendSpec): Promise<Sent> {
+    const { text, estTokens } = await this.prompts.prompt(spec.contextTokens, spec.slot);
+    const requestId = `${this.cfg.idPrefix}-${++this.seq}`;
+    const body = buildRequestBody(this.info, {
+      api: this.cfg.api,
+      prompt: text,
+      maxTokens: spec.maxTokens,
+      ignoreEos: this.cfg.ignoreEos,
+      sampling: this.cfg.sampling,
+    });
+    if (spec.onFirstToken && this.tap) this.tap.watch(requestId, spec.onFirstToken);
+    const record = await this.stream({
+      baseUrl: this.cfg.baseUrl,
+      ...(this.cfg.apiKey ? { apiKey: this.cfg.apiKey } : {}),
+      api: this.cfg.api,
+      body,
+      requestId,
+      ...(spec.signal ? { signal: spec.signal } : {}),
+      timeouts: { firstTokenMs: spec.firstTokenTimeoutMs ?? firstTokenTimeoutMs(spec.contextTokens) },
+      now: this.clock.now,
+      ...(this.tap ? { dispatcher: this.tap.dispatcher } : {}),
+    });
+    if (this.tap) this.tap.forget(requestId);
+    // Without a tap (tests with a fake transport) the first token is known only at the end.
+    if (spec.onFirstToken && !this.tap && record.firstTokenAtMs !== undefined)
+      spec.onFirstToken(record.firstTokenAtMs);
+    return { spec, requestId, record, estTokens };
+  }
+}
+
+export function toRequestLine(s: Sent): RequestLine {
+  const r = s.record;
+  const line: RequestLine = {
+    cell: s.spec.cell,
+    phase: s.spec.phase,
+    contextTokens: s.spec.contextTokens,
+    slot: s.spec.slot,
+    requestId: s.requestId,
+    sentAtMs: r.sentAtMs,
+    endAtMs: r.endAtMs,
+    chunks: r.chunks,
+    outputTokens: r.outputTokens,
+    tokenCountSource: r.tokenCountSource,
+    status: r.ok ? 'ok' : 'error',
+  };
+  if (s.spec.concurrency !== undefined) line.concurrency = s.spec.concurrency;
+  if (r.firstTokenAtMs !== undefined) line.firstTokenAtMs = r.firstTokenAtMs;
+  if (r.reasoningTokens !== undefined) line.reasoningTokens = r.reasoningTokens;
+  if (r.promptTokens !== undefined) line.promptTokens = r.promptTokens;
+  if (r.cachedTokens !== undefined) line.cachedTokens = r.cachedTokens;
+  if (r.finishReason !== undefined) line.finishReason = r.finishReason;
+  if (r.error) {
+    line.errorKind = r.error.kind;
+    if (r.error.status !== undefined) line.httpStatus = r.error.status;
+    line.error = r.error.message;
+  }
+  return line;
+}

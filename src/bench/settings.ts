@@ -1,0 +1,53 @@
+import type { HardwareOverrides } from '../target/hardware.js';
+
+// Everything a run needs, already validated (src/config resolves flags and YAML into this).
+export interface RunSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  api: 'chat' | 'completions';
+  engine?: string;
+  contexts?: number[];
+  prefillContexts?: number[];
+  concurrency?: number[];
+  maxOutput: number;
+  durationS: number;
+  prefillRepeats: number;
+  rampTimeoutS: number;
+  settleTimeoutS: number;
+  settlePauseS: number;
+  metricsIntervalS: number;
+  maxModelLen?: number;
+  kvCapacity?: number;
+  ignoreEos: boolean;
+  sampling: Record<string, unknown>;
+  seed: number;
+  outDir: string;
+  runId?: string;
+  resumeDir?: string;
+  title?: string;
+  launchCommand?: string;
+  revision?: string;
+  quantization?: string;
+  hardware?: HardwareOverrides;
+  reports?: boolean; // write report.html and report.md beside the result (default true)
+}
+
+export function newRunId(d = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+// Strips userinfo and adds /v1 when missing: a result never carries credentials.
+export function normalizeBaseUrl(raw: string): string {
+  const u = new URL(raw);
+  u.username = '';
+  u.password = '';
+  u.search = '';
+  u.hash = '';
+  let path = u.pathname.replace(/\/+$/, '');
+  if (!/\/v\d+$/.test(path)) path += '/v1';
+  u.pathname = path;
+  return u.toString().replace(/\/$/, '');
+}

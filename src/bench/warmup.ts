@@ -1,0 +1,23 @@
+import { fatalCode, fatalError } from './fatal.js';
+import type { Sender, Sent } from './sender.js';
+
+// METHOD.md "Cache warm-up": every slot prompt 1..N of the context, max_tokens 1, before each cell.
+// Sent all at once: cached slots cost a step, new ones are prefilled now rather than inside the ramp.
+export async function warmUp(
+  sender: Sender,
+  cell: string,
+  contextTokens: number,
+  concurrency: number,
+  signal: AbortSignal,
+): Promise<Sent[]> {
+  const sent = await Promise.all(
+    Array.from({ length: concurrency }, (_, i) =>
+      sender.send({ cell, phase: 'warmup', contextTokens, concurrency, slot: i + 1, maxTokens: 1, signal }),
+    ),
+  );
+  for (const s of sent) {
+    const code = fatalCode(s.record);
+    if (code) throw Object.assign(fatalError(code, s.record, `the warm-up of ${cell}`), { sent });
+  }
+  return sent;
+}
