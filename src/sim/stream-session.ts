@@ -38,6 +38,7 @@ export class StreamSession implements SeqSink {
   private stallUntil = 0;
   private stallBuffer: string[] = [];
   private stallTokens: number[] = [];
+  private stallFinish: FinishReason | undefined;
   private faultDone = false;
   lastWriteMs: number;
   abortEngine: () => void = () => {};
@@ -140,12 +141,16 @@ export class StreamSession implements SeqSink {
   private injectEnd(name: string): void {
     this.finished = true;
     this.abortEngine();
-    if (name === 'error-event') {
+    if (name === 'error-event' && this.flavor.name === 'ollama') {
+      // Ollama's OpenAI layer drops the native error: the stream just ends, no finish chunk, no [DONE].
+      this.writer.end();
+    } else if (name === 'error-event' && this.flavor.name !== 'trtllm') {
       let out = `data: ${streamErrorEvent(this.flavor.name, 'simulated engine error (fault error-event)')}\n\n`;
       if (this.flavor.doneAfterError) out += 'data: [DONE]\n\n';
       this.flushNow(out);
       this.writer.end();
     } else {
+      // cut, and TensorRT-LLM's re-raised exception: the connection just closes.
       this.flushStall();
       this.writer.destroy();
     }
@@ -156,10 +161,13 @@ export class StreamSession implements SeqSink {
     const list = typeof counts === 'number' ? (counts > 0 ? [counts] : []) : counts;
     if (this.stallUntil > this.clock.now()) {
       if (this.stallBuffer.length === 0)
-        this.clock.setTimer(() => this.flushStall(finish), this.stallUntil - this.clock.now());
+        this.clock.setTimer(() => this.flushStall(), this.stallUntil - this.clock.now());
       this.stallBuffer.push(data);
       this.stallTokens.push(...list);
-      if (finish) this.finished = true;
+      if (finish) {
+        this.finished = true;
+        this.stallFinish = finish;
+      }
       return;
     }
     const t = finish ? this.writer.end(data) : this.writer.write(data);
@@ -175,17 +183,18 @@ export class StreamSession implements SeqSink {
     this.lastWriteMs = this.writer.write(data);
   }
 
-  private flushStall(finish?: FinishReason): void {
+  // The stall is over: everything held back leaves in one write, stamped with its real send time.
+  private flushStall(): void {
+    this.stallUntil = 0;
     if (this.stallBuffer.length === 0) return;
     const data = this.stallBuffer.join('');
     this.stallBuffer = [];
-    this.stallUntil = 0;
-    const done = finish !== undefined && this.finished && !this.truthClosed;
-    const t = done ? this.writer.end(data) : this.writer.write(data);
+    const finish = this.truthClosed ? undefined : this.stallFinish;
+    const t = finish ? this.writer.end(data) : this.writer.write(data);
     this.lastWriteMs = t;
     for (const c of this.stallTokens) this.recordChunk(t, c);
     this.stallTokens = [];
-    if (done) this.close(finish);
+    if (finish) this.close(finish);
   }
 
   private recordChunk(t: number, n: number): void {
