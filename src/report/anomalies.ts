@@ -1,6 +1,6 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel, fmtMs, fmtTokS } from './format.js';
-import { cellKey, cellMap, decodeConcurrency, decodeContexts, errorTotal, prefillPoints } from './model.js';
+import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
 export type AnomalyKind =
@@ -78,7 +78,10 @@ export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
           `Prefill at ${contextLabel(p.contextTokens)} ran at ${fmtTokS(v)} tok/s (TTFT ${fmtMs(p.ttftMs)}), ` +
           `${pct(Math.abs(dev))} ${dev < 0 ? 'below' : 'above'} ${ref.length === 2 ? 'its neighbours' : 'its neighbour'} ${names}. ` +
           `Prefill speed changes smoothly with context, so this point is likely a one-off (a compile, cache or ` +
-          `scheduling stall); rerun with --prefill-repeats 3 before trusting it.`,
+          (p.repeats.length > 1
+            ? `scheduling stall), yet the median of ${p.repeats.length} repeats landed here: look for a cause ` +
+              `specific to this size (a kernel, chunking or batching path).`
+            : `scheduling stall); rerun with --prefill-repeats 3 before trusting it.`),
       };
     }
     if (!worst) break;
@@ -180,11 +183,10 @@ function cellFlags(r: RunResult): Anomaly[] {
   const out: Anomaly[] = [];
   for (const c of r.decode) {
     const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
-    const errs = errorTotal(c.errors);
-    const kinds = Object.entries(c.errors ?? {})
-      .filter(([, n]) => n)
-      .map(([k, n]) => `${n} ${k}`)
-      .join(', ');
+    // Requests aborted at the window close are how a window ends, not failures.
+    const failures = Object.entries(c.errors ?? {}).filter(([k, n]) => k !== 'aborted' && n);
+    const errs = failures.reduce((a, [, n]) => a + (n ?? 0), 0);
+    const kinds = failures.map(([k, n]) => `${n} ${k}`).join(', ');
     const base = { phase: 'decode' as const, contextTokens: c.contextTokens, concurrency: c.concurrency };
     if (c.status === 'Failed') {
       out.push({
@@ -202,19 +204,16 @@ function cellFlags(r: RunResult): Anomaly[] {
         text:
           `Cell ${where}: the server did not run all ${c.concurrency} requests at once ` +
           `(average active ${c.avgActive === null ? 'unknown' : c.avgActive.toFixed(1)}).${waiting}` +
-          `${c.queueEvidence ? ` Evidence: ${c.queueEvidence}` : ''} Its TTFT and per-request speed include queueing.`,
+          `${c.queueEvidence ? ` Evidence: ${c.queueEvidence.replace(/\.?$/, '.')}` : ''} Its TTFT and per-request speed include queueing.`,
       });
     }
-    if (c.status !== 'Failed' && errs > 0) {
-      const ignored = Object.keys(c.errors ?? {}).every((k) => k === 'aborted');
-      if (!ignored)
-        out.push({
-          ...base,
-          kind: 'errors',
-          severity: 'warn',
-          text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}).`,
-        });
-    }
+    if (c.status !== 'Failed' && errs > 0)
+      out.push({
+        ...base,
+        kind: 'errors',
+        severity: 'warn',
+        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.`,
+      });
   }
   for (const p of r.prefill) {
     if (p.status !== 'Failed') continue;

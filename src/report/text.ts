@@ -110,7 +110,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
       const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
       out.push(
         `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
-          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(pad(bar, barW, false), flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
+          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(note ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
           `  ${paint(note, note ? 'yellow' : undefined)}`,
       );
       out[out.length - 1] = out[out.length - 1]!.trimEnd();

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { findAnomalies } from '../../src/report/anomalies.js';
+import { syntheticResult } from './synthetic.js';
+import { SEEDS, seedResult } from './seeds.js';
+
+const kinds = (r: ReturnType<typeof seedResult>, kind: string) =>
+  findAnomalies(r)
+    .filter((a) => a.kind === kind)
+    .map((a) => (a.concurrency === undefined ? `${a.contextTokens}` : `${a.contextTokens}x${a.concurrency}`));
+
+describe('anomaly rules', () => {
+  it('H200: flags the 64K prefill point (4.8K tok/s between 22.8K and 16.9K) and only it', () => {
+    const r = seedResult(SEEDS[1].id);
+    expect(kinds(r, 'prefill-outlier')).toEqual(['65536']);
+    const a = findAnomalies(r).find((x) => x.kind === 'prefill-outlier')!;
+    expect(a.text).toContain('Prefill at 64K ran at 4,764.0 tok/s');
+    expect(a.text).toContain('32K (22.8K) and 128K (16.9K)');
+  });
+
+  it('H200: flags the 11-second TTFTs at 8K, queued cells and the throughput drops', () => {
+    const r = seedResult(SEEDS[1].id);
+    expect(kinds(r, 'ttft-outlier')).toEqual(['8192x8', '8192x32', '8192x64']);
+    expect(kinds(r, 'queued')).toEqual(['8192x64', '8192x128', '16384x64', '32768x64', '1043456x2']);
+    expect(kinds(r, 'throughput-drop')).toEqual(['8192x128', '16384x64']);
+  });
+
+  it('RTX PRO 6000: a smooth run has nothing to flag but the import note', () => {
+    const list = findAnomalies(seedResult(SEEDS[0].id));
+    expect(list.map((a) => a.kind)).toEqual(['warning']);
+  });
+
+  it('synthetic: failed cells and prefill, request errors (aborts excluded), repeat outliers, warnings', () => {
+    const r = syntheticResult();
+    const list = findAnomalies(r);
+    expect(kinds(r, 'failed')).toEqual(['32512', '8192x8']);
+    expect(kinds(r, 'errors')).toEqual(['8192x2']);
+    expect(list.find((a) => a.kind === 'errors')!.text).toContain(
+      '3 requests failed (2 timeout_idle, 1 http_status)',
+    );
+    expect(kinds(r, 'prefill-outlier')).toEqual(['4096']);
+    expect(kinds(r, 'prefill-repeat-outlier')).toEqual(['4096']);
+    expect(kinds(r, 'ttft-outlier')).toEqual(['4096x4']);
+    expect(list.find((a) => a.kind === 'queued')!.text).toContain(
+      'Evidence: vllm:num_requests_waiting reached 3',
+    );
+    expect(list.at(-1)!.text).toContain('missed its target');
+  });
+
+  it('does not flag a single end point when its neighbours disagree', () => {
+    const r = syntheticResult();
+    r.prefill = r.prefill
+      .slice(0, 3)
+      .map((p, i) => ({ ...p, tokensPerS: [1000, 5000, 9000][i]!, repeats: [] }));
+    expect(kinds(r, 'prefill-outlier')).toEqual([]);
+  });
+});

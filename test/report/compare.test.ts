@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { cellRatio, compareModel } from '../../src/report/compare-model.js';
+import { fmtRatio } from '../../src/report/format.js';
+import { renderCompare } from '../../src/report/index.js';
+import { stripAnsi } from '../../src/report/text.js';
+import { syntheticResult } from './synthetic.js';
+import { SEEDS, seedResult } from './seeds.js';
+
+const rtx = () => seedResult(SEEDS[0].id);
+const h200 = () => seedResult(SEEDS[1].id);
+
+/** Rows of the Markdown table that follows a heading. */
+function mdTableAfter(md: string, heading: string): string[][] {
+  const lines = md.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(heading));
+  const rows: string[][] = [];
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (!l.startsWith('|')) {
+      if (rows.length) break;
+      continue;
+    }
+    rows.push(l.split(' | ').map((c) => c.replace(/^\| ?| ?\|$/g, '')));
+  }
+  return rows;
+}
+
+describe('compare', () => {
+  it('shows the H200/RTX ratio for every cell both have (Markdown)', () => {
+    const a = rtx();
+    const b = h200();
+    const md = renderCompare([a, b], 'md');
+    const table = mdTableAfter(md, '## Total tok/s ratio B/A');
+    const header = table[0]!.slice(1).map(Number);
+    let checked = 0;
+    for (const row of table.slice(2)) {
+      const ctxLabel = row[0]!.replace(/\*/g, '');
+      row.slice(1).forEach((text, j) => {
+        const n = header[j]!;
+        const ca = a.decode.find(
+          (c) => `${Math.round(c.contextTokens / 1024)}K` === ctxLabel && c.concurrency === n,
+        );
+        const cb = b.decode.find(
+          (c) => `${Math.round(c.contextTokens / 1024)}K` === ctxLabel && c.concurrency === n,
+        );
+        const ratio = cellRatio(ca, cb);
+        if (ratio === undefined) {
+          expect(text).not.toMatch(/×/);
+          return;
+        }
+        expect(ratio).toBeCloseTo(cb!.totalTokensPerS! / ca!.totalTokensPerS!, 10);
+        expect(text, `${ctxLabel} × ${n}`).toContain(`**${fmtRatio(ratio)}**`);
+        checked++;
+      });
+    }
+    const both = a.decode.filter(
+      (c) =>
+        cellRatio(
+          c,
+          b.decode.find((x) => x.contextTokens === c.contextTokens && x.concurrency === c.concurrency),
+        ) !== undefined,
+    );
+    expect(checked).toBe(both.length);
+    expect(checked).toBe(42);
+    expect(md).toContain('**1.63×**<br>108.1 → 175.8');
+    expect(md).toContain('| B over cap. |');
+  });
+
+  it('text and HTML carry the same ratios', () => {
+    const txt = stripAnsi(renderCompare([rtx(), h200()], 'txt', { width: 80 }));
+    for (const line of txt.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(txt).toContain('1.63×');
+    expect(txt).toContain('0.64×');
+    const html = renderCompare([rtx(), h200()], 'html');
+    const cells = [
+      ...html.matchAll(
+        /data-ratio-cell data-context="(\d+)" data-concurrency="(\d+)"[^>]*data-ratio="([\d.]+)"/g,
+      ),
+    ];
+    expect(cells).toHaveLength(42);
+    const a = rtx();
+    const b = h200();
+    for (const [, ctx, n, ratio] of cells) {
+      const ca = a.decode.find((c) => c.contextTokens === Number(ctx) && c.concurrency === Number(n));
+      const cb = b.decode.find((c) => c.contextTokens === Number(ctx) && c.concurrency === Number(n));
+      expect(Number(ratio)).toBeCloseTo(cellRatio(ca, cb)!, 3);
+    }
+  });
+
+  it('lists metadata differences', () => {
+    const m = compareModel([rtx(), h200()]);
+    const fields = m.metaDiffs.map((d) => d.field);
+    expect(fields).toContain('Hardware · GPU');
+    expect(fields).toContain('Run · Served model');
+    expect(fields).not.toContain('Engine · Engine');
+    expect(m.metaDiffs.find((d) => d.field === 'Hardware · GPU count')!.values).toEqual(['8', '4']);
+  });
+
+  it('handles runs with different cell sets', () => {
+    const a = syntheticResult();
+    const b = syntheticResult();
+    b.decode = b.decode
+      .filter((c) => c.contextTokens !== 4096)
+      .map((c) => ({ ...c, totalTokensPerS: c.totalTokensPerS && c.totalTokensPerS * 2 }));
+    b.decode.push({ ...b.decode[0]!, contextTokens: 65536, concurrency: 1 });
+    const md = renderCompare([a, b], 'md');
+    const table = mdTableAfter(md, '## Total tok/s ratio B/A');
+    const row = (label: string) => table.find((r) => r[0] === `**${label}**`)!;
+    expect(row('4K').slice(1, 5)).toEqual(['only A', 'only A', 'only A', 'only A']);
+    expect(row('64K')[1]).toBe('only B');
+    expect(row('8K')[1]).toContain('**2.00×**');
+    expect(row('8K')[4]).toBe('A failed');
+    expect(row('16K')[3]).toBe('over cap.');
+    const txt = renderCompare([a, b, a], 'txt');
+    expect(txt).toContain('Total tok/s ratio C/A');
+  });
+});
