@@ -10,7 +10,11 @@ export async function findLaunchCommand(port: number, procRoot = '/proc'): Promi
     for (const inode of listeningInodes(text, port)) inodes.add(inode);
   }
   if (inodes.size === 0) return undefined;
-  const pids = (await readdir(procRoot).catch(() => [] as string[])).filter((d) => /^\d+$/.test(d));
+  // Our own process (an in-process sim, as in `demo`) has no server launch command worth reporting.
+  const self = procRoot === '/proc' ? String(process.pid) : '';
+  const pids = (await readdir(procRoot).catch(() => [] as string[])).filter(
+    (d) => /^\d+$/.test(d) && d !== self,
+  );
   for (const pid of pids) {
     const fds = await readdir(`${procRoot}/${pid}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {

@@ -87,3 +87,17 @@ describe('launch command of the local listener', () => {
     expect(isLoopbackOrLocal('gpu-box.example', ['10.1.2.3'])).toBe(false);
   });
 });
+
+describe('launch command of an in-process server', () => {
+  it('is not reported (it would be this tool, not an engine)', async () => {
+    const { createServer } = await import('node:http');
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    try {
+      const port = (s.address() as { port: number }).port;
+      expect(await findLaunchCommand(port)).toBeUndefined();
+    } finally {
+      await new Promise((r) => s.close(r));
+    }
+  });
+});
