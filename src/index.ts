@@ -13,3 +13,5 @@ export type { SessionOptions } from './client/stream-session.js';
 export { getJson, getText, postJson, joinUrl } from './client/http.js';
 export type { HttpResult, HttpOk, HttpFailure, HttpOptions } from './client/http.js';
 export * from './target/index.js';
+export { buildPromptText, createPromptFactory } from './prompts/index.js';
+export type { PromptSpec, PromptFactory, PromptFactoryOptions } from './prompts/index.js';
