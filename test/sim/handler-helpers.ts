@@ -55,10 +55,12 @@ export function events(body: string): string[] {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test access to parsed engine JSON
 export function jsonEvents(body: string): Array<Record<string, any>> {
-  return events(body)
-    .filter((e) => e !== '[DONE]' && !e.startsWith(':'))
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    .map((e) => JSON.parse(e) as Record<string, any>);
+  return (
+    events(body)
+      .filter((e) => e !== '[DONE]' && !e.startsWith(':'))
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      .map((e) => JSON.parse(e) as Record<string, any>)
+  );
 }
 
 export const chatBody = (over: Record<string, unknown> = {}) => ({

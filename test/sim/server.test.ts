@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSim } from '../../src/sim/index.js';
+import { cliCommand } from '../helpers/cli.js';
+
+const now = () => performance.timeOrigin + performance.now();
+
+describe('startSim over HTTP', () => {
+  it('streams, logs the truth (memory and file) and reports its lag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-'));
+    const truthLog = join(dir, 'truth.jsonl');
+    const sim = await startSim({ profile: 'tiny', truthLog, seed: 2 });
+    try {
+      expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sim.baseUrl).toBe(`${sim.url}/v1`);
+      const res = await fetch(`${sim.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-1' },
+        body: JSON.stringify({
+          model: 'sim/tiny',
+          messages: [{ role: 'user', content: 'hi there' }],
+          max_tokens: 50,
+          ignore_eos: true,
+          stream: true,
+        }),
+      });
+      const reader = res.body!.getReader();
+      const dec = new TextDecoder();
+      let text = '';
+      let firstTokenAt: number | undefined;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const t = now();
+        text += dec.decode(value);
+        if (firstTokenAt === undefined && /"(reasoning|content)":"[^"]/.test(text)) firstTokenAt = t;
+      }
+      expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+      const [truth] = sim.truth();
+      expect(truth).toMatchObject({
+        requestId: 'req-1',
+        api: 'chat',
+        stream: true,
+        reason: 'length',
+        outputTokens: 50,
+      });
+      // The client sees the first token after the sim sent it, and soon after (loopback).
+      expect(firstTokenAt! - truth!.firstTokenMs!).toBeGreaterThanOrEqual(-1);
+      expect(firstTokenAt! - truth!.firstTokenMs!).toBeLessThan(100);
+      const lag = sim.lag();
+      for (const v of [lag.maxMs, lag.p99Ms, lag.meanMs]) expect(Number.isFinite(v)).toBe(true);
+      const lagHttp = (await (await fetch(`${sim.url}/sim/lag`)).json()) as { samples: number };
+      expect(lagHttp.samples).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
+    }
+    const lines = readFileSync(truthLog, 'utf8').trim().split('\n');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ requestId: 'req-1', outputTokens: 50 });
+  });
+
+  it('close() ends open streams and resolves', async () => {
+    const sim = await startSim({ profile: 'tiny', overrides: { timeScale: 0.01 } });
+    const res = await fetch(`${sim.baseUrl}/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'sim/tiny', prompt: 'x', max_tokens: 1000, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const body = res.text().catch(() => 'closed');
+    await sim.close();
+    await body;
+  });
+
+  it('sim CLI prints its URL, serves, and exits cleanly on SIGTERM', async () => {
+    const { command, args } = cliCommand();
+    const child = spawn(command, [...args, 'sim', '--port', '0', '--flavor', 'sglang', '--seed', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no URL printed')), 30_000);
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const m = /^(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    });
+    const info = (await (await fetch(`${url}/get_server_info`)).json()) as { max_total_num_tokens: number };
+    expect(info.max_total_num_tokens).toBe(300000);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('close', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+  });
+
+  it('sim CLI: unknown profile is one clear line with a stable code', async () => {
+    const { command, args } = cliCommand();
+    const child = spawn(command, [...args, 'sim', '--profile', 'no-such-profile'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(2);
+    expect(err.trim()).toMatch(/^error \[CONFIG_INVALID\]: unknown sim profile "no-such-profile"/);
+    expect(err).not.toContain('    at ');
+  });
+});
