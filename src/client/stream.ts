@@ -19,6 +19,8 @@ export interface StreamRequestOptions extends SessionOptions {
   timeouts?: { connectMs?: number; firstTokenMs?: number; idleMs?: number };
   now?: () => number; // default nowMs; must advance in real milliseconds (timers are real)
   dispatcher?: Dispatcher;
+  /** Called once, synchronously, with the first token's arrival time (the ramp waits on it). */
+  onFirstToken?: (firstTokenAtMs: number) => void;
 }
 
 export { firstTokenTimeoutMs };
@@ -163,6 +165,7 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
         if (!sawFirstToken && session.firstTokenAtMs !== undefined) {
           sawFirstToken = true;
           rearmIfSooner(session.firstTokenAtMs + idleMs);
+          if (opts.onFirstToken) notifyFirstToken(opts.onFirstToken, session.firstTokenAtMs);
         }
         if (session.stopped && !settled) {
           finish(t);
@@ -192,6 +195,14 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       stop('connect', `request could not be sent: ${describe(err)}`);
     }
   });
+}
+
+function notifyFirstToken(cb: (t: number) => void, t: number): void {
+  try {
+    cb(t);
+  } catch {
+    // a failing observer must not break the stream it observes
+  }
 }
 
 function describe(err: unknown): string {

@@ -218,3 +218,19 @@ describe('streamRequest against a local server', () => {
     }
   });
 });
+
+describe('onFirstToken', () => {
+  it('reports the first token-bearing arrival once, equal to the record', async () => {
+    const s = await serve(async (_req, res) => {
+      sse(res);
+      res.write(chatChunk({ role: 'assistant', content: '' }));
+      await sleep(20);
+      res.write(chatChunk({ content: 'a' }));
+      res.write(chatChunk({ content: 'b' }));
+      res.end('data: [DONE]\n\n');
+    });
+    const seen: number[] = [];
+    const r = await streamRequest({ baseUrl: s.baseUrl, api: 'chat', body: {}, onFirstToken: (t) => seen.push(t) });
+    expect(seen).toEqual([r.firstTokenAtMs]);
+  });
+});

@@ -1,0 +1,163 @@
+// SSE emitter for bench:ingest, run as a child process so it never shares the client's event loop.
+// Raw node:net HTTP/1.1 (chunked) keeps the emitter cheap. All active streams get their tokens on one
+// global tick, like an engine step. Each token event's write time (epoch ms, performance.timeOrigin +
+// now) is logged per request id and handed to the parent over IPC.
+import net from 'node:net';
+
+const nowMs = () => performance.timeOrigin + performance.now();
+
+interface Stream {
+  sock: net.Socket;
+  id: string;
+  prefix: string;
+  suffix: string;
+  maxTokens: number;
+  tokensPerChunk: number;
+  continuous: boolean;
+  api: 'chat' | 'completions';
+  sent: number;
+  writes: number[];
+}
+
+const active = new Set<Stream>();
+const finishedWrites = new Map<string, number[]>();
+let intervalMs = 10;
+let ticking = false;
+let t0 = 0;
+let k = 0;
+const WORDS = [' the', ' cat', ' sat', ' on', ' a', ' warm', ' mat', ' and', ' slept', ' well'];
+
+function frame(payload: string): string {
+  return `${Buffer.byteLength(payload).toString(16)}\r\n${payload}\r\n`;
+}
+
+function tick(): void {
+  const t = nowMs();
+  for (const s of active) {
+    const n = Math.min(s.tokensPerChunk, s.maxTokens - s.sent);
+    let text = '';
+    for (let i = 0; i < n; i++) text += WORDS[(s.sent + i) % WORDS.length];
+    s.sent += n;
+    const last = s.sent >= s.maxTokens;
+    const fin = last ? '"length"' : 'null';
+    const field =
+      s.api === 'chat'
+        ? `"delta":{"content":${JSON.stringify(text)}},"logprobs":null,`
+        : `"text":${JSON.stringify(text)},"logprobs":null,`;
+    const usage = s.continuous
+      ? `,"usage":{"prompt_tokens":100,"total_tokens":${100 + s.sent},"completion_tokens":${s.sent}}`
+      : '';
+    let out = frame(`data: ${s.prefix}${field}"finish_reason":${fin}}]${usage}}\n\n`);
+    if (last) {
+      out += frame(
+        `data: ${s.suffix}"choices":[],"usage":{"prompt_tokens":100,"total_tokens":${100 + s.sent},"completion_tokens":${s.sent}}}\n\n`,
+      );
+      out += frame('data: [DONE]\n\n') + '0\r\n\r\n';
+      active.delete(s);
+      finishedWrites.set(s.id, s.writes);
+    }
+    s.writes.push(nowMs());
+    s.sock.write(out);
+  }
+  k++;
+  if (active.size === 0) {
+    ticking = false;
+    return;
+  }
+  // Absolute schedule: a late tick does not push every later one back.
+  const next = t0 + k * intervalMs;
+  setTimeout(tick, Math.max(0, next - nowMs()));
+  void t;
+}
+
+function startStream(sock: net.Socket, path: string, headers: Map<string, string>, body: string): void {
+  const req = JSON.parse(body) as Record<string, unknown>;
+  const api = path.endsWith('/chat/completions') ? 'chat' : 'completions';
+  const id = headers.get('x-request-id') ?? `anon-${Math.random()}`;
+  intervalMs = Number(req.bench_interval_ms ?? 10);
+  const head = `{"id":"${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${id}","object":"${api === 'chat' ? 'chat.completion.chunk' : 'text_completion'}","created":1764672000,"model":"bench-model",`;
+  const s: Stream = {
+    sock,
+    id,
+    prefix: `${head}"choices":[{"index":0,`,
+    suffix: head,
+    maxTokens: Number(req.max_tokens ?? 512),
+    tokensPerChunk: Number(req.bench_tokens_per_chunk ?? 1),
+    continuous: req.bench_continuous_usage === true,
+    api,
+    sent: 0,
+    writes: [],
+  };
+  let out =
+    'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n';
+  if (api === 'chat')
+    out += frame(
+      `data: ${s.prefix}"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`,
+    );
+  sock.write(out);
+  active.add(s);
+  (sock as net.Socket & { streams?: Set<Stream> }).streams?.add(s);
+  if (!ticking) {
+    ticking = true;
+    t0 = nowMs() + intervalMs;
+    k = 1;
+    setTimeout(tick, intervalMs);
+  }
+}
+
+const server = net.createServer((sock) => {
+  sock.setNoDelay(true);
+  const mine = new Set<Stream>();
+  (sock as net.Socket & { streams?: Set<Stream> }).streams = mine;
+  let buf: Buffer = Buffer.alloc(0);
+  sock.on('data', (d: Buffer) => {
+    buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
+    for (;;) {
+      const end = buf.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const lines = buf.subarray(0, end).toString('latin1').split('\r\n');
+      const headers = new Map<string, string>();
+      for (const l of lines.slice(1)) {
+        const c = l.indexOf(':');
+        if (c > 0) headers.set(l.slice(0, c).trim().toLowerCase(), l.slice(c + 1).trim());
+      }
+      const len = Number(headers.get('content-length') ?? 0);
+      if (buf.length < end + 4 + len) return;
+      const body = buf.subarray(end + 4, end + 4 + len).toString('utf8');
+      buf = buf.subarray(end + 4 + len);
+      const path = (lines[0] ?? '').split(' ')[1] ?? '/';
+      startStream(sock, path, headers, body);
+    }
+  });
+  const drop = () => {
+    for (const s of mine) {
+      if (active.delete(s)) finishedWrites.set(s.id, s.writes);
+    }
+  };
+  sock.on('close', drop);
+  sock.on('error', drop);
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const addr = server.address() as net.AddressInfo;
+  process.send?.({ type: 'ready', port: addr.port });
+});
+
+let cpuMark = process.cpuUsage();
+process.on('message', (m: { type: string }) => {
+  if (m.type === 'collect') {
+    for (const s of active) finishedWrites.set(s.id, s.writes);
+    const writes = Object.fromEntries(finishedWrites);
+    finishedWrites.clear();
+    process.send?.({ type: 'writes', writes });
+  } else if (m.type === 'cpu-mark') {
+    cpuMark = process.cpuUsage();
+    process.send?.({ type: 'cpu-marked' });
+  } else if (m.type === 'cpu') {
+    const d = process.cpuUsage(cpuMark);
+    process.send?.({ type: 'cpu', ms: (d.user + d.system) / 1000 });
+  } else if (m.type === 'exit') {
+    server.close();
+    process.exit(0);
+  }
+});

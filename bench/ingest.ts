@@ -1,0 +1,296 @@
+// bench:ingest — client CPU per 1,000 output tokens and receive delay (emitter write -> client stamp) at
+// 1..4096 concurrent streams (issue 6, 1a). Emitter in a child process pinned to one core, client pinned
+// to the other where taskset exists. Prints a table, writes bench/out/ingest-<time>.json.
+// Usage: npm run bench:ingest [-- --quick] [-- --stacks-only] [-- --repeat=3] [-- --only=<client substring>]
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { nowMs } from '../src/clock.js';
+import { CLIENTS, ourClient, type Client, type ClientResult } from './ingest-clients.js';
+
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has('--quick');
+const STACKS_ONLY = args.has('--stacks-only');
+const MEASURE_MS = QUICK ? 1500 : 3000;
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const REPEAT = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? (QUICK ? 1 : 3));
+
+interface RunSpec {
+  group: 'matrix' | 'stacks';
+  client: string;
+  concurrency: number;
+  tokensPerChunk: number;
+  api: 'chat' | 'completions';
+  continuousUsage?: boolean;
+}
+interface RunOut extends RunSpec {
+  intervalMs: number;
+  windowMs: number;
+  tokens: number;
+  clientCpuMs: number;
+  cpuMsPer1kTokens: number;
+  tokensPerCpuS: number;
+  clientCpuPct: number;
+  emitterCpuPct: number;
+  delayP50Ms: number | null;
+  delayP99Ms: number | null;
+  delaySamples: number;
+  streamsActiveAtOpen: number;
+}
+
+// Token interval per concurrency: about 6-10k tok/s in total so the one-core emitter keeps its schedule.
+const intervalFor = (n: number) => (n <= 64 ? 10 : n <= 512 ? 50 : 400);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function pin(): { pinned: boolean; emitterPrefix: string[] } {
+  if (os.cpus().length < 2 || !existsSync('/usr/bin/taskset')) return { pinned: false, emitterPrefix: [] };
+  try {
+    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+    return { pinned: true, emitterPrefix: ['taskset', '-c', '1'] };
+  } catch {
+    return { pinned: false, emitterPrefix: [] };
+  }
+}
+
+class Emitter {
+  private waiters = new Map<string, (m: Record<string, unknown>) => void>();
+  constructor(readonly proc: ChildProcess) {
+    proc.on('message', (m: Record<string, unknown>) => {
+      const w = this.waiters.get(String(m.type));
+      if (w) {
+        this.waiters.delete(String(m.type));
+        w(m);
+      }
+    });
+  }
+  ask(type: string, reply: string): Promise<Record<string, unknown>> {
+    return new Promise((r) => {
+      this.waiters.set(reply, r);
+      this.proc.send({ type });
+    });
+  }
+  static async start(prefix: string[]): Promise<{ e: Emitter; port: number }> {
+    const file = fileURLToPath(new URL('./emitter.ts', import.meta.url));
+    const cmd = [...prefix, process.execPath, '--import', 'tsx', file];
+    const proc = spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const e = new Emitter(proc);
+    const ready = await new Promise<Record<string, unknown>>((r) => e.waiters.set('ready', r));
+    return { e, port: Number(ready.port) };
+  }
+}
+
+function quantile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function runOne(
+  spec: RunSpec,
+  client: Client,
+  emitter: Emitter,
+  baseUrl: string,
+  runNo: number,
+): Promise<RunOut> {
+  const intervalMs = intervalFor(spec.concurrency);
+  const ac = new AbortController();
+  const results: Array<{ id: string; r: ClientResult }> = [];
+  let stop = false;
+  let seq = 0;
+  const body = {
+    model: 'bench-model',
+    max_tokens: 512,
+    bench_interval_ms: intervalMs,
+    bench_tokens_per_chunk: spec.tokensPerChunk,
+    bench_continuous_usage: spec.continuousUsage === true,
+    ...(spec.continuousUsage
+      ? { stream_options: { include_usage: true, continuous_usage_stats: true } }
+      : {}),
+  };
+  const slot = async (i: number) => {
+    while (!stop) {
+      const id = `run${runNo}-s${i}-${seq++}`;
+      const r = await client({ baseUrl, api: spec.api, body, requestId: id, signal: ac.signal });
+      results.push({ id, r });
+    }
+  };
+  const slots = Array.from({ length: spec.concurrency }, (_, i) => slot(i));
+  await sleep(500 + spec.concurrency * 0.4 + 2 * intervalMs);
+  await emitter.ask('cpu-mark', 'cpu-marked');
+  const t0 = nowMs();
+  const cpu0 = process.cpuUsage();
+  await sleep(MEASURE_MS);
+  const cpu = process.cpuUsage(cpu0);
+  const t1 = nowMs();
+  const emitterCpu = Number((await emitter.ask('cpu', 'cpu')).ms);
+  stop = true;
+  ac.abort();
+  await Promise.all(slots);
+  const writes = (await emitter.ask('collect', 'writes')).writes as Record<string, number[]>;
+
+  let events = 0;
+  let activeAtOpen = 0;
+  const delays: number[] = [];
+  for (const { id, r } of results) {
+    const w = writes[id] ?? [];
+    let before = false;
+    r.chunks.forEach((c, i) => {
+      if (c[0] < t0) before = true;
+      if (c[0] < t0 || c[0] >= t1) return;
+      events++;
+      const wt = w[i];
+      if (wt !== undefined) delays.push(c[0] - wt);
+    });
+    if (before && r.chunks.some((c) => c[0] >= t0)) activeAtOpen++;
+  }
+  delays.sort((a, b) => a - b);
+  const windowMs = t1 - t0;
+  const tokens = events * spec.tokensPerChunk;
+  const clientCpuMs = (cpu.user + cpu.system) / 1000;
+  return {
+    ...spec,
+    intervalMs,
+    windowMs: Math.round(windowMs),
+    tokens,
+    clientCpuMs: round(clientCpuMs, 1),
+    cpuMsPer1kTokens: round((clientCpuMs / Math.max(1, tokens)) * 1000, 2),
+    tokensPerCpuS: Math.round(tokens / (clientCpuMs / 1000)),
+    clientCpuPct: round((clientCpuMs / windowMs) * 100, 1),
+    emitterCpuPct: round((emitterCpu / windowMs) * 100, 1),
+    delayP50Ms: delays.length ? round(quantile(delays, 0.5)!, 3) : null,
+    delayP99Ms: delays.length ? round(quantile(delays, 0.99)!, 3) : null,
+    delaySamples: delays.length,
+    streamsActiveAtOpen: activeAtOpen,
+  };
+}
+
+const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+
+function specs(): RunSpec[] {
+  const out: RunSpec[] = [];
+  for (const name of Object.keys(CLIENTS))
+    if (!ONLY || name.includes(ONLY))
+      out.push({ group: 'stacks', client: name, concurrency: 64, tokensPerChunk: 1, api: 'chat' });
+  out.push({
+    group: 'stacks',
+    client: 'undici-dispatch (ours)',
+    concurrency: 64,
+    tokensPerChunk: 1,
+    api: 'chat',
+    continuousUsage: true,
+  });
+  if (STACKS_ONLY) return out;
+  const levels = QUICK ? [1, 64, 512] : [1, 64, 512, 4096];
+  for (const concurrency of levels)
+    for (const tokensPerChunk of [1, 4])
+      for (const api of ['chat', 'completions'] as const)
+        out.push({ group: 'matrix', client: 'undici-dispatch (ours)', concurrency, tokensPerChunk, api });
+  return out;
+}
+
+const keyOf = (s: RunSpec) =>
+  `${s.group}|${s.client}|${s.api}|${s.concurrency}|${s.tokensPerChunk}|${s.continuousUsage ? 'cu' : ''}`;
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length === 0
+    ? NaN
+    : v.length % 2
+      ? v[(v.length - 1) / 2]!
+      : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+};
+
+// Median of each figure over the repeats: the machine may be shared, and interleaving the configurations
+// spreads interference across them instead of onto one.
+function aggregate(runs: RunOut[]): RunOut & { repeats: number; cpuMsPer1kTokensAll: number[] } {
+  const m = (f: (r: RunOut) => number | null) => {
+    const xs = runs.map(f).filter((x): x is number => x !== null);
+    return xs.length ? round(median(xs), 3) : null;
+  };
+  return {
+    ...runs[0]!,
+    tokens: m((r) => r.tokens)!,
+    clientCpuMs: m((r) => r.clientCpuMs)!,
+    cpuMsPer1kTokens: m((r) => r.cpuMsPer1kTokens)!,
+    tokensPerCpuS: Math.round(m((r) => r.tokensPerCpuS)!),
+    clientCpuPct: m((r) => r.clientCpuPct)!,
+    emitterCpuPct: m((r) => r.emitterCpuPct)!,
+    delayP50Ms: m((r) => r.delayP50Ms),
+    delayP99Ms: m((r) => r.delayP99Ms),
+    delaySamples: runs.reduce((a, r) => a + r.delaySamples, 0),
+    streamsActiveAtOpen: Math.min(...runs.map((r) => r.streamsActiveAtOpen)),
+    repeats: runs.length,
+    cpuMsPer1kTokensAll: runs.map((r) => r.cpuMsPer1kTokens),
+  };
+}
+
+function line(r: RunOut, floor?: number): string {
+  const label = `${r.client}${r.continuousUsage ? ' +continuous usage' : ''}`;
+  return [
+    label.padEnd(42),
+    r.api.padEnd(11),
+    `N=${r.concurrency}`.padEnd(7),
+    `tpc=${r.tokensPerChunk}`.padEnd(6),
+    `${r.cpuMsPer1kTokens.toFixed(1)} ms/1k`.padStart(12),
+    floor ? `(${(r.cpuMsPer1kTokens / floor).toFixed(2)}x floor)` : ''.padEnd(14),
+    `${r.tokensPerCpuS.toLocaleString('en-US')} tok/cpu-s`.padStart(18),
+    `delay p50 ${r.delayP50Ms?.toFixed(2)} p99 ${r.delayP99Ms?.toFixed(2)} ms`.padStart(30),
+    `client ${r.clientCpuPct}% emitter ${r.emitterCpuPct}% active ${r.streamsActiveAtOpen}/${r.concurrency}`,
+  ].join(' ');
+}
+
+async function main() {
+  const { pinned, emitterPrefix } = pin();
+  const { e, port } = await Emitter.start(emitterPrefix);
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const load0 = os.loadavg()[0]!;
+  const byKey = new Map<string, RunOut[]>();
+  const list = specs();
+  let n = 0;
+  // Warm the JIT and the connection pool before the first measured run.
+  await runOne(
+    { group: 'stacks', client: 'warm-up', concurrency: 64, tokensPerChunk: 1, api: 'chat' },
+    ourClient,
+    e,
+    baseUrl,
+    n++,
+  );
+  for (let rep = 0; rep < REPEAT; rep++) {
+    for (const spec of list) {
+      const r = await runOne(spec, CLIENTS[spec.client]!, e, baseUrl, n++);
+      const k = keyOf(spec);
+      byKey.set(k, [...(byKey.get(k) ?? []), r]);
+      process.stdout.write(`  [${rep + 1}/${REPEAT}] ${line(r)}\n`);
+    }
+  }
+  const rows = list.map((s) => aggregate(byKey.get(keyOf(s))!));
+  const floor = rows.find((r) => r.client === 'raw node:net floor')?.cpuMsPer1kTokens;
+  console.log(
+    `\nIngest (median of ${REPEAT}; ${MEASURE_MS} ms windows; client pinned: ${pinned}; load avg ${load0.toFixed(2)})`,
+  );
+  for (const r of rows)
+    console.log(line(r, r.group === 'stacks' || r.concurrency === 64 ? floor : undefined));
+  await e.ask('exit', 'never').catch(() => undefined);
+  e.proc.kill();
+  const outDir = fileURLToPath(new URL('./out/', import.meta.url));
+  mkdirSync(outDir, { recursive: true });
+  const file = `${outDir}ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  const doc = {
+    bench: 'ingest',
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    pinned,
+    loadAvgAtStart: load0,
+    loadAvgAtEnd: os.loadavg()[0],
+    measureMs: MEASURE_MS,
+    repeats: REPEAT,
+    floorCpuMsPer1kTokens: floor ?? null,
+    rows,
+  };
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  console.log(`\nwrote ${file}`);
+  process.exit(0);
+}
+
+void main();
