@@ -15,3 +15,10 @@ export type { HttpResult, HttpOk, HttpFailure, HttpOptions } from './client/http
 export * from './target/index.js';
 export { buildPromptText, createPromptFactory } from './prompts/index.js';
 export type { PromptSpec, PromptFactory, PromptFactoryOptions } from './prompts/index.js';
+// Reports: pure renderers over a result file, compare, and the v0.6.2 importer (docs/report.md).
+export { renderReport, renderCompare, REPORT_FORMATS, COMPARE_FORMATS } from './report/index.js';
+export type { ReportFormat, ReportOptions, CompareFormat } from './report/index.js';
+export { findAnomalies } from './report/anomalies.js';
+export type { Anomaly, AnomalyKind } from './report/anomalies.js';
+export { loadResult } from './report/load.js';
+export { importV062Text } from './results/import-v062.js';
