@@ -3,6 +3,7 @@ import {
   cellRatio,
   findPrefill,
   getCell,
+  gpuNote,
   missingReason,
   prefillRatio,
   type CompareModel,
@@ -149,7 +150,7 @@ export function renderCompareHtml(m: CompareModel): string {
       card(
         `ratio-${b.label}`,
         `Total tok/s ratio ${b.label}/${a.label}`,
-        `Per cell both runs measured; green: ${b.label} faster, red: slower. Below: ${a.label} → ${b.label} tok/s.`,
+        `Per cell both runs measured; green: ${b.label} faster, red: slower. Below: ${a.label} → ${b.label} tok/s. ${gpuNote(a, b)}`.trim(),
         ratioHeatmap(m, bi),
       ),
     );

@@ -97,3 +97,11 @@ export function compareModel(results: RunResult[]): CompareModel {
 
 export const findPrefill = (r: RunResult, ctx: number) => r.prefill.find((p) => p.contextTokens === ctx);
 export const getCell = (run: CompareRun, ctx: number, n: number) => run.cells.get(cellKey(ctx, n));
+
+/** "A has 8 GPUs, B has 4: per GPU, B's ratios are 2.00× what is shown." when GPU counts differ. */
+export function gpuNote(a: CompareRun, b: CompareRun): string {
+  const ga = a.result.hardware.gpuCount;
+  const gb = b.result.hardware.gpuCount;
+  if (!ga || !gb || ga === gb) return '';
+  return `${a.label} has ${ga} GPUs, ${b.label} has ${gb}: per GPU, multiply these ratios by ${(ga / gb).toFixed(2)}.`;
+}

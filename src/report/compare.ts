@@ -5,6 +5,7 @@ import {
   compareModel,
   findPrefill,
   getCell,
+  gpuNote,
   missingReason,
   prefillRatio,
   type CompareModel,
@@ -67,7 +68,7 @@ function renderCompareMd(m: CompareModel): string {
     out.push(
       `## Total tok/s ratio ${b.label}/${a.label}`,
       '',
-      `${b.label} = ${mdEscape(b.title)} · ${a.label} = ${mdEscape(a.title)}. Above 1.00× ${b.label} is faster.`,
+      `${b.label} = ${mdEscape(b.title)} · ${a.label} = ${mdEscape(a.title)}. Above 1.00× ${b.label} is faster. ${gpuNote(a, b)}`.trim(),
       '',
       ratioMatrixMd(m, bi),
       '',
@@ -137,6 +138,8 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
       }),
     );
     out.push(paint(`  Below each ratio: ${b.label}'s total tok/s.`, 'dim'));
+    const note = gpuNote(a, b);
+    if (note) out.push(...wrap(note, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim')));
   }
   if (m.prefillContexts.length) {
     out.push('', paint('Prefill · prompt tok/s', 'bold'));

@@ -46,6 +46,7 @@ section.card{background:var(--card);border:1px solid var(--line);border-radius:1
 .kpi.warn .v{color:var(--warn)}
 .meta{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .meta .card{margin:0}
+dl.kv+dl.kv{margin-top:10px;padding-top:10px;border-top:1px dashed var(--line)}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:5px 16px;margin:0;font-size:14px}
 dl.kv dt{color:var(--muted)}
 dl.kv dd{margin:0;overflow-wrap:anywhere}
@@ -127,7 +128,8 @@ figure.samples svg{width:100%;max-width:420px;height:auto;display:block}
 figure.samples .frame{fill:var(--card);stroke:var(--line)}
 figure.samples .s1{stroke:var(--s1)}figure.samples .s2{stroke:var(--s2)}figure.samples .s3{stroke:var(--s3)}
 figure.samples figcaption{font-size:12px}
-figure.samples ul{list-style:none;display:flex;gap:12px;padding:0;margin:4px 0}
+figure.samples ul{list-style:none;display:flex;flex-wrap:wrap;gap:2px 12px;padding:0;margin:4px 0}
+figure.samples li{white-space:nowrap}
 figure.samples i{display:inline-block;width:10px;height:3px;margin-right:4px;vertical-align:middle}
 figure.samples i.s1{background:var(--s1)}figure.samples i.s2{background:var(--s2)}figure.samples i.s3{background:var(--s3)}
 ol.anomalies{list-style:none;padding:0;margin:0;display:grid;gap:8px}
@@ -155,6 +157,8 @@ footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:28px}
 table.diff{border-collapse:collapse;width:100%;font-size:13.5px}
 table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line2);vertical-align:top;overflow-wrap:anywhere}
 table.diff th{color:var(--muted);font-weight:600}
+table.diff th[scope=row]{white-space:nowrap;width:1%}
+table.diff td{width:auto}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
 @media print{
 :root,:root[data-theme=dark]{${LIGHT}color-scheme:light}
