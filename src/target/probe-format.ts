@@ -50,6 +50,7 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
   rows.push(['Tokenize endpoint', info.tokenizeAvailable ? 'yes' : 'no']);
   rows.push(['Reasoning field', info.reasoningField ?? 'none (reasoning text, if any, arrives in content)']);
   rows.push(['Extensions', extensionList(info)]);
+  if (info.cachedTokensSource) rows.push(['Cached tokens', info.cachedTokensSource]);
   const gpu = hw.gpuName
     ? `${hw.gpuCount ?? 1} × ${hw.gpuName}${hw.gpuMemoryGb ? ` ${hw.gpuMemoryGb} GB` : ''}${hw.gpuMemoryGbTotal ? ` (${hw.gpuMemoryGbTotal} GB total)` : ''}${hw.gpuDriver ? `, driver ${hw.gpuDriver}` : ''} [${hw.source ?? 'unknown'}]`
     : 'unknown (server not local or no nvidia-smi/rocm-smi; pass --gpu-name, --gpu-count, --gpu-memory-gb)';

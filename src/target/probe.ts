@@ -132,6 +132,7 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   if (d.metricsAvailable)
     Object.assign(info, { metricsPath: d.metricsPath ?? '/metrics', metricNames: adapter.metricNames });
   if (adapter.reasoningField) info.reasoningField = adapter.reasoningField;
+  info.cachedTokensSource = adapter.cachedTokensSource;
   info.tokenizeAvailable = d.tokenize !== undefined;
   if (d.tokenize) info.tokenize = d.tokenize;
   if (launchCommand) info.launchCommand = launchCommand;

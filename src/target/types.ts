@@ -39,6 +39,7 @@ export interface TargetInfo {
   metricsPath?: string; // relative to the server root, e.g. '/metrics'
   metricNames?: MetricNames;
   reasoningField?: string;
+  cachedTokensSource?: string; // where cached prompt-token counts show, in words
   extensions: Extensions;
   tokenize?: (text: string, api: 'chat' | 'completions') => Promise<number | undefined>;
   tokenizeAvailable?: boolean;
@@ -88,6 +89,7 @@ export interface EngineAdapter {
   name: EngineName;
   repository?: string;
   reasoningField?: string;
+  cachedTokensSource: string;
   extensions: Extensions;
   metricNames: MetricNames;
   ownedBy?: string[]; // `owned_by` values in /v1/models that name this engine (checked before any fingerprint)

@@ -121,6 +121,7 @@ describe.each(Object.entries(EXPECT))('adapter %s against its recorded transcrip
       expect(info[k], k).toEqual(exp[k]);
     }
     expect(info.extensions).toEqual(adapterByName(engine).extensions);
+    expect(info.cachedTokensSource).toBe(adapterByName(engine).cachedTokensSource);
     expect(srv.requests.filter((r) => GENERATING.includes(r.path))).toEqual([]);
     // SGLang's and TRT-LLM's /health submit a generation (engines.md); nobody needs /health to probe.
     expect(srv.requests.filter((r) => r.path.startsWith('/health'))).toEqual([]);

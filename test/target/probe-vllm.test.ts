@@ -38,6 +38,7 @@ describe('probe: vLLM fixture', () => {
     expect(info.metricsAvailable).toBe(true);
     expect(info.metricsPath).toBe('/metrics');
     expect(info.reasoningField).toBe('reasoning');
+    expect(info.cachedTokensSource).toMatch(/--enable-prompt-tokens-details/);
     expect(info.extensions).toEqual({
       ignoreEos: true,
       minTokens: true,

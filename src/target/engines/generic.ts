@@ -5,6 +5,7 @@ import type { Discovery, EngineAdapter } from '../types.js';
 // server could reject. `--engine NAME` forces an engine's extensions when detection cannot see it.
 export const generic: EngineAdapter = {
   name: 'generic',
+  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens where the server reports it',
   extensions: {
     ignoreEos: false,
     minTokens: false,

@@ -6,6 +6,7 @@ export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   repository: 'github.com/ggml-org/llama.cpp',
   reasoningField: 'reasoning_content',
+  cachedTokensSource: 'timings.cache_n (the streaming usage chunk has no details)',
   extensions: {
     ignoreEos: true,
     minTokens: false,

@@ -7,6 +7,7 @@ export const ollama: EngineAdapter = {
   repository: 'github.com/ollama/ollama',
   reasoningField: 'reasoning',
   // max_completion_tokens is not in its request struct: only max_tokens caps the output.
+  cachedTokensSource: 'not reported (usage.prompt_tokens includes cached tokens)',
   extensions: {
     ignoreEos: false,
     minTokens: false,

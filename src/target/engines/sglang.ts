@@ -13,6 +13,7 @@ export const sglang: EngineAdapter = {
   name: 'sglang',
   repository: 'github.com/sgl-project/sglang',
   reasoningField: 'reasoning_content',
+  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens, only with --enable-cache-report',
   extensions: {
     ignoreEos: true,
     minTokens: true,

@@ -7,6 +7,7 @@ export const tgi: EngineAdapter = {
   name: 'tgi',
   repository: 'github.com/huggingface/text-generation-inference',
   // No `min_tokens` / `ignore_eos` (silently ignored) and no continuous usage.
+  cachedTokensSource: 'not reported',
   extensions: {
     ignoreEos: false,
     minTokens: false,

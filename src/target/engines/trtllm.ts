@@ -20,6 +20,7 @@ export const trtllm: EngineAdapter = {
   name: 'trtllm',
   repository: 'github.com/NVIDIA/TensorRT-LLM',
   reasoningField: 'reasoning_content',
+  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens (always)',
   extensions: {
     ignoreEos: true,
     minTokens: true,

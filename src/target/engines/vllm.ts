@@ -7,6 +7,7 @@ export const vllm: EngineAdapter = {
   name: 'vllm',
   repository: 'github.com/vllm-project/vllm',
   reasoningField: 'reasoning', // `reasoning_content` before PR #27752; the client reads both
+  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens, only with --enable-prompt-tokens-details',
   extensions: {
     ignoreEos: true,
     minTokens: true,
