@@ -20,6 +20,17 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       },
     );
   }
+  if (r.status === 502 || r.status === 503 || r.status === 504) {
+    // llama.cpp answers 503 on every path while loading; a proxy answers 502/504 while the engine is down.
+    const msg = parseErrorBody(r.text).message;
+    throw new BenchError(
+      'TARGET_UNREACHABLE',
+      `${where} is not ready (HTTP ${r.status}: ${msg.slice(0, 200)}).`,
+      {
+        hint: 'Wait until the server has finished loading, then retry.',
+      },
+    );
+  }
   if (r.status < 200 || r.status >= 300 || r.json === undefined) {
     const what =
       /html/i.test(r.contentType) || r.text.trimStart().startsWith('<') ? 'an HTML page' : `HTTP ${r.status}`;

@@ -50,6 +50,8 @@ export function nvidiaLoop(gpuCount: number, command = 'nvidia-smi', loopMs = 50
         }
       });
       child.unref();
+      // The pipe would keep this process alive; if this process dies, nvidia-smi dies of SIGPIPE on its next line.
+      (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
     },
     latestW: () => latest,
     stop() {

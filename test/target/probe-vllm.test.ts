@@ -114,3 +114,20 @@ describe('probe: vLLM fixture', () => {
     expect(info.metricsAvailable).toBe(false);
   });
 });
+
+describe('probe: a server that is still loading', () => {
+  it('llama.cpp 503 "Loading model" is TARGET_UNREACHABLE with the reason', async () => {
+    srv = await serveFixture('llamacpp', {
+      routes: {
+        'GET /v1/models': {
+          status: 503,
+          body: { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } },
+        },
+      },
+    });
+    await expect(probeTarget({ baseUrl: srv.url, hardware: noHw })).rejects.toMatchObject({
+      code: 'TARGET_UNREACHABLE',
+      message: expect.stringMatching(/not ready \(HTTP 503: Loading model\)/) as unknown,
+    });
+  });
+});
