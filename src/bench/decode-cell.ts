@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
 import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
@@ -41,12 +42,13 @@ export async function runDecodeCell(
   const cell = `decode ${contextTokens}x${n}`;
   const inflight = new AbortController();
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits
+  setMaxListeners(0, inflight.signal, early.signal); // one listener per request in flight
   const onStop = () => early.abort();
   stop.addEventListener('abort', onStop, { once: true });
   const rampDone = new AbortController();
   const firstSeen = new Set<number>();
   const sent: Sent[] = [];
-  let windowOpenMs: number | undefined;
+  const state: { windowOpenMs?: number } = {};
   let closing = false;
   let errors = 0;
   let errorLimitHit = false;
@@ -59,7 +61,7 @@ export async function runDecodeCell(
     while (!closing) {
       const s = await sender.send({
         cell,
-        phase: windowOpenMs === undefined ? 'ramp' : 'window',
+        phase: state.windowOpenMs === undefined ? 'ramp' : 'window',
         contextTokens,
         concurrency: n,
         slot,
@@ -96,7 +98,8 @@ export async function runDecodeCell(
   const rampOrEarly = AbortSignal.any([rampDone.signal, early.signal]);
   await clock.sleep(spec.rampTimeoutMs, rampOrEarly);
   const rampTimedOut = firstSeen.size < n;
-  windowOpenMs = clock.now();
+  const windowOpenMs = clock.now();
+  state.windowOpenMs = windowOpenMs;
   sampler?.start(windowOpenMs);
   await clock.sleep(spec.durationMs, early.signal);
   const closeMs = clock.now();

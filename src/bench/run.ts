@@ -22,8 +22,7 @@ import type { TargetInfo } from '../target/types.js';
 import { buildDecodeCell } from './cell-result.js';
 import { realClock, type BenchClock, type PromptSource, type StreamFn } from './context.js';
 import { runDecodeCell } from './decode-cell.js';
-import { fatalError } from './fatal.js';
-import { FirstTokenTap } from './first-token-tap.js';
+import { fatalCode, fatalError } from './fatal.js';
 import { measurePrefill } from './prefill.js';
 import { createPromptSource } from './prompt-source.js';
 import { resultSkeleton, settingsFromResult } from './result-state.js';
@@ -34,7 +33,7 @@ import { warmUp } from './warmup.js';
 
 export interface BenchRunDeps {
   clock?: BenchClock;
-  stream?: StreamFn; // default: the undici client, with the first-token tap
+  stream?: StreamFn; // default: the undici client (src/client)
   probe?: typeof probeTarget;
   createSampler?: (
     info: TargetInfo,
@@ -62,6 +61,7 @@ export interface RunOutcome {
 }
 
 const cellKey = (c: number, n: number) => `decode ${c}x${n}`;
+const CONNECT_PROMPT_TOKENS = 1024;
 
 // One benchmark run: probe, plan, prefill, decode cells, checkpoint after each, reports at the end.
 // No global state: start() may be called again for a new run (a fresh runId unless one was given).
@@ -193,7 +193,6 @@ export class BenchRun {
     const resultPath = save();
 
     const stream = this.deps.stream ?? streamRequest;
-    const tap = this.deps.stream ? undefined : new FirstTokenTap(clock.now);
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
       runId,
       seed: result.config.seed,
@@ -215,7 +214,6 @@ export class BenchRun {
       prompts,
       stream,
       clock,
-      tap,
     );
     const makeSampler = this.deps.createSampler ?? defaultSampler;
     const sampler = makeSampler(info, baseUrl, s.apiKey, s.metricsIntervalS * 1000);
@@ -257,6 +255,21 @@ export class BenchRun {
     const log = (sent: readonly Sent[]) => appendRequestLines(logPath, sent.map(toRequestLine));
 
     try {
+      // One throwaway request first: connection setup and first-use costs (both sides) stay out of the first
+      // cold prefill; a wrong key or model fails here, before any measurement.
+      if (!stop.aborted) {
+        progress.phase('connecting');
+        const first = await sender.send({
+          cell: 'connect',
+          phase: 'warmup',
+          contextTokens: CONNECT_PROMPT_TOKENS,
+          slot: 0,
+          maxTokens: 1,
+          signal: stop,
+        });
+        const code = fatalCode(first.record);
+        if (code) throw fatalError(code, first.record, 'the first request');
+      }
       const allContexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])].sort(
         (a, b) => a - b,
       );

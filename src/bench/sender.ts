@@ -4,7 +4,6 @@ import type { RequestLine } from '../results/io.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';
 import type { BenchClock, PromptSource, StreamFn } from './context.js';
-import type { FirstTokenTap } from './first-token-tap.js';
 
 export interface SendSpec {
   cell: string;
@@ -43,7 +42,6 @@ export class Sender {
     private readonly prompts: PromptSource,
     private readonly stream: StreamFn,
     private readonly clock: BenchClock,
-    private readonly tap?: FirstTokenTap,
   ) {}
 
   async send(spec: SendSpec): Promise<Sent> {
@@ -56,7 +54,6 @@ export class Sender {
       ignoreEos: this.cfg.ignoreEos,
       sampling: this.cfg.sampling,
     });
-    if (spec.onFirstToken && this.tap) this.tap.watch(requestId, spec.onFirstToken);
     const record = await this.stream({
       baseUrl: this.cfg.baseUrl,
       ...(this.cfg.apiKey ? { apiKey: this.cfg.apiKey } : {}),
@@ -66,12 +63,8 @@ export class Sender {
       ...(spec.signal ? { signal: spec.signal } : {}),
       timeouts: { firstTokenMs: spec.firstTokenTimeoutMs ?? firstTokenTimeoutMs(spec.contextTokens) },
       now: this.clock.now,
-      ...(this.tap ? { dispatcher: this.tap.dispatcher } : {}),
+      ...(spec.onFirstToken ? { onFirstToken: spec.onFirstToken } : {}),
     });
-    if (this.tap) this.tap.forget(requestId);
-    // Without a tap (tests with a fake transport) the first token is known only at the end.
-    if (spec.onFirstToken && !this.tap && record.firstTokenAtMs !== undefined)
-      spec.onFirstToken(record.firstTokenAtMs);
     return { spec, requestId, record, estTokens };
   }
 }

@@ -1,13 +1,73 @@
 import type { Command } from 'commander';
-import { BenchError } from '../errors.js';
+import { normalizeBaseUrl } from '../bench/settings.js';
+import { addOptions, resolveOptions } from '../config/resolve.js';
+import { buildPlan, type Plan } from '../plan/plan.js';
+import { contextLabel } from '../plan/contexts.js';
+import { estimateDuration, formatDurationS, type Estimate } from '../plan/estimate.js';
+import { probeTarget } from '../target/probe.js';
+import { resolveApiKey } from './api-key.js';
 
-// Placeholder until the owning issue lands; replaced wholesale by the command's implementation.
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('plan')
-    .description('(not yet available)')
-    .allowUnknownOption(true)
-    .action(() => {
-      throw new BenchError('USAGE', '`plan` is not available in this build.');
+    .description(
+      'print the cells, their statuses (Over capacity) and an estimated duration, without running anything',
+    );
+  addOptions(cmd, 'plan');
+  cmd.action(async (flags: Record<string, unknown>) => {
+    const o = resolveOptions('plan', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
+    let maxModelLen = o.maxModelLen;
+    let kvCapacity = o.kvCapacity;
+    let source = 'flags';
+    // Online: what the flags do not say, the server does.
+    if (o.baseUrl && (maxModelLen === undefined || kvCapacity === undefined)) {
+      const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile });
+      const info = await probeTarget({
+        baseUrl: normalizeBaseUrl(o.baseUrl),
+        ...(apiKey ? { apiKey } : {}),
+        ...(o.model ? { model: o.model } : {}),
+        ...(o.engine ? { engine: o.engine } : {}),
+      });
+      maxModelLen ??= info.maxModelLen;
+      kvCapacity ??= info.kvCapacityTokens;
+      source = `${info.engine.name} at ${o.baseUrl}`;
+    }
+    const plan = buildPlan({
+      ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+      ...(kvCapacity !== undefined ? { kvCapacityTokens: kvCapacity } : {}),
+      maxOutput: o.maxOutput,
+      ...(o.contexts ? { contexts: o.contexts } : {}),
+      ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
+      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
+    const est = estimateDuration(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats });
+    process.stdout.write(
+      o.json
+        ? JSON.stringify({ ...plan, source, estimate: est }, null, 2) + '\n'
+        : planTable(plan, est, source),
+    );
+  });
+}
+
+const SHORT: Record<string, string> = { run: 'run', 'Over capacity': 'over', 'Too long': 'long' };
+
+export function planTable(plan: Plan, est: Estimate, source: string): string {
+  const w = 6;
+  const lines = [
+    `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}, max output ${plan.maxOutput}`,
+    `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
+    '',
+    ['context'.padEnd(8), ...plan.concurrency.map((n) => String(n).padStart(w))].join(' '),
+    ...plan.contexts.map((c) =>
+      [
+        contextLabel(c).padEnd(8),
+        ...plan.concurrency.map((n) =>
+          SHORT[plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!.status]!.padStart(w),
+        ),
+      ].join(' '),
+    ),
+    '',
+    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity); estimated ${formatDurationS(est.totalS)} (${formatDurationS(est.decodeS)} decode, ${formatDurationS(est.prefillS)} cold prefill)`,
+  ];
+  return lines.join('\n') + '\n';
 }

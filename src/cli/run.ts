@@ -1,13 +1,65 @@
 import type { Command } from 'commander';
+import { BenchRun, type RunOutcome } from '../bench/run.js';
+import type { RunSettings } from '../bench/settings.js';
+import { addOptions, resolveOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
+import { chooseProgress, type ProgressSink } from '../progress/index.js';
+import { resolveApiKey } from './api-key.js';
+import { toRunSettings } from './run-settings.js';
 
-// Placeholder until the owning issue lands; replaced wholesale by the command's implementation.
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('run')
-    .description('(not yet available)')
-    .allowUnknownOption(true)
-    .action(() => {
-      throw new BenchError('USAGE', '`run` is not available in this build.');
-    });
+    .description(
+      'measure a server: prefill by context, sustained decode by concurrency; writes <out>/<runId>/result.json',
+    );
+  addOptions(cmd, 'run');
+  cmd.action(async (flags: Record<string, unknown>) => {
+    const o = resolveOptions('run', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
+    const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile });
+    const settings = toRunSettings(o, apiKey);
+    const progress = chooseProgress({ quiet: o.quiet === true });
+    const out = await runWithSignals(settings, progress);
+    printOutcome(out, o.quiet === true);
+  });
+}
+
+// Ctrl-C (or SIGTERM): abort in-flight requests, keep finished cells, mark the result interrupted. A second
+// Ctrl-C exits at once (the last checkpoint is already on disk).
+export async function runWithSignals(settings: RunSettings, progress: ProgressSink): Promise<RunOutcome> {
+  const run = new BenchRun(settings, { progress });
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    process.stderr.write('\ninterrupting: aborting the cell in progress and saving the result...\n');
+    run.interrupt();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let out: RunOutcome;
+  try {
+    out = await run.start();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (run.interrupted)
+    throw new BenchError(
+      'INTERRUPTED',
+      `run interrupted; ${out.result.decode.length} finished cells kept in ${out.resultPath}.`,
+      {
+        hint: `Continue it with: llm-inference-bench run --resume ${out.dir}`,
+      },
+    );
+  progress.finish(`done: ${out.result.decode.length} cells, ${out.result.prefill.length} prefill points`);
+  return out;
+}
+
+export function printOutcome(out: RunOutcome, quiet: boolean): void {
+  const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
+  if (!quiet && out.reports.length === 0)
+    lines.push('report: not written (the report module is not available in this build)');
+  for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
+  process.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,5 +1,4 @@
 export * from './options.js';
 export * from './schema.js';
-export * from './api-key.js';
 export * from './suggest.js';
 export * from './resolve.js';

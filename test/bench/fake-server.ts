@@ -64,6 +64,7 @@ export function fakeServer(o: {
             const k = Math.min(o.tokensPerChunk ?? 1, maxTokens - produced);
             produced += k;
             chunks.push([now(), k]);
+            if (chunks.length === 1) opts.onFirstToken?.(chunks[0]![0]);
             if (produced >= maxTokens) {
               opts.signal?.removeEventListener('abort', onAbort);
               finish(true);

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { BenchError } from '../../src/errors.js';
-import { OPTIONS, addOptions, resolveApiKey, resolveOptions } from '../../src/config/index.js';
-import { redactSecrets } from '../../src/secrets.js';
+import { OPTIONS, addOptions, resolveOptions } from '../../src/config/index.js';
 
 function parse(argv: string[]) {
   const program = new Command().exitOverride();
@@ -89,22 +88,5 @@ describe('resolveOptions', () => {
       /--concurrency\[1\]: expected a value >= 1; --max-output: expected a number/,
     );
     expect(() => parse(['--base-url', 'ftp://x'])).toThrow(/--base-url: expected an http/);
-  });
-});
-
-describe('resolveApiKey', () => {
-  it('takes the flag, then the file, then LLM_BENCH_API_KEY, then OPENAI_API_KEY, and registers it as a secret', () => {
-    const kf = file('key', 'sk-from-file-XYZ\n');
-    expect(resolveApiKey({ apiKey: 'sk-flag-1234' }, { OPENAI_API_KEY: 'sk-env' })).toBe('sk-flag-1234');
-    expect(resolveApiKey({ apiKeyFile: kf }, { OPENAI_API_KEY: 'sk-env' })).toBe('sk-from-file-XYZ');
-    expect(resolveApiKey({}, { LLM_BENCH_API_KEY: 'sk-bench-77', OPENAI_API_KEY: 'sk-env-88' })).toBe(
-      'sk-bench-77',
-    );
-    expect(resolveApiKey({}, { OPENAI_API_KEY: 'sk-env-88' })).toBe('sk-env-88');
-    expect(resolveApiKey({}, {})).toBeUndefined();
-    expect(redactSecrets('key sk-from-file-XYZ here')).toBe('key <redacted> here');
-    expect(() => resolveApiKey({ apiKeyFile: join(dir, 'missing') }, {})).toThrow(
-      /cannot read --api-key-file/,
-    );
   });
 });

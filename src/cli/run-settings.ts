@@ -1,0 +1,51 @@
+import type { RunSettings } from '../bench/settings.js';
+import type { ResolvedOptions } from '../config/resolve.js';
+
+// Resolved options (flags over YAML over defaults) -> the runner's settings; only given sampling fields are sent.
+export function toRunSettings(o: ResolvedOptions, apiKey: string | undefined): RunSettings {
+  const sampling: Record<string, unknown> = {};
+  if (o.temperature !== undefined) sampling.temperature = o.temperature;
+  if (o.topP !== undefined) sampling.top_p = o.topP;
+  if (o.topK !== undefined) sampling.top_k = o.topK;
+  const hardware = {
+    ...(o.gpuName ? { gpuName: o.gpuName } : {}),
+    ...(o.gpuCount ? { gpuCount: o.gpuCount } : {}),
+    ...(o.gpuMemoryGb ? { gpuMemoryGb: o.gpuMemoryGb } : {}),
+  };
+  const s: RunSettings = {
+    api: o.api,
+    maxOutput: o.maxOutput,
+    durationS: o.duration,
+    prefillRepeats: o.prefillRepeats,
+    rampTimeoutS: o.rampTimeout,
+    settleTimeoutS: o.settleTimeout,
+    settlePauseS: o.settlePause,
+    metricsIntervalS: o.metricsInterval,
+    ignoreEos: o.ignoreEos,
+    sampling,
+    seed: o.seed,
+    outDir: o.out,
+  };
+  const opt = <K extends keyof RunSettings>(k: K, v: RunSettings[K] | undefined) => {
+    if (v !== undefined) s[k] = v;
+  };
+  opt('baseUrl', o.baseUrl);
+  opt('apiKey', apiKey);
+  opt('model', o.model);
+  opt('engine', o.engine);
+  opt('contexts', o.contexts);
+  opt('prefillContexts', o.prefillContexts);
+  opt('concurrency', o.concurrency);
+  opt('maxModelLen', o.maxModelLen);
+  opt('kvCapacity', o.kvCapacity);
+  opt('runId', o.runId);
+  opt('title', o.title);
+  opt('launchCommand', o.launchCommand);
+  opt('revision', o.revision);
+  opt('quantization', o.quantization);
+  if (Object.keys(hardware).length) s.hardware = hardware;
+  // --resume DIR, or --resume with --out pointing at the run folder.
+  if (o.resume !== undefined && o.resume !== false)
+    s.resumeDir = typeof o.resume === 'string' ? o.resume : o.out;
+  return s;
+}
