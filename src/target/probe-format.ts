@@ -66,18 +66,21 @@ function fmt(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+const METRIC_WORDS: Record<string, string> = {
+  running: 'running',
+  waiting: 'waiting',
+  kvUsage: 'KV usage',
+  prefixCacheHits: 'prefix cache',
+  specDrafts: 'spec decoding',
+  specAcceptedTokens: 'spec decoding',
+  specAcceptLength: 'spec decoding',
+};
+
 function metricList(info: TargetInfo): string {
-  const n = info.metricNames ?? {};
-  const have = (
-    [
-      ['running', n.running],
-      ['waiting', n.waiting],
-      ['KV usage', n.kvUsage],
-      ['prefix cache', n.prefixHits],
-      ['spec decoding', n.specAccepted ?? n.specAcceptLength],
-    ] as const
-  ).filter(([, v]) => v && v.length > 0);
-  return have.map(([k]) => k).join(', ') || 'engine-specific';
+  const words = new Set(
+    (info.metricsPresent ?? []).map((k) => METRIC_WORDS[k]).filter((w): w is string => !!w),
+  );
+  return [...words].join(', ') || 'none of running/waiting/KV usage';
 }
 
 function extensionList(info: TargetInfo): string {

@@ -11,6 +11,7 @@ import { findLaunchCommand, isLoopbackOrLocal } from './launch-command.js';
 import type { EngineFlags } from './metadata.js';
 import { buildEngine } from './metadata.js';
 import { listModels, pickModel } from './models.js';
+import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import type { EngineAdapter, ModelsListing, ProbeContext, TargetInfo } from './types.js';
 
@@ -131,6 +132,8 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
     Object.assign(info, { kvCapacityTokens: d.kvCapacityTokens, kvCapacitySource: d.kvCapacitySource });
   if (d.metricsAvailable)
     Object.assign(info, { metricsPath: d.metricsPath ?? '/metrics', metricNames: adapter.metricNames });
+  if (d.metricsAvailable)
+    info.metricsPresent = await presentMetrics(ctx, adapter, info.metricsPath ?? '/metrics');
   if (adapter.reasoningField) info.reasoningField = adapter.reasoningField;
   info.cachedTokensSource = adapter.cachedTokensSource;
   info.tokenizeAvailable = d.tokenize !== undefined;
@@ -138,6 +141,14 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   if (launchCommand) info.launchCommand = launchCommand;
   if (d.warnings?.length) info.warnings = d.warnings;
   return info;
+}
+
+// Which sample fields the server exposes right now (memoised GET: TRT-LLM's draining /metrics is read once).
+async function presentMetrics(ctx: ProbeContext, adapter: EngineAdapter, path: string): Promise<string[]> {
+  const r = await ctx.get(path);
+  if (!r.ok || r.status !== 200) return [];
+  const s = adapter.readSample ? adapter.readSample(r.text) : readPromSample(r.text, adapter.metricNames);
+  return Object.keys(s ?? {});
 }
 
 function isCompleteHardware(h: ProbeOptions['hardware']): h is Hardware {

@@ -38,6 +38,7 @@ export interface TargetInfo {
   metricsAvailable: boolean;
   metricsPath?: string; // relative to the server root, e.g. '/metrics'
   metricNames?: MetricNames;
+  metricsPresent?: string[]; // ServerSample fields the probe-time scrape carried (spec counters only when configured)
   reasoningField?: string;
   cachedTokensSource?: string; // where cached prompt-token counts show, in words
   extensions: Extensions;

@@ -122,6 +122,8 @@ describe.each(Object.entries(EXPECT))('adapter %s against its recorded transcrip
     }
     expect(info.extensions).toEqual(adapterByName(engine).extensions);
     expect(info.cachedTokensSource).toBe(adapterByName(engine).cachedTokensSource);
+    if (exp.sample) expect(new Set(info.metricsPresent)).toEqual(new Set(Object.keys(exp.sample)));
+    else expect(info.metricsPresent).toBeUndefined();
     expect(srv.requests.filter((r) => GENERATING.includes(r.path))).toEqual([]);
     // SGLang's and TRT-LLM's /health submit a generation (engines.md); nobody needs /health to probe.
     expect(srv.requests.filter((r) => r.path.startsWith('/health'))).toEqual([]);
