@@ -6,6 +6,7 @@ import type { MetricsSampler } from '../target/metrics-sampler.js';
 import type { BenchClock } from './context.js';
 import { fatalCode } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
+import { runDecodeCellOnWorkers } from './workers/decode-cell-workers.js';
 
 export interface DecodeCellSpec {
   contextTokens: number;
@@ -13,6 +14,7 @@ export interface DecodeCellSpec {
   maxOutput: number;
   durationMs: number;
   rampTimeoutMs: number;
+  workers?: number; // > 1: the slots' loops run on worker threads (src/bench/workers)
 }
 
 export interface DecodeCellRun {
@@ -38,6 +40,7 @@ export async function runDecodeCell(
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
 ): Promise<DecodeCellRun> {
+  if ((spec.workers ?? 1) > 1) return runDecodeCellOnWorkers(sender, clock, spec, sampler, stop, spec.workers!);
   const { contextTokens, concurrency: n } = spec;
   const cell = `decode ${contextTokens}x${n}`;
   const inflight = new AbortController();

@@ -44,6 +44,16 @@ export class Sender {
     private readonly clock: BenchClock,
   ) {}
 
+  // What a worker thread needs to send the same requests (src/bench/workers): plain data and the prompt source.
+  workerParts(): {
+    cfg: SenderConfig;
+    info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>;
+    prompts: PromptSource;
+  } {
+    const { engine, model, extensions } = this.info;
+    return { cfg: this.cfg, info: { engine, model, extensions }, prompts: this.prompts };
+  }
+
   async send(spec: SendSpec): Promise<Sent> {
     const { text, estTokens } = await this.prompts.prompt(spec.contextTokens, spec.slot);
     const requestId = `${this.cfg.idPrefix}-${++this.seq}`;

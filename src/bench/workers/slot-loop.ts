@@ -1,0 +1,65 @@
+import type { ErrorCode } from '../../errors.js';
+import type { BenchClock } from '../context.js';
+import { fatalCode } from '../fatal.js';
+import type { Sender, Sent } from '../sender.js';
+
+// The closed loop of one slot (METHOD.md "Sustained decode"), the same steps as src/bench/decode-cell.ts: send,
+// keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
+// cell is the caller's decision (onError), since the error limit counts across all slots.
+export interface SlotLoopHooks {
+  closing(): boolean;
+  phase(): 'ramp' | 'window';
+  onFirstToken(slot: number, atMs: number): void;
+  onSent(s: Sent): void;
+  // Returns true when this slot must stop (fatal error or error limit).
+  onError(s: Sent, fatal: ErrorCode | undefined): boolean;
+}
+
+export interface SlotLoopSpec {
+  cell: string;
+  contextTokens: number;
+  concurrency: number;
+  maxOutput: number;
+  firstTokenTimeoutMs: number;
+}
+
+export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
+
+export async function runSlotLoop(
+  slot: number,
+  sender: Sender,
+  clock: BenchClock,
+  spec: SlotLoopSpec,
+  inflight: AbortSignal,
+  early: AbortSignal,
+  hooks: SlotLoopHooks,
+): Promise<void> {
+  let consecutive = 0;
+  let seen = false;
+  while (!hooks.closing()) {
+    const s = await sender.send({
+      cell: spec.cell,
+      phase: hooks.phase(),
+      contextTokens: spec.contextTokens,
+      concurrency: spec.concurrency,
+      slot,
+      maxTokens: spec.maxOutput,
+      signal: inflight,
+      firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
+      onFirstToken: (atMs) => {
+        if (seen) return;
+        seen = true;
+        hooks.onFirstToken(slot, atMs);
+      },
+    });
+    hooks.onSent(s);
+    const kind = s.record.error?.kind;
+    if (s.record.ok || kind === 'aborted') {
+      consecutive = 0;
+      continue;
+    }
+    consecutive += 1;
+    if (hooks.onError(s, fatalCode(s.record))) return;
+    await clock.sleep(backoffMs(consecutive), early);
+  }
+}

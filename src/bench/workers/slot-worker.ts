@@ -1,0 +1,74 @@
+// Worker thread entry: runs the closed loops of the slots it was given and reports first tokens, errors and,
+// at the close, every record. Timestamps are epoch ms (performance.timeOrigin + performance.now()), the one
+// clock every thread of the process shares (INTERFACES.md).
+import { setMaxListeners } from 'node:events';
+import { parentPort } from 'node:worker_threads';
+import { streamRequest } from '../../client/stream.js';
+import { realClock, type PromptSource } from '../context.js';
+import { Sender, type Sent } from '../sender.js';
+import type { FromWorker, InitMessage, ToWorker } from './protocol.js';
+import { runSlotLoop } from './slot-loop.js';
+
+const port = parentPort;
+if (!port) throw new Error('slot-worker must run in a worker thread');
+const post = (m: FromWorker) => port.postMessage(m);
+
+// A record crosses the thread boundary: the spec's signal and callback stay behind.
+function plain(s: Sent): Sent {
+  const { signal: _signal, onFirstToken: _cb, ...spec } = s.spec;
+  return { ...s, spec };
+}
+
+let phase: 'ramp' | 'window' = 'ramp';
+let closing = false;
+const inflight = new AbortController();
+const early = new AbortController();
+setMaxListeners(0, inflight.signal, early.signal);
+
+async function run(init: InitMessage): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  const texts = new Map(init.slots.map((s) => [s.slot, { text: s.text, estTokens: s.estTokens }]));
+  const prompts: PromptSource = {
+    prompt: async (_ctx, slot) => {
+      const p = texts.get(slot);
+      if (!p) throw new Error(`slot ${slot} has no prompt in this worker`);
+      return p;
+    },
+  };
+  const sender = new Sender(init.cfg, init.info, prompts, streamRequest, realClock);
+  const sent: Sent[] = [];
+  await Promise.all(
+    init.slots.map((s) =>
+      runSlotLoop(s.slot, sender, realClock, init, inflight.signal, early.signal, {
+        closing: () => closing,
+        phase: () => phase,
+        onFirstToken: (slot, atMs) => post({ type: 'first', slot, atMs }),
+        onSent: (x) => sent.push(plain(x)),
+        onError: (x, code) => {
+          post(
+            code
+              ? { type: 'error', slot: s.slot, fatal: { code, sent: plain(x) } }
+              : { type: 'error', slot: s.slot },
+          );
+          return code !== undefined;
+        },
+      }),
+    ),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  post({ type: 'done', sent, cpuMs: (cpu.user + cpu.system) / 1000 });
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'init')
+    run(m).catch((e: unknown) =>
+      post({ type: 'crash', message: e instanceof Error ? e.message : String(e) }),
+    );
+  else if (m.type === 'open') phase = 'window';
+  else if (m.type === 'close') {
+    closing = true;
+    early.abort();
+    inflight.abort();
+  }
+});
+post({ type: 'ready' });
