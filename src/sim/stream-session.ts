@@ -23,7 +23,6 @@ export interface GenRequest {
 export const SSE_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
-  connection: 'keep-alive',
 };
 
 // One generation request from admission to its last byte: turns engine emissions into the flavor's events,
