@@ -6,13 +6,26 @@ const COLON = 58;
 const SPACE = 32;
 
 export type SseHandler = (type: string, data: string) => void;
+/** Sees a single-line event's raw bytes first; returns true when it consumed the event. */
+export type SseRawHandler = (type: string, line: Buffer, start: number, end: number) => boolean;
 
 export class SseDecoder {
   private type = '';
   private data: string | undefined;
   private more: string[] | undefined;
+  // First data line of the current event, kept as bytes until we know the event has only that line.
+  private raw: Buffer | undefined;
+  private rawStart = 0;
 
-  constructor(private readonly onEvent: SseHandler) {}
+  constructor(
+    private readonly onEvent: SseHandler,
+    private readonly onRaw?: SseRawHandler,
+  ) {}
+
+  /** Call after each network read: a pending raw line must not outlive the read's buffer. */
+  settle(): void {
+    if (this.raw !== undefined) this.materialize();
+  }
 
   line(line: Buffer): void {
     const n = line.length;
@@ -22,6 +35,11 @@ export class SseDecoder {
     // Fast check for "data:" without decoding the whole line first.
     if (c0 === 100 && n >= 5 && line[1] === 97 && line[2] === 116 && line[3] === 97 && line[4] === COLON) {
       const start = n > 5 && line[5] === SPACE ? 6 : 5;
+      if (this.onRaw !== undefined && this.data === undefined && this.raw === undefined) {
+        this.raw = line;
+        this.rawStart = start;
+        return;
+      }
       this.addData(line.toString('utf8', start, n).trimEnd());
       return;
     }
@@ -45,14 +63,31 @@ export class SseDecoder {
     this.dispatch();
   }
 
+  private materialize(): void {
+    const raw = this.raw!;
+    this.raw = undefined;
+    this.data = raw.toString('utf8', this.rawStart, raw.length).trimEnd();
+  }
+
   private addData(value: string): void {
+    if (this.raw !== undefined) this.materialize();
     if (this.data === undefined) this.data = value;
     else (this.more ??= []).push(value);
   }
 
   private dispatch(): void {
-    const first = this.data;
     const type = this.type;
+    if (this.raw !== undefined) {
+      const raw = this.raw;
+      this.raw = undefined;
+      this.type = '';
+      let end = raw.length;
+      while (end > this.rawStart && (raw[end - 1] === SPACE || raw[end - 1] === 9)) end--;
+      if (this.onRaw!(type === '' ? 'message' : type, raw, this.rawStart, end)) return;
+      this.onEvent(type === '' ? 'message' : type, raw.toString('utf8', this.rawStart, raw.length).trimEnd());
+      return;
+    }
+    const first = this.data;
     this.type = '';
     if (first === undefined) return;
     const data = this.more === undefined ? first : [first, ...this.more].join('\n');

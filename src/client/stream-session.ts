@@ -2,15 +2,15 @@
 // with the time it arrived, so tests can feed transcripts byte by byte and the benchmark can compare stacks.
 import { redactSecrets } from '../secrets.js';
 import type { ErrorKind, RequestError, RequestRecord } from './types.js';
-import { fastChunk } from './fast-chunk.js';
-import { errorOf, fullChunk } from './full-chunk.js';
+import { TemplateCache } from './chunk-template.js';
+import { errorOf, fullChunk, type FullChunk } from './full-chunk.js';
 import { LineDecoder } from './line-decoder.js';
 import { SseDecoder } from './sse-decoder.js';
 import { TokenLedger, type TokenSource } from './token-ledger.js';
 
 export interface SessionOptions {
   keepText?: boolean;
-  fastPath?: boolean; // default true; false = JSON.parse every event (benchmarks, tests)
+  fastPath?: boolean; // default true (chunk templates); false = JSON.parse every event (benchmarks, tests)
   tokenize?: (text: string) => Promise<number | undefined>;
   charsPerTokenEstimate?: number; // last resort when neither usage nor tokenize gives a count
 }
@@ -41,12 +41,15 @@ export class StreamSession {
   private readonly ledger: TokenLedger;
   private readonly lines: LineDecoder;
   private readonly sse: SseDecoder;
-  private readonly fast: boolean;
+  private readonly templates: TemplateCache | undefined;
 
   constructor(private readonly opts: SessionOptions = {}) {
-    this.fast = opts.fastPath !== false;
+    this.templates = opts.fastPath === false ? undefined : new TemplateCache();
     this.ledger = new TokenLedger(opts.keepText === true || opts.tokenize !== undefined);
-    this.sse = new SseDecoder((type, data) => this.event(type, data));
+    this.sse = new SseDecoder(
+      (type, data) => this.event(type, data),
+      this.templates ? (type, line, start, end) => this.rawEvent(type, line, start, end) : undefined,
+    );
     this.lines = new LineDecoder((line) => this.sse.line(line));
   }
 
@@ -62,6 +65,7 @@ export class StreamSession {
     this.t = t;
     if (this.mode === 'sse') {
       this.lines.push(buf);
+      this.sse.settle();
       return;
     }
     const cap = this.mode === 'error-body' ? MAX_ERROR_BODY_BYTES : MAX_JSON_BODY_BYTES;
@@ -150,13 +154,7 @@ export class StreamSession {
       this.doneSeen = true;
       return;
     }
-    if (this.fast) {
-      const f = fastChunk(data);
-      if (f !== undefined) {
-        if (f.text !== '') this.text(f.text, f.reasoningChars);
-        return;
-      }
-    }
+    const templates = this.templates;
     let o: unknown;
     try {
       o = JSON.parse(data);
@@ -164,14 +162,24 @@ export class StreamSession {
       this.fail('bad_json', `invalid JSON in stream event: ${data.slice(0, 200)}`);
       return;
     }
-    this.apply(o);
+    const c = this.apply(o);
+    if (templates && c) templates.learn(data, o, c);
   }
 
-  private apply(o: unknown): void {
+  // Hot path: a single-line event that matches a learned template is a plain token event.
+  private rawEvent(type: string, line: Buffer, start: number, end: number): boolean {
+    if (this.stopped || type !== 'message') return this.stopped;
+    const hit = this.templates!.match(line, start, end);
+    if (hit === undefined) return false;
+    if (hit.text !== '') this.text(hit.text, hit.reasoningChars); // "" = a special token: not token-bearing
+    return true;
+  }
+
+  private apply(o: unknown): FullChunk | undefined {
     const c = fullChunk(o);
     if (c.error) {
       this.fail('stream_error_event', c.error.message, c.error.status);
-      return;
+      return undefined;
     }
     if (c.text !== '') this.text(c.text, c.reasoningChars);
     if (c.finishReason !== undefined) {
@@ -190,6 +198,7 @@ export class StreamSession {
     }
     if (c.predictedTokens !== undefined) this.predicted = c.predictedTokens;
     if (c.cacheN !== undefined) this.cacheN = c.cacheN;
+    return c;
   }
 
   private text(text: string, reasoningChars: number): void {

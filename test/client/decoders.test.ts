@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LineDecoder } from '../../src/client/line-decoder.js';
 import { SseDecoder } from '../../src/client/sse-decoder.js';
-import { fastChunk } from '../../src/client/fast-chunk.js';
+import { TemplateCache } from '../../src/client/chunk-template.js';
+import { fullChunk } from '../../src/client/full-chunk.js';
 import { createRng } from '../../src/prompts/rng.js';
 import { bytewise, feed, randomCuts, timeless, whole } from './feed.js';
 
@@ -60,42 +61,52 @@ describe('SseDecoder', () => {
   });
 });
 
-describe('fast path', () => {
-  it('answers only for flat token deltas and defers everything else to the full parse', () => {
-    expect(fastChunk('{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}')).toEqual({
-      text: 'hi',
-      reasoningChars: 0,
-    });
-    expect(fastChunk('{"choices":[{"delta":{"role":"assistant","content":null}}]}')).toEqual({
-      text: '',
-      reasoningChars: 0,
-    });
-    expect(fastChunk('{"choices":[{"delta":{"reasoning":"r\\"q"}}]}')).toEqual({
-      text: 'r"q',
-      reasoningChars: 3,
-    });
-    expect(fastChunk('{"choices":[{"text":"a\\\\","finish_reason":null}]}')).toEqual({
-      text: 'a\\',
-      reasoningChars: 0,
-    });
-    for (const unsure of [
-      '{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}',
-      '{"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":3}}',
-      '{"error":{"message":"boom"}}',
-      '{"object":"error","message":"boom"}',
-      '{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}',
-      '{"choices":[{"delta":{"tool_calls":[{"id":"1"}]}}]}',
-      '{"choices":[{"delta": {"content":"x"}}]}',
-      '{"choices":[{"delta":{"content":"x"',
+describe('chunk templates (the fast path)', () => {
+  const ev = (content: string, extra = '"logprobs":null,"finish_reason":null') =>
+    `{"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},${extra}}]}`;
+  const learnFrom = (d: string) => {
+    const t = new TemplateCache();
+    const o: unknown = JSON.parse(d);
+    t.learn(d, o, fullChunk(o));
+    return t;
+  };
+  const match = (t: TemplateCache, d: string) => {
+    const b = Buffer.from(`data: ${d}`);
+    return t.match(b, 6, b.length);
+  };
+
+  it('recognises a later event that differs only in the text, escapes included', () => {
+    const t = learnFrom(ev('Hello'));
+    expect(match(t, ev(' world'))).toEqual({ text: ' world', reasoningChars: 0 });
+    expect(match(t, ev('say "hi"\n\u00e9'))).toEqual({ text: 'say "hi"\n\u00e9', reasoningChars: 0 });
+    expect(match(t, ev('été 😀'))).toEqual({ text: 'été 😀', reasoningChars: 0 });
+  });
+
+  it('misses whenever anything but the text changed, or the hole is not one JSON string', () => {
+    const t = learnFrom(ev('Hello'));
+    expect(match(t, ev('x', '"logprobs":null,"finish_reason":"stop"'))).toBeUndefined();
+    expect(match(t, ev('x').replace('"created":7', '"created":8'))).toBeUndefined();
+    expect(match(t, ev('x').replace('}]}', '}],"usage":{"completion_tokens":3}}'))).toBeUndefined();
+    // Unescaped quotes in the hole: the event is not the template's shape.
+    const forged = ev('PLACEHOLDER').replace('PLACEHOLDER', 'a"},"finish_reason":"stop","x":{"y":"');
+    expect(match(t, forged)).toBeUndefined();
+  });
+
+  it('learns only from plain token events', () => {
+    for (const d of [
+      ev('x', '"logprobs":null,"finish_reason":"length"'),
+      '{"choices":[{"delta":{"content":"a","reasoning":"b"}}]}',
+      '{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"a"}}]}',
+      '{"choices":[{"delta":{"content":"a"}}],"usage":{"completion_tokens":1}}',
+      '{"choices":[{"delta":{"role":"assistant","content":""}}]}',
     ]) {
-      expect(fastChunk(unsure), unsure).toBeUndefined();
+      const t = learnFrom(d);
+      expect(match(t, d), d).toBeUndefined();
     }
-    // Quotes inside content are escaped, so text that looks like a key cannot fool it.
-    expect(
-      fastChunk('{"choices":[{"delta":{"content":"say \\"usage\\": {"},"finish_reason":null}]}'),
-    ).toEqual({
-      text: 'say "usage": {',
-      reasoningChars: 0,
+    const r = learnFrom('{"choices":[{"delta":{"reasoning_content":"think"}}]}');
+    expect(match(r, '{"choices":[{"delta":{"reasoning_content":"more"}}]}')).toEqual({
+      text: 'more',
+      reasoningChars: 4,
     });
   });
 });
@@ -218,6 +229,49 @@ describe('decoder fuzz (bounded)', () => {
       const b = await feed(body, randomCuts(body, rng, 4), { keepText: true, fastPath: iter % 2 === 0 });
       expect(timeless(b)).toEqual(timeless(a));
       expect(a.outputTokens).toBe(a.chunks.reduce((s, c) => s + c[1], 0));
+    }
+  });
+});
+
+describe('fast path vs full parse on mutated engine-like streams (bounded fuzz)', () => {
+  it('gives identical records with and without chunk templates', async () => {
+    const rng = createRng(77);
+    const alphabet = [
+      'a',
+      ' b',
+      'é',
+      '😀',
+      '"',
+      '\\',
+      '\n',
+      '\t',
+      '}',
+      '{',
+      ',',
+      '\u2028',
+      '\ufffd',
+      'x"},"finish_reason":"stop',
+    ];
+    const t0 = Date.now();
+    for (let iter = 0; iter < 150 && Date.now() - t0 < 5000; iter++) {
+      const parts: string[] = [];
+      const created = 1 + Math.floor(rng() * 2);
+      for (let i = 0; i < 30; i++) {
+        let content = '';
+        for (let k = Math.floor(rng() * 3); k >= 0; k--)
+          content += alphabet[Math.floor(rng() * alphabet.length)];
+        const field = rng() < 0.2 ? 'reasoning_content' : 'content';
+        const fin = rng() < 0.05 ? '"stop"' : 'null';
+        let ev = `{"id":"x","created":${rng() < 0.9 ? created : 3},"choices":[{"index":0,"delta":{"${field}":${JSON.stringify(content)}},"finish_reason":${fin}}]}`;
+        if (rng() < 0.05) ev = ev.slice(0, Math.floor(rng() * ev.length)); // corrupt
+        parts.push(`data: ${ev}\n\n`);
+      }
+      parts.push('data: {"choices":[],"usage":{"completion_tokens":45}}\n\ndata: [DONE]\n\n');
+      const body = Buffer.from(parts.join(''));
+      const cuts = randomCuts(body, rng, 40);
+      const fast = await feed(body, cuts, { keepText: true });
+      const full = await feed(body, cuts, { keepText: true, fastPath: false });
+      expect(fast).toEqual(full);
     }
   });
 });

@@ -230,7 +230,12 @@ describe('onFirstToken', () => {
       res.end('data: [DONE]\n\n');
     });
     const seen: number[] = [];
-    const r = await streamRequest({ baseUrl: s.baseUrl, api: 'chat', body: {}, onFirstToken: (t) => seen.push(t) });
+    const r = await streamRequest({
+      baseUrl: s.baseUrl,
+      api: 'chat',
+      body: {},
+      onFirstToken: (t) => seen.push(t),
+    });
     expect(seen).toEqual([r.firstTokenAtMs]);
   });
 });
