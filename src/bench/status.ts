@@ -3,7 +3,7 @@ import { median, sortSamples } from '../stats/sorted.js';
 import type { WindowFigures } from '../stats/window.js';
 
 // Decisions where METHOD.md leaves the threshold to us (documented in docs/method.md "Status of a cell").
-export const QUEUE_WAITING_SAMPLE_FRACTION = 0.2; // metrics: waiting > 0 in at least 20% of window samples
+export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)
 export const QUEUE_WAIT_FACTOR = 4; // no metrics: a request sat > 4 x the cell's median TTFT ...
 export const QUEUE_WAIT_FLOOR_MS = 1000; // ... and > median TTFT + 1 s (or a quarter of a shorter window)
 export const FAIL_ERROR_FRACTION = 0.1; // Failed when errors reach 10% of the requests sent ...

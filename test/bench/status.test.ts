@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { decideStatus, queueWaitThresholdMs } from '../../src/bench/status.js';
+import { buildPrefillPoint, flagOutliers } from '../../src/bench/prefill.js';
+import type { WindowFigures } from '../../src/stats/window.js';
+
+const figures = (over: Partial<WindowFigures> = {}): WindowFigures => ({
+  outputTokens: 1000,
+  totalTokensPerS: 100,
+  perRequestTokensPerS: 25,
+  perRequestTokensPerSQ: { p50: 25, p90: 25, p99: 25 },
+  ttftMs: 100,
+  ttft: { p50: 100, p90: 100, p99: 100 },
+  tbtMs: 40,
+  chunkGapMs: { p50: 40, p90: 40, p99: 40 },
+  avgActive: 4,
+  completed: 0,
+  measuredS: 30,
+  requestsSent: 4,
+  errors: {},
+  abortedAtClose: 4,
+  ...over,
+});
+const base = { concurrency: 4, firstTokenWaitsMs: [90, 100, 110, 100], samples: [], errorLimitHit: false };
+
+describe('cell status', () => {
+  it('is Valid when nothing waited', () => {
+    expect(decideStatus({ ...base, figures: figures() }).status).toBe('Valid');
+  });
+
+  it('is Requests queued when metrics show waiting in at least half the samples', () => {
+    const samples = [0, 1, 2, 3].map((i) => ({ tMs: i * 1000, running: 2, waiting: i === 0 ? 0 : 2 }));
+    const d = decideStatus({ ...base, figures: figures({ avgActive: 2 }), samples });
+    expect(d.status).toBe('Requests queued');
+    expect(d.evidence).toContain('waiting requests in 3 of 4 samples (max 2)');
+    expect(d.evidence).toContain('median of 2 requests');
+  });
+
+  it('ignores a re-send caught waiting for one scheduler step', () => {
+    const samples = [0, 1, 2, 3].map((i) => ({ tMs: i * 1000, running: 4, waiting: i === 2 ? 1 : 0 }));
+    expect(decideStatus({ ...base, figures: figures(), samples }).status).toBe('Valid');
+  });
+
+  it('without metrics: a request that sat far longer than the median TTFT means queued', () => {
+    // threshold = max(4 x 100, 100 + 1000) = 1100 ms for a 30 s window
+    expect(queueWaitThresholdMs(100, 30_000)).toBe(1100);
+    expect(queueWaitThresholdMs(1000, 30_000)).toBe(4000);
+    expect(queueWaitThresholdMs(10, 400)).toBe(110); // a quarter of a short window
+    expect(decideStatus({ ...base, figures: figures(), firstTokenWaitsMs: [100, 1099] }).status).toBe(
+      'Valid',
+    );
+    const d = decideStatus({ ...base, figures: figures(), firstTokenWaitsMs: [100, 100, 30_100] });
+    expect(d.status).toBe('Requests queued');
+    expect(d.evidence).toContain('1 request waited up to 30100 ms');
+  });
+
+  it('is Failed at the error limit, without tokens, or when 10% of requests failed', () => {
+    expect(decideStatus({ ...base, figures: figures(), errorLimitHit: true }).status).toBe('Failed');
+    expect(decideStatus({ ...base, figures: figures({ outputTokens: 0 }) }).status).toBe('Failed');
+    // 2 of 20 = 10% -> Failed; 1 of 20 -> still measured
+    expect(
+      decideStatus({ ...base, figures: figures({ requestsSent: 20, errors: { http_status: 2 } }) }).status,
+    ).toBe('Failed');
+    expect(
+      decideStatus({ ...base, figures: figures({ requestsSent: 20, errors: { http_status: 1 } }) }).status,
+    ).toBe('Valid');
+    const d = decideStatus({
+      ...base,
+      figures: figures({ requestsSent: 40, errors: { timeout_idle: 3, connect: 2 } }),
+    });
+    expect(d.status).toBe('Failed');
+    expect(d.error).toContain('3 timeout_idle, 2 connect');
+  });
+});
+
+describe('prefill point', () => {
+  it('flags a repeat more than 25% from the median (the H200 seed 64K kind)', () => {
+    const reps = [22_800, 4_764, 16_900].map((tokensPerS) => ({
+      promptTokens: 65536,
+      ttftMs: 1,
+      tokensPerS,
+    }));
+    const flagged = flagOutliers(reps);
+    expect(flagged.map((r) => r.outlier ?? false)).toEqual([true, true, false]);
+    expect(flagOutliers([{ promptTokens: 1, ttftMs: 1, tokensPerS: 5 }])[0]!.outlier).toBeUndefined();
+  });
+
+  it('takes prompt tokens from usage, the median over repeats, and keeps errors', () => {
+    const rec = (ttft: number, prompt?: number) => ({
+      spec: { cell: 'prefill 8192', phase: 'prefill' as const, contextTokens: 8192, slot: 1, maxTokens: 1 },
+      requestId: 'x',
+      estTokens: 8200,
+      record: {
+        sentAtMs: 1000,
+        firstTokenAtMs: 1000 + ttft,
+        endAtMs: 1000 + ttft,
+        chunks: [[1000 + ttft, 1]] as Array<[number, number]>,
+        outputTokens: 1,
+        tokenCountSource: 'final_usage' as const,
+        ok: true,
+        ...(prompt ? { promptTokens: prompt } : {}),
+      },
+    });
+    const failed = {
+      ...rec(0),
+      record: {
+        ...rec(0).record,
+        ok: false,
+        firstTokenAtMs: undefined,
+        error: { kind: 'connect' as const, message: 'refused' },
+      },
+    };
+    const p = buildPrefillPoint(8192, true, [rec(800, 8192), rec(1000, 8192), failed]);
+    expect(p.status).toBe('Valid');
+    expect(p.ttftMs).toBe(900);
+    expect(p.tokensPerS).toBeCloseTo((8192 / 0.8 + 8192 / 1.0) / 2, 0);
+    expect(p.repeats[0]!.promptTokensSource).toBe('usage');
+    expect(p.errors).toEqual({ connect: 1 });
+    const est = buildPrefillPoint(8192, true, [rec(500)]);
+    expect(est.promptTokens).toBe(8200);
+    expect(est.repeats[0]!.promptTokensSource).toBe('estimate');
+    expect(buildPrefillPoint(8192, true, [failed]).status).toBe('Failed');
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamRequest } from '../../src/client/stream.js';
+import { realClock, type PromptSource } from '../../src/bench/context.js';
+import { runDecodeCell, type DecodeCellRun } from '../../src/bench/decode-cell.js';
+import { Sender } from '../../src/bench/sender.js';
+import { assignSlots } from '../../src/bench/workers/pool.js';
+import { startSim, type SimHandle, type TruthRecord } from '../../src/sim/index.js';
+import { windowFigures } from '../../src/stats/window.js';
+import { probeTarget } from '../../src/target/probe.js';
+
+describe('assignSlots', () => {
+  it('deals slots round-robin over at most n workers', () => {
+    expect(assignSlots(5, 2)).toEqual([
+      [1, 3, 5],
+      [2, 4],
+    ]);
+    expect(assignSlots(2, 4)).toEqual([[1], [2]]);
+    expect(assignSlots(3, 1)).toEqual([[1, 2, 3]]);
+  });
+});
+
+// Same sim seed, same cell: one thread vs two worker threads give the same figures (within timing noise) and
+// exact token counts (every received chunk equals the sim's ground truth for that request).
+describe('decode cell on worker threads', () => {
+  let sim: SimHandle;
+  const prompts: PromptSource = {
+    prompt: async (ctx, slot) => ({ text: `slot ${slot} `.repeat(Math.ceil(ctx / 3)), estTokens: ctx }),
+  };
+  const spec = { contextTokens: 200, concurrency: 6, maxOutput: 40, durationMs: 1500, rampTimeoutMs: 3000 };
+
+  beforeAll(async () => {
+    sim = await startSim({
+      profile: 'tiny',
+      seed: 7,
+      overrides: {
+        decodeStepMs: [
+          [1, 10],
+          [16, 10],
+        ],
+      },
+    });
+  });
+  afterAll(() => sim.close());
+
+  async function cell(workers: number, prefix: string): Promise<DecodeCellRun> {
+    const info = await probeTarget({ baseUrl: sim.baseUrl });
+    const sender = new Sender(
+      { baseUrl: sim.baseUrl, api: 'chat', ignoreEos: true, sampling: {}, idPrefix: prefix },
+      info,
+      prompts,
+      streamRequest,
+      realClock,
+    );
+    return runDecodeCell(sender, realClock, { ...spec, workers }, undefined, new AbortController().signal);
+  }
+
+  function checkAgainstTruth(run: DecodeCellRun, truth: Map<string, TruthRecord>) {
+    const ids = new Set<string>();
+    const delays: number[] = [];
+    for (const s of run.sent) {
+      expect(ids.has(s.requestId)).toBe(false);
+      ids.add(s.requestId);
+      const t = truth.get(s.requestId);
+      expect(t, s.requestId).toBeDefined();
+      const got = s.record.chunks.map((c) => c[1]);
+      expect(got).toEqual(t!.chunks.slice(0, got.length).map((c) => c[1]));
+      if (s.record.ok) {
+        expect(s.record.outputTokens).toBe(spec.maxOutput);
+        expect(t!.outputTokens).toBe(spec.maxOutput);
+      }
+      for (let i = 0; i < got.length; i++) delays.push(s.record.chunks[i]![0] - t!.chunks[i]![0]);
+    }
+    // One clock: chunks arrive just after the sim stamped them (same machine, epoch ms in every thread).
+    delays.sort((a, b) => a - b);
+    const mid = delays[Math.floor(delays.length / 2)]!;
+    expect(mid).toBeGreaterThan(-1);
+    expect(mid).toBeLessThan(5);
+    const slots = new Set(run.sent.map((s) => s.spec.slot));
+    expect([...slots].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (let i = 1; i < run.sent.length; i++)
+      expect(run.sent[i]!.record.endAtMs).toBeGreaterThanOrEqual(run.sent[i - 1]!.record.endAtMs);
+  }
+
+  it('one thread and two workers: equal figures, exact counts', async () => {
+    const one = await cell(1, 'single');
+    const two = await cell(2, 'workers');
+    const truth = new Map(sim.truth().flatMap((t) => (t.requestId ? [[t.requestId, t] as const] : [])));
+    checkAgainstTruth(one, truth);
+    checkAgainstTruth(two, truth);
+    expect(two.sent.some((s) => s.requestId.startsWith('workers-w1'))).toBe(true);
+    expect(two.sent.some((s) => s.requestId.startsWith('workers-w2'))).toBe(true);
+    expect(two.rampTimedOut).toBe(false);
+    expect(two.sent.some((s) => s.spec.phase === 'window')).toBe(true);
+    const f1 = windowFigures(
+      one.sent.map((s) => s.record),
+      one.window,
+    );
+    const f2 = windowFigures(
+      two.sent.map((s) => s.record),
+      two.window,
+    );
+    // 6 streams, 10 ms steps: 100 tok/s each, 600 in total.
+    for (const f of [f1, f2]) {
+      expect(f.totalTokensPerS!).toBeGreaterThan(520);
+      expect(f.totalTokensPerS!).toBeLessThan(640);
+    }
+    const rel = (a: number | null, b: number | null) => Math.abs(a! - b!) / b!;
+    expect(rel(f2.totalTokensPerS, f1.totalTokensPerS)).toBeLessThan(0.08);
+    expect(rel(f2.perRequestTokensPerS, f1.perRequestTokensPerS)).toBeLessThan(0.08);
+    expect(rel(f2.tbtMs, f1.tbtMs)).toBeLessThan(0.08);
+    expect(Math.abs(f2.ttftMs! - f1.ttftMs!)).toBeLessThan(10);
+    expect(f2.completed).toBeGreaterThan(0);
+  }, 30_000);
+});
