@@ -4,13 +4,20 @@
 // lines of megabytes (vllm#39963: a 64 KB read buffer broke a peer at long contexts).
 const LF = 10;
 const CR = 13;
+// A server that never ends a line must not grow memory without bound: past the cap the line is dropped and
+// reported once (the session fails the request with error kind line_too_long). No engine chunk comes near it.
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export class LineDecoder {
   private parts: Buffer[] = [];
   private partBytes = 0;
   private skipLF = false;
+  private discarding = false; // inside an over-long line: drop bytes up to its end
 
-  constructor(private readonly onLine: (line: Buffer) => void) {}
+  constructor(
+    private readonly onLine: (line: Buffer) => void,
+    private readonly limit: { maxLineBytes?: number; onOverflow?: (bytes: number) => void } = {},
+  ) {}
 
   push(buf: Buffer): void {
     const n = buf.length;
@@ -41,14 +48,19 @@ export class LineDecoder {
         this.stash(buf.subarray(pos));
         return;
       }
-      this.emit(buf.subarray(pos, end));
+      if (this.discarding) {
+        this.discarding = false;
+        this.parts = [];
+        this.partBytes = 0;
+      } else this.emit(buf.subarray(pos, end));
       pos = next;
     }
   }
 
   /** End of stream: a last line without terminator is still a line. */
   end(): void {
-    if (this.partBytes > 0 || this.parts.length > 0) this.emit(Buffer.alloc(0));
+    if (!this.discarding && (this.partBytes > 0 || this.parts.length > 0)) this.emit(Buffer.alloc(0));
+    this.discarding = false;
     this.skipLF = false;
   }
 
@@ -58,6 +70,16 @@ export class LineDecoder {
   }
 
   private stash(rest: Buffer): void {
+    if (this.discarding) return;
+    const max = this.limit.maxLineBytes ?? MAX_LINE_BYTES;
+    if (this.partBytes + rest.length > max) {
+      const bytes = this.partBytes + rest.length;
+      this.parts = [];
+      this.partBytes = 0;
+      this.discarding = true;
+      this.limit.onOverflow?.(bytes);
+      return;
+    }
     // Copy: the caller's buffer may be reused once we return.
     this.parts.push(Buffer.from(rest));
     this.partBytes += rest.length;

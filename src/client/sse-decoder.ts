@@ -9,10 +9,16 @@ export type SseHandler = (type: string, data: string) => void;
 /** Sees a single-line event's raw bytes first; returns true when it consumed the event. */
 export type SseRawHandler = (type: string, line: Buffer, start: number, end: number) => boolean;
 
+// An event whose blank line never comes (endless `data:` lines) must not grow memory without bound: past the
+// cap its data is dropped up to the event's end and reported once.
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
 export class SseDecoder {
   private type = '';
   private data: string | undefined;
   private more: string[] | undefined;
+  private chars = 0;
+  private discarding = false;
   // First data line of the current event, kept as bytes until we know the event has only that line.
   private raw: Buffer | undefined;
   private rawStart = 0;
@@ -20,6 +26,8 @@ export class SseDecoder {
   constructor(
     private readonly onEvent: SseHandler,
     private readonly onRaw?: SseRawHandler,
+    private readonly onOverflow?: (chars: number) => void,
+    private readonly maxEventChars = MAX_EVENT_CHARS,
   ) {}
 
   /** Call after each network read: a pending raw line must not outlive the read's buffer. */
@@ -71,6 +79,15 @@ export class SseDecoder {
 
   private addData(value: string): void {
     if (this.raw !== undefined) this.materialize();
+    if (this.discarding) return;
+    this.chars += value.length + 1;
+    if (this.chars > this.maxEventChars) {
+      this.discarding = true;
+      this.data = '';
+      this.more = undefined;
+      this.onOverflow?.(this.chars);
+      return;
+    }
     if (this.data === undefined) this.data = value;
     else (this.more ??= []).push(value);
   }
@@ -89,6 +106,12 @@ export class SseDecoder {
     }
     const first = this.data;
     this.type = '';
+    this.chars = 0;
+    if (this.discarding) {
+      this.discarding = false;
+      this.data = undefined;
+      return;
+    }
     if (first === undefined) return;
     const data = this.more === undefined ? first : [first, ...this.more].join('\n');
     this.data = undefined;

@@ -49,8 +49,12 @@ export class StreamSession {
     this.sse = new SseDecoder(
       (type, data) => this.event(type, data),
       this.templates ? (type, line, start, end) => this.rawEvent(type, line, start, end) : undefined,
+      (n) => this.fail('line_too_long', `stream event exceeds the decoder cap (${n} chars without an end)`),
     );
-    this.lines = new LineDecoder((line) => this.sse.line(line));
+    this.lines = new LineDecoder((line) => this.sse.line(line), {
+      onOverflow: (n) =>
+        this.fail('line_too_long', `stream line exceeds the decoder cap (${n} bytes without an end)`),
+    });
   }
 
   headers(status: number, contentType: string | undefined, t: number): void {

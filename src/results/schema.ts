@@ -20,6 +20,7 @@ export const ERROR_KINDS = [
   'stream_truncated',
   'bad_json',
   'aborted',
+  'line_too_long', // a stream line or event past the decoder cap (src/client/line-decoder.ts)
 ] as const;
 export const ErrorKind = z.enum(ERROR_KINDS);
 export type ErrorKind = z.infer<typeof ErrorKind>;
