@@ -25,3 +25,5 @@ export type { EngineFlags } from './metadata.js';
 export { parseErrorBody, errorCodeFor } from './error-body.js';
 export type { ErrorBody } from './error-body.js';
 export { parsePrometheus } from './prometheus.js';
+export { serverCellFigures } from './cell-figures.js';
+export type { ServerCellFigures } from './cell-figures.js';

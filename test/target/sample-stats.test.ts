@@ -126,3 +126,59 @@ describe('energy', () => {
     });
   });
 });
+
+describe('serverCellFigures', () => {
+  it('gives a decode cell every server figure of its window', async () => {
+    const { serverCellFigures } = await import('../../src/target/cell-figures.js');
+    const { DecodeCell } = await import('../../src/results/schema.js');
+    const samples = [
+      {
+        tMs: 0,
+        running: 2,
+        waiting: 1,
+        specDrafts: 10,
+        specAcceptedTokens: 10,
+        prefixCacheHits: 0,
+        prefixCacheQueries: 0,
+        powerW: 700,
+      },
+      {
+        tMs: 2000,
+        running: 4,
+        waiting: 0,
+        specDrafts: 110,
+        specAcceptedTokens: 260,
+        prefixCacheHits: 300,
+        prefixCacheQueries: 400,
+        powerW: 700,
+      },
+    ];
+    const f = serverCellFigures(samples, { measuredS: 2, outputTokens: 1400 });
+    expect(f).toEqual({
+      maxRunning: 4,
+      maxWaiting: 1,
+      specAcceptanceLength: 3.5,
+      cacheHitRatio: 0.75,
+      avgPowerW: 700,
+      joulesPerToken: 1,
+      tokensPerSPerW: 1,
+    });
+    // The figures fit the result schema as they are.
+    const cell = {
+      contextTokens: 1024,
+      concurrency: 4,
+      status: 'Valid',
+      totalTokensPerS: 700,
+      perRequestTokensPerS: 175,
+      ttftMs: 10,
+      tbtMs: 5,
+      avgActive: 4,
+      completed: 4,
+      outputTokens: 1400,
+      measuredS: 2,
+      serverSamples: samples,
+      ...f,
+    };
+    expect(DecodeCell.safeParse(cell).success).toBe(true);
+  });
+});
