@@ -95,3 +95,10 @@ export function fmtDuration(seconds: number): string {
 export function fmtGb(v: number): string {
   return `${grouped0.format(v)} GB`;
 }
+
+/** ISO timestamp → `2026-12-02 11:33 UTC` (labels only; results keep ISO). */
+export function fmtDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

@@ -3,6 +3,7 @@ import {
   contextLabel,
   DASH,
   fmt1,
+  fmtDate,
   fmtDuration,
   fmtGb,
   fmtInt,
@@ -36,11 +37,12 @@ export function sortedUnique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+// The plan's rows and columns plus any measured cell, so an interrupted run shows what is still missing.
 export function decodeContexts(r: RunResult): number[] {
-  return sortedUnique(r.decode.length ? r.decode.map((c) => c.contextTokens) : r.config.contexts);
+  return sortedUnique([...r.config.contexts, ...r.decode.map((c) => c.contextTokens)]);
 }
 export function decodeConcurrency(r: RunResult): number[] {
-  return sortedUnique(r.decode.length ? r.decode.map((c) => c.concurrency) : r.config.concurrency);
+  return sortedUnique([...r.config.concurrency, ...r.decode.map((c) => c.concurrency)]);
 }
 export function prefillPoints(r: RunResult): PrefillPoint[] {
   return [...r.prefill].sort((a, b) => a.contextTokens - b.contextTokens);
@@ -140,7 +142,7 @@ export function metadata(r: RunResult): MetaSection[] {
         ['Sampling sent', r.status === 'imported' ? undefined : sampling || 'none (model defaults)'],
         ['Ignore EOS', r.status === 'imported' ? undefined : c.ignoreEos ? 'yes' : 'no'],
         ['Prefill repeats', c.prefillRepeats > 1 ? c.prefillRepeats : undefined],
-        ['Started', r.startedAt || undefined],
+        ['Started', r.startedAt ? fmtDate(r.startedAt) : undefined],
         ['Status', r.status === 'complete' ? undefined : r.status],
         ['Run id', r.runId],
       ]),

@@ -83,4 +83,18 @@ describe('HTML report (string checks; the browser tests open it for real)', () =
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toContain('Metadata differences');
   });
+
+  it('an interrupted run shows the planned cells it did not reach; an empty run still renders in every format', () => {
+    const r = syntheticResult();
+    r.status = 'interrupted';
+    r.decode = r.decode.filter((c) => c.contextTokens !== 16384);
+    const html = renderReport(r, 'html');
+    expect(html.match(/class="hm-empty"[^>]*>not run</g)).toHaveLength(4);
+    expect(html).toContain('<dt>Status</dt><dd>interrupted</dd>');
+    const empty = syntheticResult();
+    empty.decode = [];
+    empty.prefill = [];
+    for (const f of ['html', 'md', 'txt', 'csv', 'json'] as const)
+      expect(renderReport(empty, f).length).toBeGreaterThan(100);
+  });
 });

@@ -99,6 +99,9 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
     extra.push(['Average power', `${fmtInt(c.avgPowerW)} W`]);
   if (c.joulesPerToken !== undefined && c.joulesPerToken !== null)
     extra.push(['Energy per token', `${fmt2(c.joulesPerToken)} J`]);
+  if (c.tokensPerSPerW !== undefined && c.tokensPerSPerW !== null)
+    extra.push(['Tokens per second per watt', fmt2(c.tokensPerSPerW)]);
+  if (c.abortedAtClose !== undefined) extra.push(['Aborted at window close', fmtInt(c.abortedAtClose)]);
   if (c.startedAt) extra.push(['Started', c.startedAt]);
 
   const quant =
@@ -132,6 +135,17 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
       : c.status === 'Valid'
         ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}.`
         : DASH);
+  const clientQueue = [
+    c.rampTimedOut ? 'The window opened on the ramp timeout: not every request had its first token.' : '',
+    c.avgPending !== undefined && c.avgPending !== null
+      ? `On average ${fmt1(c.avgPending)} requests were waiting for a first token during the window.`
+      : '',
+    c.maxFirstTokenWaitMs !== undefined && c.maxFirstTokenWaitMs !== null
+      ? `Longest wait for a first token: ${fmtMs(c.maxFirstTokenWaitMs)}.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const samples = c.serverSamples?.length ? samplesSvg(c.serverSamples) : '';
   const flagList = flags.length
     ? `<ul class="flags">${flags.map((f) => `<li class="sev-${f.severity}">${esc(f.text)}</li>`).join('')}</ul>`
@@ -142,7 +156,7 @@ ${c.error ? `<p class="err-msg">${esc(c.error)}</p>` : ''}${flagList}
 <div class="detail-grid">
 <div><h4>Figures</h4>${kv(figures)}${extra.length ? kv(extra) : ''}</div>
 <div><h4>Percentiles</h4>${quant}<h4>Errors by kind</h4>${errors}</div>
-<div><h4>Queue evidence</h4><p>${esc(queue)}</p><h4>Cache-hit evidence</h4><p>${esc(cache)}</p>${
+<div><h4>Queue evidence</h4><p>${esc(queue)}</p>${clientQueue ? `<p class="muted" style="margin-top:6px">${esc(clientQueue)}</p>` : ''}<h4>Cache-hit evidence</h4><p>${esc(cache)}</p>${
     samples ? `<h4>Server samples</h4>${samples}` : ''
   }</div>
 </div></section>`;

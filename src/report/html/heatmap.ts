@@ -42,7 +42,7 @@ export function heatmapHtml(
     .map((x) => {
       const tds = conc.map((n) => {
         const c = map.get(cellKey(x, n));
-        if (!c) return `<td class="hm-empty" aria-label="not in plan">·</td>`;
+        if (!c) return `<td class="hm-empty" title="not measured in this result">not run</td>`;
         const flags = flagsByCell.get(cellKey(x, n)) ?? [];
         const attrs = run
           ? `data-run="${esc(run)}" data-context="${c.contextTokens}" data-concurrency="${c.concurrency}" ` +

@@ -44,7 +44,7 @@ section.card{background:var(--card);border:1px solid var(--line);border-radius:1
 .kpi .v small{font-size:13px;font-weight:500;color:var(--muted)}
 .kpi .d{font-size:13px;color:var(--muted)}
 .kpi.warn .v{color:var(--warn)}
-.meta{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
+.meta{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px;align-items:start}
 .meta .card{margin:0}
 dl.kv+dl.kv{margin-top:10px;padding-top:10px;border-top:1px dashed var(--line)}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:5px 16px;margin:0;font-size:14px}
@@ -85,7 +85,7 @@ table.heatmap{border-collapse:separate;border-spacing:3px;width:100%;table-layou
 .hm-v{display:block;font-size:15px;font-weight:700;letter-spacing:-.01em}
 .hm-t{display:block;font-size:11.5px;opacity:.88}
 .hm-g{display:block;font-size:10.5px;opacity:.7}
-.hm-empty{color:var(--muted)}
+.hm-empty{color:var(--muted);font-size:11px;border:1px dashed var(--line)}
 td.st-over{background:repeating-linear-gradient(135deg,var(--over) 0 6px,transparent 6px 12px);color:var(--overink);border:1px solid var(--line2)}
 .hm-over{font-size:10.5px;line-height:1.2}
 td.st-failed{background:var(--errbg);color:var(--err);border:1.5px solid var(--err)}
@@ -119,7 +119,7 @@ td.st-queued:hover,td.st-queued:focus-visible{box-shadow:inset 0 0 0 2.5px var(-
 .pill.st-failed{color:var(--err);background:var(--errbg);border-color:transparent}
 .pill.st-over{color:var(--overink)}
 table.quant,table.errs{border-collapse:collapse;font-size:13px}
-table.quant th,table.quant td,table.errs th,table.errs td{padding:3px 10px 3px 0;text-align:right}
+table.quant th,table.quant td,table.errs th,table.errs td{padding:3px 10px 3px 0;text-align:right;white-space:nowrap}
 table.quant th[scope=row],table.errs th{text-align:left;font-weight:500;color:var(--muted)}
 .err-msg{color:var(--err);margin:8px 0 0}
 ul.flags{margin:8px 0 0;padding-left:18px;font-size:13.5px}
@@ -159,6 +159,7 @@ table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px s
 table.diff th{color:var(--muted);font-weight:600}
 table.diff th[scope=row]{white-space:nowrap;width:1%}
 table.diff td{width:auto}
+@media (min-width:1000px){.meta{grid-template-columns:1fr 1fr 1.5fr}}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
 @media print{
 :root,:root[data-theme=dark]{${LIGHT}color-scheme:light}
