@@ -11,7 +11,11 @@ const matrix = ['--contexts', '1K,2K', '--concurrency', '1,2,4', '--max-output',
 // Starts the real CLI, waits until the result holds `cells` decode cells, then sends `signal`.
 async function runUntil(args: string[], dir: string, cells: number, signal: NodeJS.Signals) {
   const { command, args: pre } = cliCommand();
-  const child = spawn(command, [...pre, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...pre, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
@@ -36,60 +40,83 @@ describe('interrupt and resume', () => {
   });
   afterAll(async () => sim.close());
 
-  it('kill -9 mid-run, then --resume: finished cells unchanged, the rest completed, one result', { timeout: 120_000 }, async () => {
-    const out = tempDir('resume');
-    const dir = join(out, 'r1');
-    const killed = await runUntil(['run', ...fastFlags(sim.baseUrl, out), ...matrix], dir, 2, 'SIGKILL');
-    expect(killed.code).toBeNull();
-    const before = readRun(dir);
-    expect(before.result.status).toBe('running');
-    const kept = before.result.decode;
-    expect(kept.length).toBeGreaterThanOrEqual(2);
-    const keptCells = new Set(kept.map((c) => `decode ${c.contextTokens}x${c.concurrency}`));
-    const keptLines = before.lines.filter((l) => keptCells.has(l.cell));
+  it(
+    'kill -9 mid-run, then --resume: finished cells unchanged, the rest completed, one result',
+    { timeout: 120_000 },
+    async () => {
+      const out = tempDir('resume');
+      const dir = join(out, 'r1');
+      const killed = await runUntil(['run', ...fastFlags(sim.baseUrl, out), ...matrix], dir, 2, 'SIGKILL');
+      expect(killed.code).toBeNull();
+      const before = readRun(dir);
+      expect(before.result.status).toBe('running');
+      const kept = before.result.decode;
+      expect(kept.length).toBeGreaterThanOrEqual(2);
+      const keptCells = new Set(kept.map((c) => `decode ${c.contextTokens}x${c.concurrency}`));
+      const keptLines = before.lines.filter((l) => keptCells.has(l.cell));
 
-    const r = await runCli(['run', '--resume', dir, '--settle-pause', '0.1', '--metrics-interval', '0.1']);
-    expect(r.stderr).not.toMatch(/error \[/);
-    expect(r.code).toBe(0);
-    expect(runDirs(out)).toEqual([dir]);
-    const after = readRun(dir);
-    expect(after.result.status).toBe('complete');
-    expect(after.result.runId).toBe('r1');
-    expect(after.result.decode.map((c) => `${c.contextTokens}x${c.concurrency}`)).toEqual([
-      '1024x1', '1024x2', '1024x4', '2048x1', '2048x2', '2048x4',
-    ]);
-    for (const c of kept) expect(after.result.decode.find((x) => x.contextTokens === c.contextTokens && x.concurrency === c.concurrency)).toEqual(c);
-    for (const c of after.result.decode) expect(c.status).toBe('Valid');
-    // the kept cells' request lines are untouched, the redone cell's partial lines are gone, no request twice
-    expect(after.lines.filter((l) => keptCells.has(l.cell))).toEqual(keptLines);
-    const ids = after.lines.map((l) => l.requestId);
-    expect(new Set(ids).size).toBe(ids.length);
-    // same prompts: a resumed cell's requests hit the server's prefix cache from before the kill
-    const resumed = after.result.decode.filter((c) => !keptCells.has(`decode ${c.contextTokens}x${c.concurrency}`));
-    expect(resumed.length).toBeGreaterThan(0);
-    const first = resumed[0]!;
-    const warm = after.lines.find(
-      (l) => l.cell === `decode ${first.contextTokens}x${first.concurrency}` && l.phase === 'warmup' && l.slot === 1,
-    )!;
-    const truth = sim.truth().find((t) => t.requestId === warm.requestId)!;
-    expect(truth.cachedTokens).toBeGreaterThan(0.9 * first.contextTokens);
-    expect(existsSync(join(dir, 'report.html'))).toBe(true);
-  });
+      const r = await runCli(['run', '--resume', dir, '--settle-pause', '0.1', '--metrics-interval', '0.1']);
+      expect(r.stderr).not.toMatch(/error \[/);
+      expect(r.code).toBe(0);
+      expect(runDirs(out)).toEqual([dir]);
+      const after = readRun(dir);
+      expect(after.result.status).toBe('complete');
+      expect(after.result.runId).toBe('r1');
+      expect(after.result.decode.map((c) => `${c.contextTokens}x${c.concurrency}`)).toEqual([
+        '1024x1',
+        '1024x2',
+        '1024x4',
+        '2048x1',
+        '2048x2',
+        '2048x4',
+      ]);
+      for (const c of kept)
+        expect(
+          after.result.decode.find(
+            (x) => x.contextTokens === c.contextTokens && x.concurrency === c.concurrency,
+          ),
+        ).toEqual(c);
+      for (const c of after.result.decode) expect(c.status).toBe('Valid');
+      // the kept cells' request lines are untouched, the redone cell's partial lines are gone, no request twice
+      expect(after.lines.filter((l) => keptCells.has(l.cell))).toEqual(keptLines);
+      const ids = after.lines.map((l) => l.requestId);
+      expect(new Set(ids).size).toBe(ids.length);
+      // same prompts: a resumed cell's requests hit the server's prefix cache from before the kill
+      const resumed = after.result.decode.filter(
+        (c) => !keptCells.has(`decode ${c.contextTokens}x${c.concurrency}`),
+      );
+      expect(resumed.length).toBeGreaterThan(0);
+      const first = resumed[0]!;
+      const warm = after.lines.find(
+        (l) =>
+          l.cell === `decode ${first.contextTokens}x${first.concurrency}` &&
+          l.phase === 'warmup' &&
+          l.slot === 1,
+      )!;
+      const truth = sim.truth().find((t) => t.requestId === warm.requestId)!;
+      expect(truth.cachedTokens).toBeGreaterThan(0.9 * first.contextTokens);
+      expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    },
+  );
 
-  it('Ctrl-C: writes the result as interrupted, says how to resume, exits 130', { timeout: 120_000 }, async () => {
-    const out = tempDir('sigint');
-    const dir = join(out, 'r1');
-    const stopped = await runUntil(['run', ...fastFlags(sim.baseUrl, out), ...matrix], dir, 1, 'SIGINT');
-    expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toMatch(/error \[INTERRUPTED\]: .*--resume /s);
-    const { result } = readRun(dir);
-    expect(result.status).toBe('interrupted');
-    const r = await runCli(['run', '--resume', '--out', dir, '--settle-pause', '0.1']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(readRun(dir).result.decode).toHaveLength(6);
-    // nothing left to resume
-    const again = await runCli(['run', '--resume', dir]);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/already complete/);
-  });
+  it(
+    'Ctrl-C: writes the result as interrupted, says how to resume, exits 130',
+    { timeout: 120_000 },
+    async () => {
+      const out = tempDir('sigint');
+      const dir = join(out, 'r1');
+      const stopped = await runUntil(['run', ...fastFlags(sim.baseUrl, out), ...matrix], dir, 1, 'SIGINT');
+      expect(stopped.code).toBe(130);
+      expect(stopped.stderr).toMatch(/error \[INTERRUPTED\]: .*--resume /s);
+      const { result } = readRun(dir);
+      expect(result.status).toBe('interrupted');
+      const r = await runCli(['run', '--resume', '--out', dir, '--settle-pause', '0.1']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(readRun(dir).result.decode).toHaveLength(6);
+      // nothing left to resume
+      const again = await runCli(['run', '--resume', dir]);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/already complete/);
+    },
+  );
 });

@@ -9,10 +9,14 @@ const overrides = { maxNumSeqs: 2, kvCapacityTokens: 30_000, maxModelLen: 16_384
 const args = (baseUrl: string, out: string, extra: string[] = []) => [
   'run',
   ...fastFlags(baseUrl, out),
-  '--contexts', '2K,8K',
-  '--prefill-contexts', '2K',
-  '--concurrency', '1,2,4',
-  '--max-output', '1024',
+  '--contexts',
+  '2K,8K',
+  '--prefill-contexts',
+  '2K',
+  '--concurrency',
+  '1,2,4',
+  '--max-output',
+  '1024',
   ...extra,
 ];
 
@@ -21,34 +25,42 @@ describe('cell statuses', () => {
   afterEach(async () => sim?.close());
 
   for (const metrics of [true, false]) {
-    it(`Valid, Requests queued and Over capacity ${metrics ? 'with' : 'without'} server metrics`, { timeout: 90_000 }, async () => {
-      sim = await startTestSim({ overrides: { ...overrides, metrics } });
-      const out = tempDir('status');
-      // Without metrics the sim's KV capacity cannot be discovered: the flag gives it.
-      const r = await runCli(args(sim.baseUrl, out, metrics ? [] : ['--kv-capacity', '30000']));
-      expect(r.stderr).not.toMatch(/error \[/);
-      expect(r.code).toBe(0);
-      const { result } = readRun(runDirs(out)[0]!);
-      expect(result.target.metricsAvailable).toBe(metrics);
-      expect(result.target.kvCapacityTokens).toBe(30_000);
-      const status = Object.fromEntries(result.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]));
-      expect(status).toEqual({
-        '2048x1': 'Valid',
-        '2048x2': 'Valid',
-        '2048x4': 'Requests queued',
-        '8192x1': 'Valid',
-        '8192x2': 'Valid',
-        '8192x4': 'Over capacity',
-      });
-      const queued = result.decode.find((c) => c.status === 'Requests queued')!;
-      expect(queued.queueEvidence).toMatch(metrics ? /server metrics showed waiting requests/ : /waited up to \d+ ms for a first token/);
-      expect(queued.avgActive!).toBeCloseTo(2, 0);
-      expect(queued.totalTokensPerS).toBeGreaterThan(0);
-      if (metrics) expect(queued.maxWaiting).toBe(2);
-      else expect(queued.serverSamples).toEqual([]);
-      const over = result.decode.find((c) => c.status === 'Over capacity')!;
-      expect(over.totalTokensPerS).toBeNull();
-      expect(over.queueEvidence).toContain('36864 > KV capacity 30000');
-    });
+    it(
+      `Valid, Requests queued and Over capacity ${metrics ? 'with' : 'without'} server metrics`,
+      { timeout: 90_000 },
+      async () => {
+        sim = await startTestSim({ overrides: { ...overrides, metrics } });
+        const out = tempDir('status');
+        // Without metrics the sim's KV capacity cannot be discovered: the flag gives it.
+        const r = await runCli(args(sim.baseUrl, out, metrics ? [] : ['--kv-capacity', '30000']));
+        expect(r.stderr).not.toMatch(/error \[/);
+        expect(r.code).toBe(0);
+        const { result } = readRun(runDirs(out)[0]!);
+        expect(result.target.metricsAvailable).toBe(metrics);
+        expect(result.target.kvCapacityTokens).toBe(30_000);
+        const status = Object.fromEntries(
+          result.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]),
+        );
+        expect(status).toEqual({
+          '2048x1': 'Valid',
+          '2048x2': 'Valid',
+          '2048x4': 'Requests queued',
+          '8192x1': 'Valid',
+          '8192x2': 'Valid',
+          '8192x4': 'Over capacity',
+        });
+        const queued = result.decode.find((c) => c.status === 'Requests queued')!;
+        expect(queued.queueEvidence).toMatch(
+          metrics ? /server metrics showed waiting requests/ : /waited up to \d+ ms for a first token/,
+        );
+        expect(queued.avgActive!).toBeCloseTo(2, 0);
+        expect(queued.totalTokensPerS).toBeGreaterThan(0);
+        if (metrics) expect(queued.maxWaiting).toBe(2);
+        else expect(queued.serverSamples).toEqual([]);
+        const over = result.decode.find((c) => c.status === 'Over capacity')!;
+        expect(over.totalTokensPerS).toBeNull();
+        expect(over.queueEvidence).toContain('36864 > KV capacity 30000');
+      },
+    );
   }
 });
