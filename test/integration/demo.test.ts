@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { readRun, runDirs, tempDir } from './run-helpers.js';
+
+describe('demo', () => {
+  it(
+    'starts the sim, runs a matrix showing every status, writes the result and report, prints where',
+    { timeout: 150_000 },
+    async () => {
+      const out = tempDir('demo');
+      const r = await runCli(['demo', '--out', out, '--duration', '0.5'], { timeoutMs: 140_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const [dir] = runDirs(out);
+      expect(r.stdout).toContain(`result: ${dir}/result.json`);
+      expect(r.stdout).toContain(`report: ${dir}/report.html`);
+      expect(existsSync(`${dir}/report.html`)).toBe(true);
+      const { result } = readRun(dir!);
+      expect(result.status).toBe('complete');
+      expect(result.target.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const statuses = new Set(result.decode.map((c) => c.status));
+      expect([...statuses].sort()).toEqual(['Over capacity', 'Requests queued', 'Valid']);
+      expect(
+        result.decode.filter((c) => c.concurrency === 16 && c.contextTokens <= 2048).map((c) => c.status),
+      ).toEqual(['Requests queued', 'Requests queued']);
+    },
+  );
+});
