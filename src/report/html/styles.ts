@@ -13,10 +13,10 @@ const DARK_CELLS = `.heatmap td[style]{background:var(--bg-d);color:var(--fg-d)}
 
 export const CSS = `
 :root{${LIGHT}color-scheme:light}
-@media (prefers-color-scheme:dark){:root:not([data-theme=light]){${DARK}color-scheme:dark}
+@media screen and (prefers-color-scheme:dark){:root:not([data-theme=light]){${DARK}color-scheme:dark}
 :root:not([data-theme=light]) ${DARK_CELLS}}
-:root[data-theme=dark]{${DARK}color-scheme:dark}
-:root[data-theme=dark] ${DARK_CELLS}
+@media screen{:root[data-theme=dark]{${DARK}color-scheme:dark}
+:root[data-theme=dark] ${DARK_CELLS}}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
@@ -162,8 +162,7 @@ table.diff td{width:auto}
 @media (min-width:1000px){.meta{grid-template-columns:1fr 1fr 1.5fr}}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
 @media print{
-:root,:root[data-theme=dark]{${LIGHT}color-scheme:light}
-:root[data-theme=dark] .heatmap td[style],.heatmap td[style]{background:var(--bg-l);color:var(--fg-l)}
+.hm-v{font-size:12.5px}.hm-t{font-size:9px}.hm-g{font-size:8.5px}.heatmap td{height:60px;padding-top:15px}
 body{background:#fff;font-size:11.5px}
 main{max-width:none;padding:0}
 .theme-toggle,.detail-host,.detail-hint,.cell-detail{display:none!important}
