@@ -62,6 +62,7 @@ export function resultSkeleton(o: {
       ignoreEos: s.ignoreEos,
       sampling: s.sampling,
       seed: s.seed,
+      ...(s.workers !== undefined ? { workers: s.workers } : {}),
     },
     prefill: [],
     decode: [],

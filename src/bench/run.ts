@@ -368,6 +368,7 @@ export class BenchRun {
               maxOutput: result.config.maxOutput,
               durationMs: s.durationS * 1000,
               rampTimeoutMs: s.rampTimeoutS * 1000,
+              ...(s.workers !== undefined ? { workers: s.workers } : {}),
             },
             sampler,
             stop,

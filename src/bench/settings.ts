@@ -22,6 +22,7 @@ export interface RunSettings {
   ignoreEos: boolean;
   sampling: Record<string, unknown>;
   seed: number;
+  workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
   outDir: string;
   runId?: string;
   resumeDir?: string;

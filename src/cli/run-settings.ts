@@ -43,6 +43,7 @@ export function toRunSettings(o: ResolvedOptions, apiKey: string | undefined): R
   opt('launchCommand', o.launchCommand);
   opt('revision', o.revision);
   opt('quantization', o.quantization);
+  opt('workers', o.workers);
   if (Object.keys(hardware).length) s.hardware = hardware;
   // --resume DIR, or --resume with --out pointing at the run folder.
   if (o.resume !== undefined && o.resume !== false)

@@ -223,6 +223,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 0,
   },
   {
+    key: 'workers',
+    flag: '--workers <n>',
+    kind: 'int',
+    commands: run,
+    configFile: true,
+    resultPath: 'config.workers',
+    description: 'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md)',
+    min: 1,
+  },
+  {
     key: 'seed',
     flag: '--seed <n>',
     kind: 'int',

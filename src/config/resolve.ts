@@ -29,6 +29,7 @@ export interface ResolvedOptions {
   topP?: number;
   topK?: number;
   seed: number;
+  workers?: number;
   out: string;
   runId?: string;
   title?: string;

@@ -1,15 +1,20 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-// Starts the slot worker: the compiled .js in dist, the .ts source (through tsx's loader) when run from source.
+// Starts the slot worker: the compiled .js in dist; from source (tsx, vitest) the .ts file, loaded after tsx's
+// hooks are registered inside the worker (Node 20 does not carry --import hooks into a worker's entry).
 export function startSlotWorker(): Worker {
   const ts = new URL('./slot-worker.ts', import.meta.url);
-  if (existsSync(fileURLToPath(ts))) {
-    const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
-    return new Worker(ts, { execArgv: hasTsx ? process.execArgv : [...process.execArgv, '--import', 'tsx'] });
-  }
-  return new Worker(new URL('./slot-worker.js', import.meta.url));
+  if (!existsSync(fileURLToPath(ts))) return new Worker(new URL('./slot-worker.js', import.meta.url));
+  const api = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
+  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`;
+  return new Worker(boot, { eval: true });
 }
 
 // Slots 1..n dealt round-robin over at most n workers, so every worker carries the same load.
