@@ -1,4 +1,13 @@
-import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BenchError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
@@ -20,7 +29,10 @@ export function writeFileAtomic(path: string, text: string): void {
     }
     renameSync(tmp, path);
   } catch (e) {
-    throw new BenchError('WRITE_FAILED', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new BenchError(
+      'WRITE_FAILED',
+      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
 }
 
@@ -28,7 +40,10 @@ export function writeFileAtomic(path: string, text: string): void {
 export function writeResult(dir: string, result: RunResult): string {
   const checked = RunResult.safeParse(result);
   if (!checked.success)
-    throw new BenchError('RESULT_INVALID', `internal: result does not match its schema: ${checked.error.issues[0]?.path.join('.')}: ${checked.error.issues[0]?.message}`);
+    throw new BenchError(
+      'RESULT_INVALID',
+      `internal: result does not match its schema: ${checked.error.issues[0]?.path.join('.')}: ${checked.error.issues[0]?.message}`,
+    );
   const path = join(dir, RESULT_FILE);
   writeFileAtomic(path, redactSecrets(JSON.stringify(checked.data, null, 2)) + '\n');
   return path;
@@ -45,7 +60,10 @@ export function readResult(path: string): RunResult {
   const r = RunResult.safeParse(data);
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new BenchError('RESULT_INVALID', `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`);
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`,
+    );
   }
   return r.data;
 }
@@ -84,7 +102,10 @@ export function appendRequestLines(path: string, lines: readonly RequestLine[]):
   try {
     appendFileSync(path, redactSecrets(text) + '\n');
   } catch (e) {
-    throw new BenchError('WRITE_FAILED', `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new BenchError(
+      'WRITE_FAILED',
+      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
 }
 
@@ -112,7 +133,7 @@ export function readRequestLines(path: string): RequestLine[] {
 
 // On resume: keep only the lines of finished cells (a cell interrupted mid-way is measured again).
 export function keepRequestLines(path: string, keep: (cell: string) => boolean): void {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
