@@ -82,6 +82,8 @@ export async function detectEngine(
       return { adapter, detectedBy: 'GET /v1/models owned_by' };
     }
   }
+  // One round trip instead of one per engine: every fingerprint GET at once (memoised, none generates).
+  await Promise.all([...new Set(adapters.flatMap((a) => a.fingerprintPaths))].map((p) => ctx.get(p)));
   for (const adapter of adapters) {
     const evidence = await adapter.fingerprint(ctx, listing);
     if (evidence) return { adapter, detectedBy: evidence };

@@ -93,7 +93,8 @@ export interface EngineAdapter {
   cachedTokensSource: string;
   extensions: Extensions;
   metricNames: MetricNames;
-  ownedBy?: string[]; // `owned_by` values in /v1/models that name this engine (checked before any fingerprint)
+  ownedBy?: string[];
+  fingerprintPaths: string[]; // GETs its fingerprint reads (fetched in parallel up front) // `owned_by` values in /v1/models that name this engine (checked before any fingerprint)
   // Evidence (an endpoint name) that the server is this engine; only cheap GETs, never a generation.
   fingerprint(ctx: ProbeContext, listing: ModelsListing): Promise<string | undefined>;
   discover(ctx: ProbeContext, model: ModelEntry, listing: ModelsListing): Promise<Discovery>;

@@ -14,6 +14,7 @@ export const generic: EngineAdapter = {
     maxCompletionTokens: false,
   },
   metricNames: {},
+  fingerprintPaths: [],
   fingerprint: () => Promise.resolve('fallback (no engine-specific endpoint answered)'),
   async discover(ctx, model) {
     const d: Discovery = { metricsAvailable: false };

@@ -25,6 +25,7 @@ export const llamacpp: EngineAdapter = {
     generationTokens: ['llamacpp:tokens_predicted_total'],
   },
   ownedBy: ['llamacpp'],
+  fingerprintPaths: ['/props'],
   async fingerprint(ctx) {
     const props = okJson(await ctx.get('/props'));
     return props && ('build_info' in props || 'default_generation_settings' in props)

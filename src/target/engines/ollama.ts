@@ -16,6 +16,7 @@ export const ollama: EngineAdapter = {
     maxCompletionTokens: false,
   },
   metricNames: {},
+  fingerprintPaths: ['/api/version'],
   async fingerprint(ctx) {
     const v = okJson(await ctx.get('/api/version'));
     return str(v?.version) ? 'GET /api/version' : undefined;

@@ -33,6 +33,7 @@ export const sglang: EngineAdapter = {
     generationTokens: ['sglang:generation_tokens_total'],
   },
   ownedBy: ['sglang'],
+  fingerprintPaths: ['/server_info', '/get_server_info'],
   async fingerprint(ctx) {
     const hit = await serverInfo(ctx);
     return hit && SGLANG_KEYS.some((k) => k in hit.info) ? `GET ${hit.path}` : undefined;

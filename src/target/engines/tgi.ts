@@ -19,6 +19,7 @@ export const tgi: EngineAdapter = {
     running: ['tgi_batch_current_size'],
     waiting: ['tgi_queue_size'],
   },
+  fingerprintPaths: ['/info'],
   async fingerprint(ctx, listing) {
     const info = okJson(await ctx.get('/info'));
     if (info && 'model_id' in info && ('max_total_tokens' in info || 'router' in info)) return 'GET /info';

@@ -30,6 +30,7 @@ export const trtllm: EngineAdapter = {
   },
   metricNames: PROM_NAMES,
   ownedBy: ['tensorrt_llm', 'trtllm'],
+  fingerprintPaths: ['/metrics', '/prometheus/metrics'],
   async fingerprint(ctx) {
     if (iterationStats(okText(await ctx.get('/metrics'))) !== undefined)
       return 'GET /metrics (JSON iteration stats)';

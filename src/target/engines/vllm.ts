@@ -28,6 +28,7 @@ export const vllm: EngineAdapter = {
     generationTokens: ['vllm:generation_tokens_total'],
   },
   ownedBy: ['vllm'],
+  fingerprintPaths: ['/metrics'],
   async fingerprint(ctx) {
     const prom = await promAt(ctx, '/metrics');
     if (prom && [...prom.keys()].some((k) => k.startsWith('vllm:'))) return 'GET /metrics';
