@@ -18,7 +18,7 @@ export function events(api: 'chat' | 'completions', n: number): Buffer[] {
   return out;
 }
 
-type Variant = (reads: Buffer[]) => void;
+type Variant = (reads: Buffer[]) => unknown;
 
 const variants: Record<string, Variant> = {
   'lines + SSE only': (reads) => {
@@ -51,6 +51,7 @@ const variants: Record<string, Variant> = {
         if (o.choices[0]?.delta?.content) n++;
       }
     }
+    return n;
   },
 };
 

@@ -5,14 +5,17 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
+import { setMaxListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { nowMs } from '../src/clock.js';
 import { CLIENTS, ourClient, type Client, type ClientResult } from './ingest-clients.js';
+import { decodeBench } from './ingest-decode.js';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
 const STACKS_ONLY = args.has('--stacks-only');
 const MEASURE_MS = QUICK ? 1500 : 3000;
+const STACKS_N = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 64);
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const REPEAT = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? (QUICK ? 1 : 3));
 
@@ -29,6 +32,7 @@ interface RunOut extends RunSpec {
   windowMs: number;
   tokens: number;
   clientCpuMs: number;
+  clientSysPct: number; // share of the client's CPU spent in the kernel (syscalls, epoll)
   cpuMsPer1kTokens: number;
   tokensPerCpuS: number;
   clientCpuPct: number;
@@ -94,6 +98,7 @@ async function runOne(
 ): Promise<RunOut> {
   const intervalMs = intervalFor(spec.concurrency);
   const ac = new AbortController();
+  setMaxListeners(0, ac.signal);
   const results: Array<{ id: string; r: ClientResult }> = [];
   let stop = false;
   let seq = 0;
@@ -115,7 +120,7 @@ async function runOne(
     }
   };
   const slots = Array.from({ length: spec.concurrency }, (_, i) => slot(i));
-  await sleep(500 + spec.concurrency * 0.4 + 2 * intervalMs);
+  await sleep(500 + spec.concurrency * 1 + 2 * intervalMs); // ramp: every stream has its first token
   await emitter.ask('cpu-mark', 'cpu-marked');
   const t0 = nowMs();
   const cpu0 = process.cpuUsage();
@@ -153,6 +158,7 @@ async function runOne(
     windowMs: Math.round(windowMs),
     tokens,
     clientCpuMs: round(clientCpuMs, 1),
+    clientSysPct: round((cpu.system / 1000 / Math.max(1e-9, clientCpuMs)) * 100, 1),
     cpuMsPer1kTokens: round((clientCpuMs / Math.max(1, tokens)) * 1000, 2),
     tokensPerCpuS: Math.round(tokens / (clientCpuMs / 1000)),
     clientCpuPct: round((clientCpuMs / windowMs) * 100, 1),
@@ -170,11 +176,11 @@ function specs(): RunSpec[] {
   const out: RunSpec[] = [];
   for (const name of Object.keys(CLIENTS))
     if (!ONLY || name.includes(ONLY))
-      out.push({ group: 'stacks', client: name, concurrency: 64, tokensPerChunk: 1, api: 'chat' });
+      out.push({ group: 'stacks', client: name, concurrency: STACKS_N, tokensPerChunk: 1, api: 'chat' });
   out.push({
     group: 'stacks',
     client: 'undici-dispatch (ours)',
-    concurrency: 64,
+    concurrency: STACKS_N,
     tokensPerChunk: 1,
     api: 'chat',
     continuousUsage: true,
@@ -210,6 +216,7 @@ function aggregate(runs: RunOut[]): RunOut & { repeats: number; cpuMsPer1kTokens
     ...runs[0]!,
     tokens: m((r) => r.tokens)!,
     clientCpuMs: m((r) => r.clientCpuMs)!,
+    clientSysPct: m((r) => r.clientSysPct)!,
     cpuMsPer1kTokens: m((r) => r.cpuMsPer1kTokens)!,
     tokensPerCpuS: Math.round(m((r) => r.tokensPerCpuS)!),
     clientCpuPct: m((r) => r.clientCpuPct)!,
@@ -255,7 +262,8 @@ async function main() {
     n++,
   );
   for (let rep = 0; rep < REPEAT; rep++) {
-    for (const spec of list) {
+    // The stack comparison is repeated (interleaved); the load matrix runs once.
+    for (const spec of rep === 0 ? list : list.filter((s) => s.group === 'stacks')) {
       const r = await runOne(spec, CLIENTS[spec.client]!, e, baseUrl, n++);
       const k = keyOf(spec);
       byKey.set(k, [...(byKey.get(k) ?? []), r]);
@@ -264,13 +272,16 @@ async function main() {
   }
   const rows = list.map((s) => aggregate(byKey.get(keyOf(s))!));
   const floor = rows.find((r) => r.client === 'raw node:net floor')?.cpuMsPer1kTokens;
+  const decode = decodeBench();
   console.log(
     `\nIngest (median of ${REPEAT}; ${MEASURE_MS} ms windows; client pinned: ${pinned}; load avg ${load0.toFixed(2)})`,
   );
   for (const r of rows)
     console.log(line(r, r.group === 'stacks' || r.concurrency === 64 ? floor : undefined));
-  await e.ask('exit', 'never').catch(() => undefined);
-  e.proc.kill();
+  console.log('\nDecode only (no network, one event per read), CPU ns per event:');
+  for (const d of decode)
+    console.log(`  ${d.variant.padEnd(48)} ${d.api.padEnd(12)} ${String(d.nsPerEvent).padStart(6)}`);
+  e.proc.send({ type: 'exit' });
   const outDir = fileURLToPath(new URL('./out/', import.meta.url));
   mkdirSync(outDir, { recursive: true });
   const file = `${outDir}ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
@@ -287,6 +298,7 @@ async function main() {
     repeats: REPEAT,
     floorCpuMsPer1kTokens: floor ?? null,
     rows,
+    decode,
   };
   writeFileSync(file, JSON.stringify(doc, null, 2));
   console.log(`\nwrote ${file}`);

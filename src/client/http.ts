@@ -85,7 +85,8 @@ async function exchange(
       signal: ac.signal,
       dispatcher: defaultDispatcher(Math.min(timeoutMs, 10_000)),
     });
-    const text = await res.body.text();
+    // A server may echo the key (in an error, a config dump): scrub before anything is kept.
+    const text = redactSecrets(await res.body.text());
     const h = flatHeaders(res.headers);
     const status = res.statusCode;
     if (status < 200 || status >= 300) {
@@ -103,7 +104,7 @@ async function exchange(
         message: redactSecrets(`HTTP ${status} from ${method} ${safeUrl(url)}${detail ? `: ${detail}` : ''}`),
         headers: h,
         body: parsed,
-        text: redactSecrets(text.slice(0, MAX_TEXT)),
+        text: text.slice(0, MAX_TEXT),
       };
     }
     if (!json) return { ok: true, status, headers: h, body: text };
@@ -116,7 +117,7 @@ async function exchange(
         status,
         message: `${method} ${safeUrl(url)} did not return JSON`,
         headers: h,
-        text: redactSecrets(text.slice(0, MAX_TEXT)),
+        text: text.slice(0, MAX_TEXT),
       };
     }
   } catch (err) {
