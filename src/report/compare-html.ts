@@ -164,18 +164,22 @@ export function renderCompareHtml(m: CompareModel): string {
         prefillOverlay(m) + prefillTable(m),
       ),
     );
+  const all = m.runs.flatMap((r) =>
+    r.result.decode.map((c) => c.totalTokensPerS).filter((v): v is number => v !== null && v > 0),
+  );
+  const scale = all.length ? { min: Math.min(...all), max: Math.max(...all) } : undefined;
   parts.push(
     card(
       'matrices',
       'Sustained decode matrices',
-      'Total tok/s and TTFT per cell, side by side.',
+      'Total tok/s and median TTFT per cell, side by side, on one colour scale.',
       `<div class="side">${m.runs
         .map((r) => {
           const gpus =
             r.result.hardware.gpuCount && r.result.hardware.gpuCount > 1
               ? r.result.hardware.gpuCount
               : undefined;
-          return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label)}</div>`;
+          return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label, scale)}</div>`;
         })
         .join('')}</div>`,
     ),

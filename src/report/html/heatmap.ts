@@ -28,13 +28,14 @@ export function heatmapHtml(
   flagsByCell: Map<string, Anomaly[]>,
   perGpu?: number,
   run?: string, // set in compare pages: cells are labelled by run and open no details
+  scale?: { min: number; max: number }, // shared colour scale across the runs of a comparison
 ): string {
   const ctx = decodeContexts(r);
   const conc = decodeConcurrency(r);
   const map = cellMap(r);
   const values = r.decode.map((c) => c.totalTokensPerS).filter((v): v is number => v !== null && v > 0);
-  const min = Math.min(...values);
-  const max = Math.max(...values);
+  const min = scale?.min ?? Math.min(...values);
+  const max = scale?.max ?? Math.max(...values);
   const head = `<tr><th class="corner" scope="col"><span>context ↓</span><span>requests at once →</span></th>${conc
     .map((n) => `<th scope="col">${n}</th>`)
     .join('')}</tr>`;
@@ -66,7 +67,7 @@ export function heatmapHtml(
         return (
           `<td class="hm-cell ${cls}" style="${col}" ${attrs}>${mark}${badge}` +
           `<span class="hm-v">${esc(fmtTokS(c.totalTokensPerS))}</span>` +
-          `<span class="hm-t">${esc(fmtMs(c.ttftMs))} TTFT</span>${gpu}</td>`
+          `<span class="hm-t">${esc(fmtMs(c.ttftMs))}${run ? '' : ' TTFT'}</span>${run ? '' : gpu}</td>`
         );
       });
       return `<tr><th scope="row">${esc(contextLabel(x))}</th>${tds.join('')}</tr>`;

@@ -152,8 +152,14 @@ table.data tbody tr:hover td{background:var(--line2)}
 details.all summary{cursor:pointer;font-weight:650;font-size:19px;list-style-position:outside}
 footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:28px}
 .ratio td[style]{font-weight:600}
+table.heatmap.static{min-width:0;border-spacing:2px}
+.heatmap.static td{height:48px;padding:12px 1px 3px}
+.heatmap.static .hm-v{font-size:12.5px}
+.heatmap.static .hm-t{font-size:10px}
+.heatmap.static tbody th,.heatmap.static th.corner{width:48px;font-size:11px}
+.heatmap.static th.corner span:last-child{display:none}
 .side{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
-.side h3{margin-bottom:8px}
+.side h3{margin-bottom:8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 table.diff{border-collapse:collapse;width:100%;font-size:13.5px}
 table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line2);vertical-align:top;overflow-wrap:anywhere}
 table.diff th{color:var(--muted);font-weight:600}
