@@ -33,3 +33,9 @@ export function makeCurves(p: Profile): Curves {
       (interpolate(p.decodeStepMs, batch) + (p.decodeContextSlopeMsPerMTokens * ctx) / 1e6) / s,
   };
 }
+
+// When a request reaches the engine after the API server received it (ms, scaled).
+export function apiDelayMs(p: Profile, promptTokens: number): number {
+  const perToken = p.apiTokensPerS > 0 ? (promptTokens * 1000) / p.apiTokensPerS : 0;
+  return (p.requestOverheadMs + perToken) / p.timeScale;
+}

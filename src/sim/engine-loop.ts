@@ -31,7 +31,10 @@ export class EngineLoop {
   submit(spec: RequestSpec, sink: SeqSink): Seq {
     const seq = this.sched.submit(spec);
     seq.sink = sink;
-    if (!this.current) this.kick();
+    if (!this.current) {
+      if (spec.arrivalMs <= this.clock.now()) this.kick();
+      else this.arm();
+    }
     return seq;
   }
 
@@ -55,8 +58,19 @@ export class EngineLoop {
   private arm(): void {
     this.cancel?.();
     this.cancel = null;
-    if (!this.current || this.closed) return;
-    this.cancel = this.clock.setTimer(() => this.tick(), this.current.endMs - this.clock.now());
+    if (this.closed) return;
+    if (this.current) {
+      this.cancel = this.clock.setTimer(() => this.tick(), this.current.endMs - this.clock.now());
+      return;
+    }
+    // Idle, but a request is still in the API server (requestOverheadMs): wake when it reaches the engine.
+    const next = this.sched.nextArrivalMs();
+    if (next !== undefined) {
+      this.cancel = this.clock.setTimer(() => {
+        this.cancel = null;
+        this.kick();
+      }, next - this.clock.now());
+    }
   }
 
   private tick(): void {

@@ -1,4 +1,5 @@
 import type { SimContext } from './context.js';
+import { apiDelayMs } from './curves.js';
 import { observeTruth } from './context.js';
 import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
 import type { FaultDecision } from './faults.js';
@@ -246,7 +247,7 @@ function generate(
   ctx.engine.submit(
     {
       id,
-      arrivalMs: ctx.clock.now(),
+      arrivalMs: ctx.clock.now() + apiDelayMs(p, promptTokens),
       promptTokens,
       blockHashes: blockHashes(text, p.blockSize).slice(0, Math.floor(promptTokens / p.blockSize)),
       maxTokens,

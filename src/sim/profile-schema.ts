@@ -26,6 +26,10 @@ export const ProfileSchema = z
     decodeStepMs: Curve, // [batch size, ms per engine step], linear in batch
     decodeContextSlopeMsPerMTokens: z.number().nonnegative().default(0),
     prefillOnlyStepMs: z.number().nonnegative().default(0), // fixed cost of a step with no decode in it
+    // API server time before a request reaches the engine: requestOverheadMs + prompt tokens / apiTokensPerS
+    // (tokenization, templating); it delays that request only, never the engine's steps.
+    requestOverheadMs: z.number().nonnegative().default(0),
+    apiTokensPerS: z.number().nonnegative().default(0), // 0 = no per-token cost
     speculative: z
       .object({ k: z.number().int().positive(), meanTokens: z.number().min(1) })
       .refine((s) => s.meanTokens < s.k + 1, 'meanTokens must be below k + 1')

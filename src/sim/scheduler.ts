@@ -62,6 +62,7 @@ export interface StepEntry {
   seq: Seq;
   kind: 'prefill' | 'decode';
   tokens: number; // prompt tokens computed, or tokens generated
+  cachedTokens?: number; // prefix-cache hits taken on admission
 }
 
 export interface StepPlan {
@@ -161,6 +162,20 @@ export class Scheduler {
     return this.running.length > 0 || this.waiting.length > 0;
   }
 
+  // Requests that reached the engine by atMs and are not running (what a waiting gauge shows).
+  waitingAt(atMs: number): number {
+    let n = 0;
+    for (const w of this.waiting) if (w.spec.arrivalMs <= atMs) n++;
+    return n;
+  }
+
+  // Earliest arrival among waiting requests (they may arrive in the future: requestOverheadMs).
+  nextArrivalMs(): number | undefined {
+    let m: number | undefined;
+    for (const w of this.waiting) if (m === undefined || w.spec.arrivalMs < m) m = w.spec.arrivalMs;
+    return m;
+  }
+
   plan(startMs: number): StepPlan | null {
     let budget = this.profile.maxBatchedTokens;
     const entries: StepEntry[] = [];
@@ -216,7 +231,7 @@ export class Scheduler {
       admitted.push(seq);
       const chunk = Math.min(seq.target - seq.computed, budget);
       budget -= chunk;
-      entries.push({ seq, kind: 'prefill', tokens: chunk });
+      entries.push({ seq, kind: 'prefill', tokens: chunk, cachedTokens: hit * bs });
     }
 
     if (entries.length === 0) return null;

@@ -47,9 +47,9 @@ describe('startSim over HTTP', () => {
         reason: 'length',
         outputTokens: 50,
       });
-      // The client sees the first token after the sim sent it, and soon after (loopback).
-      expect(firstTokenAt! - truth!.firstTokenMs!).toBeGreaterThanOrEqual(-1);
-      expect(firstTokenAt! - truth!.firstTokenMs!).toBeLessThan(100);
+      // The client sees the first token after the sim sent it (same clock; loose upper bound for loaded CI).
+      expect(firstTokenAt! - truth!.firstTokenMs!).toBeGreaterThanOrEqual(-0.5);
+      expect(firstTokenAt! - truth!.firstTokenMs!).toBeLessThan(2000);
       const lag = sim.lag();
       for (const v of [lag.maxMs, lag.p99Ms, lag.meanMs]) expect(Number.isFinite(v)).toBe(true);
       const lagHttp = (await (await fetch(`${sim.url}/sim/lag`)).json()) as { samples: number };

@@ -50,7 +50,7 @@ function vllm(ctx: SimContext): string {
       'vllm:num_requests_waiting',
       'gauge',
       'Number of requests waiting to be processed.',
-      s.waiting.length,
+      s.waitingAt(ctx.clock.now()),
       m,
     )
     .metric('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', s.kv.usage, m)
@@ -158,7 +158,7 @@ function sglang(ctx: SimContext): string {
       'sglang:num_queue_reqs',
       'gauge',
       'The number of requests in the waiting queue.',
-      s.waiting.length,
+      s.waitingAt(ctx.clock.now()),
       m,
     )
     .metric('sglang:token_usage', 'gauge', 'The token usage.', s.kv.usage, m)
@@ -245,7 +245,12 @@ function llamacpp(ctx: SimContext): string {
     )
     .metric('llamacpp:n_decode_total', 'counter', 'Total number of llama_decode() calls', c.steps)
     .metric('llamacpp:requests_processing', 'gauge', 'Number of requests processing.', s.running.length)
-    .metric('llamacpp:requests_deferred', 'gauge', 'Number of requests deferred.', s.waiting.length)
+    .metric(
+      'llamacpp:requests_deferred',
+      'gauge',
+      'Number of requests deferred.',
+      s.waitingAt(ctx.clock.now()),
+    )
     .metric(
       'llamacpp:n_tokens_max',
       'gauge',
@@ -280,7 +285,7 @@ function tgi(ctx: SimContext): string {
       'Maximum tokens in a batch (KV budget).',
       s.kv.numBlocks * ctx.profile.blockSize,
     )
-    .metric('tgi_queue_size', 'gauge', 'Queue size.', s.waiting.length)
+    .metric('tgi_queue_size', 'gauge', 'Queue size.', s.waitingAt(ctx.clock.now()))
     .metric('tgi_batch_current_size', 'gauge', 'Current batch size.', s.running.length)
     .metric(
       'tgi_batch_current_max_tokens',
@@ -308,7 +313,7 @@ function trtllm(ctx: SimContext): string {
     .metric('trtllm_prompt_tokens_total', 'counter', 'Prompt tokens.', c.promptTokens)
     .metric('trtllm_generation_tokens_total', 'counter', 'Generation tokens.', c.generationTokens)
     .metric('trtllm_num_requests_running', 'gauge', 'Running requests.', s.running.length)
-    .metric('trtllm_num_requests_waiting', 'gauge', 'Waiting requests.', s.waiting.length)
+    .metric('trtllm_num_requests_waiting', 'gauge', 'Waiting requests.', s.waitingAt(ctx.clock.now()))
     .metric('trtllm_kv_cache_utilization', 'gauge', 'KV cache utilization.', s.kv.usage)
     .metric(
       'trtllm_kv_cache_hit_rate',
@@ -363,7 +368,7 @@ export function trtllmIterStats(ctx: SimContext): Array<Record<string, unknown>>
     iter: s.counters.steps,
     iterLatencyMS: 0,
     numActiveRequests: s.running.length,
-    numQueuedRequests: s.waiting.length,
+    numQueuedRequests: s.waitingAt(ctx.clock.now()),
     maxNumActiveRequests: ctx.profile.maxNumSeqs,
     gpuMemUsage: 0,
     kvCacheStats: {
