@@ -2,6 +2,7 @@ import type { DecodeCell, ServerSample } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
 import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
+import { windowEnergy } from '../target/energy.js';
 import { prefixCacheHitRatio, specAcceptanceLength } from '../target/sample-stats.js';
 import { decideStatus } from './status.js';
 
@@ -87,6 +88,12 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     avgPending: r3(avgPending(m.requests, m.window)),
     maxFirstTokenWaitMs: waits.length ? r1(Math.max(...waits)) : null,
   };
+  const energy = windowEnergy(m.samples, f.measuredS, f.outputTokens);
+  if (energy.avgPowerW !== null && measured) {
+    cell.avgPowerW = r3(energy.avgPowerW);
+    cell.joulesPerToken = r3(energy.joulesPerToken);
+    cell.tokensPerSPerW = r3(energy.tokensPerSPerW);
+  }
   if (prompt !== null) cell.promptTokens = Math.round(prompt);
   if (decision.error) cell.error = decision.error;
   return cell;

@@ -39,8 +39,8 @@ describe('decode cell (closed loop, fake transport)', () => {
     );
     expect(run.rampTimedOut).toBe(false);
     expect(run.window.closeMs - run.window.openMs).toBeGreaterThanOrEqual(395);
-    // each request lives ~110 ms: roughly 4 x 400/110 requests in the window, all slots re-sent
-    expect(run.sent.length).toBeGreaterThan(12);
+    // each request lives ~110 ms: every slot is re-sent at least once in 400 ms
+    expect(run.sent.length).toBeGreaterThanOrEqual(8);
     const slots = new Set(run.sent.map((s) => s.spec.slot));
     expect([...slots].sort()).toEqual([1, 2, 3, 4]);
     // the window opened only after every slot's first token
