@@ -22,11 +22,18 @@ interface Word {
 export function shellWords(cmd: string): Word[] {
   const words: Word[] = [];
   let i = 0;
+  // Backslash-newline is a line continuation: whitespace between words, never part of one.
+  const isGap = (j: number): number => {
+    if (/\s/.test(cmd[j] ?? 'x')) return 1;
+    if (cmd[j] === '\\' && cmd[j + 1] === '\n') return 2;
+    if (cmd[j] === '\\' && cmd[j + 1] === '\r' && cmd[j + 2] === '\n') return 3;
+    return 0;
+  };
   while (i < cmd.length) {
-    while (i < cmd.length && /\s/.test(cmd[i]!)) i++;
+    for (let g = isGap(i); g > 0 && i < cmd.length; g = isGap(i)) i += g;
     if (i >= cmd.length) break;
     const start = i;
-    while (i < cmd.length && !/\s/.test(cmd[i]!)) {
+    while (i < cmd.length && isGap(i) === 0) {
       const c = cmd[i]!;
       if (c === '\\') i += 2;
       else if (c === "'" || c === '"') {
@@ -34,7 +41,8 @@ export function shellWords(cmd: string): Word[] {
         i = close === -1 ? cmd.length : close + 1;
       } else i++;
     }
-    words.push({ text: cmd.slice(start, Math.min(i, cmd.length)), start, end: Math.min(i, cmd.length) });
+    const end = Math.min(i, cmd.length);
+    words.push({ text: cmd.slice(start, end), start, end });
   }
   return words;
 }
@@ -53,12 +61,13 @@ export function redactCommandLine(cmd: string): string {
   for (let k = 0; k < words.length; k++) {
     const w = words[k]!;
     const bare = unquote(w.text);
-    const eq = w.text.indexOf('=');
-    if (w.text.startsWith('-') && eq > 0 && isSecretFlag(w.text.slice(0, eq))) {
-      out.push({ start: w.start + eq + 1, end: w.end, text: R });
+    const q = bare.length === w.text.length ? 0 : 1; // the whole word is quoted: '--api-key=a b'
+    const eq = bare.indexOf('=');
+    if (bare.startsWith('-') && eq > 0 && isSecretFlag(bare.slice(0, eq))) {
+      out.push({ start: w.start + q + eq + 1, end: w.end - q, text: R });
       continue;
     }
-    if (w.text.startsWith('-') && eq < 0 && isSecretFlag(w.text)) {
+    if (bare.startsWith('-') && eq < 0 && isSecretFlag(bare)) {
       const next = words[k + 1];
       if (next && !(next.text.startsWith('--') && next.text.length > 2)) {
         out.push({ start: next.start, end: next.end, text: R });
@@ -68,9 +77,9 @@ export function redactCommandLine(cmd: string): string {
     }
     const env = ENV_ASSIGN.exec(bare);
     if (env && SECRET_ENV_NAME.test(env[1]!)) {
-      const wholeQuoted = /^['"]/.test(w.text);
       const valueStart = w.text.indexOf('=') + 1;
-      out.push({ start: w.start + valueStart, end: wholeQuoted ? w.end - 1 : w.end, text: R });
+      const trailing = q === 0 && /;$/.test(w.text) ? 1 : 0; // `export HF_TOKEN=x;` keeps its `;`
+      out.push({ start: w.start + valueStart, end: w.end - q - trailing, text: R });
       continue;
     }
     if (/^bearer$/i.test(bare)) {

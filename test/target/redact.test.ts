@@ -47,6 +47,14 @@ const CASES: Array<[string, string]> = [
   ],
   ['x --model-url https://user:pa55@host/models', 'x --model-url https://user:<redacted>@host/models'],
   ['x --some sk-ABCDEFGHIJKLMNOPQRSTUV', 'x --some <redacted>'],
+  ["vllm serve m '--api-key=two words' --port 1", "vllm serve m '--api-key=<redacted>' --port 1"],
+  ['vllm serve m "--api-key" "abc def"', 'vllm serve m "--api-key" <redacted>'],
+  [
+    'vllm serve m \\\n  --api-key \\\n  sk-abc \\\n  --port 8000',
+    'vllm serve m \\\n  --api-key \\\n  <redacted> \\\n  --port 8000',
+  ],
+  ['export HF_TOKEN=abc; vllm serve m', 'export HF_TOKEN=<redacted>; vllm serve m'],
+  ['x --api-key --port 8000', 'x --api-key --port 8000'],
   // Not secrets: must stay.
   [
     'vllm serve m --max-num-batched-tokens 8192 --tokenizer t --max-tokens 5',
