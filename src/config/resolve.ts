@@ -49,10 +49,11 @@ export interface ResolvedOptions {
 
 export function addOptions(cmd: Command, name: CommandName): Command {
   for (const o of optionsFor(name)) {
-    const opt = new Option(o.flag, o.description);
+    // Defaults are applied after merging with the config file, so --help shows them but commander never sets them.
+    const shown =
+      o.defaultValue !== undefined && o.kind !== 'bool' ? ` (default: ${String(o.defaultValue)})` : '';
+    const opt = new Option(o.flag, o.description + shown);
     if (o.choices) opt.choices(o.choices);
-    if (o.defaultValue !== undefined && o.kind !== 'bool')
-      opt.default(undefined, `${String(o.defaultValue)}`);
     cmd.addOption(opt);
   }
   return cmd;
