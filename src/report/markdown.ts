@@ -1,5 +1,5 @@
 import type { RunResult } from '../results/schema.js';
-import { findAnomalies } from './anomalies.js';
+import { anomaliesByCell, findAnomalies } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from './format.js';
 import {
   cellKey,
@@ -47,6 +47,7 @@ export function decodeMatrixMd(r: RunResult): string {
   const ctx = decodeContexts(r);
   const conc = decodeConcurrency(r);
   const map = cellMap(r);
+  const flags = anomaliesByCell(findAnomalies(r));
   const rows = ctx.map((c) => [
     `**${contextLabel(c)}**`,
     ...conc.map((n) => {
@@ -54,7 +55,8 @@ export function decodeMatrixMd(r: RunResult): string {
       if (!cell) return DASH;
       if (cell.status === 'Over capacity') return '*Over capacity*';
       if (cell.status === 'Failed') return '**Failed**';
-      const figs = `**${fmtTokS(cell.totalTokensPerS)}**<br>${fmtMs(cell.ttftMs)} TTFT`;
+      const flagged = (flags.get(cellKey(c, n)) ?? []).some((a) => a.kind === 'ttft-outlier');
+      const figs = `**${fmtTokS(cell.totalTokensPerS)}**<br>${fmtMs(cell.ttftMs)} TTFT${flagged ? ' ⚠' : ''}`;
       return cell.status === 'Requests queued' ? `${figs}<br>⚠ Requests queued` : figs;
     }),
   ]);
@@ -85,14 +87,15 @@ export function renderMarkdown(r: RunResult): string {
       anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
     );
     out.push('### Prefill', '', 'Prompt tok/s by context length (cold prompt, first token only).', '');
+    const tokens = pre.some((p) => p.promptTokens !== null);
     out.push(
       mdTable(
-        ['Context', 'Prompt tok/s', 'TTFT', 'Prompt tokens', 'Note'],
+        ['Context', 'Prompt tok/s', 'TTFT', ...(tokens ? ['Prompt tokens'] : []), 'Note'],
         pre.map((p) => [
           contextLabel(p.contextTokens),
           fmtTokS(p.tokensPerS),
           fmtMs(p.ttftMs),
-          p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US'),
+          ...(tokens ? [p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US')] : []),
           p.status !== 'Valid'
             ? p.status
             : flagged.has(p.contextTokens)
@@ -101,7 +104,7 @@ export function renderMarkdown(r: RunResult): string {
                 ? 'prefill only'
                 : '',
         ]),
-        ['l', 'r', 'r', 'r', 'l'],
+        ['l', 'r', 'r', ...(tokens ? (['r'] as const) : []), 'l'],
       ),
       '',
     );
@@ -116,7 +119,10 @@ export function renderMarkdown(r: RunResult): string {
       '',
     );
     const notes = statusNotes(r.decode.map((c) => c.status));
-    out.push(...notes.map((n) => `*${n}*  `), TTFT_NOTE, '');
+    const ttftFlag = findAnomalies(r).some((a) => a.kind === 'ttft-outlier')
+      ? ['*⚠ after a TTFT: far above its neighbouring cells, see Anomalies.*  ']
+      : [];
+    out.push(...notes.map((n) => `*${n}*  `), ...ttftFlag, TTFT_NOTE, '');
   }
   if (anomalies.length) {
     out.push('### Anomalies', '');
