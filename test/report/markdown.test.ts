@@ -36,7 +36,8 @@ describe('Markdown report', () => {
 
   it('H200: the decode matrix cell shows total tok/s, TTFT and the queued status', () => {
     const md = renderReport(seedResult(SEEDS[1].id), 'md');
-    expect(md).toContain('**2,793.5**<br>11,897 ms TTFT<br>⚠ Requests queued');
+    expect(md).toContain('**2,793.5**<br>11,897 ms TTFT ⚠<br>⚠ Requests queued');
+    expect(md).toContain('**1,583.7**<br>1,236 ms TTFT<br>⚠ Requests queued');
     expect(md).toMatch(/Prefill at 64K ran at 4,764\.0 tok\/s/);
   });
 
