@@ -101,7 +101,9 @@ describe.skipIf(!haveChromium)('HTML report in chromium', () => {
     expect(await page.locator('.detail-host').isVisible()).toBe(false);
     expect(await page.locator('.theme-toggle').isVisible()).toBe(false);
     // Printing uses the light palette even when the page is in dark mode.
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+      'rgb(255, 255, 255)',
+    );
     await page.pdf({ path: `${ARTIFACTS}report-h200.pdf`, format: 'A4', printBackground: true });
     expect(requests).toEqual([]);
     expect(problems).toEqual([]);
