@@ -1,0 +1,167 @@
+// bench:fidelity — the real runner (BenchRun: probe, prefill, warm-up, closed-loop decode cells) against the
+// simulated engine's ground truth (truth log), the sim in its own process: TTFT, per-request decode rate and
+// time between tokens per request and per cell, receive delay, and exact token counts at 1, 64 and 256 streams
+// (issue 6, 1b). Usage: npm run bench:fidelity [-- --quick] [-- --workers=2] [-- --concurrency=1,64,256]
+import { rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { BenchRun } from '../src/bench/run.js';
+import type { RunSettings } from '../src/bench/settings.js';
+import { readRequestLines } from '../src/results/io.js';
+import { windowFigures } from '../src/stats/window.js';
+import { OUT_DIR, boostPriority, quantile, table, writeOut } from './lib/out.js';
+import { benchProfile } from './lib/profiles.js';
+import { startSimChild } from './lib/sim-child.js';
+import { countsExact, lineAsTimed, truthAsTimed, truthById } from './lib/truth.js';
+
+const argv = process.argv.slice(2);
+const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
+const QUICK = argv.includes('--quick');
+const CONC = (arg('concurrency') ?? '1,64,256').split(',').map(Number);
+const WORKERS = Number(arg('workers') ?? 1);
+const STEP_MS = 20;
+
+const med = (xs: number[]) => quantile(xs, 0.5);
+const p99 = (xs: number[]) => quantile(xs, 0.99);
+const rate = (c: ReadonlyArray<readonly [number, number]>) => {
+  if (c.length < 2) return undefined;
+  const after = c.slice(1).reduce((a, x) => a + x[1], 0);
+  const span = c[c.length - 1]![0] - c[0]![0];
+  return span > 0 ? { tokPerS: (after * 1000) / span, tbtMs: span / after } : undefined;
+};
+
+async function main() {
+  const priority = boostPriority();
+  const runId = `fidelity-${Date.now()}`;
+  const truthLog = join(OUT_DIR, `${runId}.truth.jsonl`);
+  rmSync(truthLog, { force: true });
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(OUT_DIR, { recursive: true });
+  const sim = await startSimChild({
+    profile: benchProfile({ stepMs: STEP_MS }),
+    profileFile: join(OUT_DIR, `${runId}.profile.json`),
+    truthLog,
+  });
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const load0 = os.loadavg()[0];
+  let dir: string;
+  let simCpuS: number;
+  try {
+    const settings: RunSettings = {
+      baseUrl: sim.baseUrl,
+      api: 'chat',
+      contexts: [512],
+      prefillContexts: [512],
+      concurrency: CONC,
+      maxOutput: 64,
+      durationS: QUICK ? 2 : 4,
+      prefillRepeats: 1,
+      rampTimeoutS: 10,
+      settleTimeoutS: 5,
+      settlePauseS: 0.2,
+      metricsIntervalS: 0.5,
+      ignoreEos: true,
+      sampling: {},
+      seed: 1,
+      outDir: OUT_DIR,
+      runId,
+      reports: false,
+      ...(WORKERS > 1 ? { workers: WORKERS } : {}),
+    } as RunSettings;
+    const out = await new BenchRun(settings).start();
+    dir = out.dir;
+  } finally {
+    simCpuS = sim.cpuMs() / 1000;
+    await sim.stop();
+  }
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const clientCpuS = (cpu.user + cpu.system) / 1e6;
+  const truth = truthById(truthLog);
+  const lines = readRequestLines(join(dir, 'requests.jsonl'));
+  const { readResult } = await import('../src/results/io.js');
+  const result = readResult(join(dir, 'result.json'));
+  const rows = [];
+  for (const cell of result.decode) {
+    const name = `decode ${cell.contextTokens}x${cell.concurrency}`;
+    const mine = lines.filter((l) => l.cell === name && l.phase !== 'warmup');
+    const window = { openMs: cell.windowOpenMs!, closeMs: cell.windowCloseMs! };
+    let exact = 0;
+    let inexact = 0;
+    let missing = 0;
+    const ttftErr: number[] = [];
+    const rateErrPct: number[] = [];
+    const tbtErr: number[] = [];
+    const recvDelay: number[] = [];
+    const sendDelay: number[] = [];
+    const firstRecv: number[] = [];
+    const truthTimed = [];
+    for (const l of mine) {
+      const t = truth.get(l.requestId);
+      if (!t) {
+        missing += 1;
+        continue;
+      }
+      truthTimed.push(truthAsTimed(t));
+      if (countsExact(l, t)) exact += 1;
+      else inexact += 1;
+      sendDelay.push(t.arrivalMs - l.sentAtMs);
+      for (let i = 0; i < l.chunks.length; i++) recvDelay.push(l.chunks[i]![0] - t.chunks[i]![0]);
+      const firstIn =
+        l.firstTokenAtMs !== undefined &&
+        l.firstTokenAtMs >= window.openMs &&
+        l.firstTokenAtMs < window.closeMs;
+      if (firstIn && t.firstTokenMs !== undefined) {
+        ttftErr.push(l.firstTokenAtMs! - l.sentAtMs - (t.firstTokenMs - t.arrivalMs));
+        firstRecv.push(l.firstTokenAtMs! - t.firstTokenMs);
+      }
+      const rc = rate(l.chunks);
+      const rt = rate(t.chunks.slice(0, l.chunks.length));
+      if (l.status === 'ok' && rc && rt) {
+        rateErrPct.push((100 * (rc.tokPerS - rt.tokPerS)) / rt.tokPerS);
+        tbtErr.push(rc.tbtMs - rt.tbtMs);
+      }
+    }
+    const ft = windowFigures(truthTimed, window);
+    const fc = windowFigures(mine.map(lineAsTimed), window);
+    rows.push({
+      streams: cell.concurrency,
+      status: cell.status,
+      requests: mine.length,
+      countsExact: `${exact}/${exact + inexact + missing}`,
+      'ttft err p50 ms': med(firstRecv),
+      'ttft err p99 ms': p99(firstRecv),
+      'vs sim arrival p50': med(ttftErr),
+      'cell ttft ms': cell.ttftMs,
+      'truth ttft ms': ft.ttftMs,
+      'rate err p50 %': med(rateErrPct),
+      'tbt err p50 ms': med(tbtErr),
+      'cell tok/s': cell.totalTokensPerS,
+      'truth tok/s': ft.totalTokensPerS,
+      'recv p50 ms': med(recvDelay),
+      'recv p99 ms': p99(recvDelay),
+      'send->arrival p50': med(sendDelay),
+      windowTokens: `${fc.outputTokens}/${ft.outputTokens}`,
+    });
+  }
+  process.stdout.write(table(rows));
+  const path = writeOut('fidelity', {
+    settings: { concurrency: CONC, workers: WORKERS, stepMs: STEP_MS, quick: QUICK },
+    priority,
+    wallS,
+    clientCpuS,
+    simCpuS,
+    loadAvg1m: [load0, os.loadavg()[0]],
+    rows,
+  });
+  process.stdout.write(
+    `\nwall ${wallS.toFixed(1)} s, client CPU ${clientCpuS.toFixed(1)} s, sim CPU ${simCpuS.toFixed(1)} s, ` +
+      `load avg ${load0?.toFixed(1)} -> ${os.loadavg()[0]?.toFixed(1)} (${os.cpus().length} cores); JSON: ${path}\n`,
+  );
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+// The runner's decode cell (src/bench/decode-cell.ts, the same Sender and closed loop as `run`) against a server,
+// with seeded prompt text built locally: what bench:memory and bench:workers drive.
+import { realClock, type PromptSource } from '../../src/bench/context.js';
+import { runDecodeCell, type DecodeCellRun } from '../../src/bench/decode-cell.js';
+import { Sender } from '../../src/bench/sender.js';
+import { streamRequest } from '../../src/client/stream.js';
+import { buildPromptText } from '../../src/prompts/index.js';
+import { probeTarget } from '../../src/target/probe.js';
+
+export async function benchSender(baseUrl: string, idPrefix: string): Promise<Sender> {
+  const info = await probeTarget({ baseUrl });
+  const cache = new Map<string, { text: string; estTokens: number }>();
+  const prompts: PromptSource = {
+    prompt: async (contextTokens, slot) => {
+      const k = `${contextTokens}/${slot}`;
+      let p = cache.get(k);
+      if (!p) {
+        p = {
+          text: buildPromptText({ runId: idPrefix, contextTokens, slot, seed: 1 }, 4),
+          estTokens: contextTokens,
+        };
+        cache.set(k, p);
+      }
+      return p;
+    },
+  };
+  return new Sender(
+    { baseUrl, api: 'chat', ignoreEos: true, sampling: {}, idPrefix },
+    info,
+    prompts,
+    streamRequest,
+    realClock,
+  );
+}
+
+export function runCell(
+  sender: Sender,
+  o: {
+    contextTokens: number;
+    concurrency: number;
+    maxOutput: number;
+    durationMs: number;
+    rampTimeoutMs: number;
+    workers?: number;
+  },
+): Promise<DecodeCellRun> {
+  return runDecodeCell(sender, realClock, o, undefined, new AbortController().signal);
+}
