@@ -97,4 +97,28 @@ describe('HTML report (string checks; the browser tests open it for real)', () =
     for (const f of ['html', 'md', 'txt', 'csv', 'json'] as const)
       expect(renderReport(empty, f).length).toBeGreaterThan(100);
   });
+
+  it('stays under 1.5 MB for a large matrix with long server-sample series', () => {
+    const r = syntheticResult();
+    const base = r.decode[0]!;
+    const samples = Array.from({ length: 1800 }, (_, i) => ({
+      tMs: i * 1000,
+      running: i % 50,
+      waiting: i % 7,
+      kvUsage: (i % 100) / 100,
+    }));
+    r.config.contexts = Array.from({ length: 12 }, (_, i) => 1024 * 2 ** i);
+    r.config.concurrency = Array.from({ length: 12 }, (_, i) => 2 ** i);
+    r.decode = r.config.contexts.flatMap((ctx) =>
+      r.config.concurrency.map((n) => ({
+        ...base,
+        contextTokens: ctx,
+        concurrency: n,
+        serverSamples: samples,
+      })),
+    );
+    const html = renderReport(r, 'html');
+    expect(r.decode).toHaveLength(144);
+    expect(Buffer.byteLength(html)).toBeLessThan(MAX_BYTES);
+  });
 });

@@ -34,6 +34,21 @@ const SAMPLE_SERIES: Array<{ key: keyof ServerSample; name: string; cls: string;
   { key: 'kvUsage', name: 'KV usage', cls: 's3', unit: 'ratio' },
 ];
 
+const MAX_POINTS = 120;
+
+/** Keeps a long sample series small: one point per bucket, the bucket's maximum (peaks matter here). */
+export function downsample(points: Array<[number, number]>, maxPoints: number): Array<[number, number]> {
+  if (points.length <= maxPoints) return points;
+  const out: Array<[number, number]> = [];
+  const size = points.length / maxPoints;
+  for (let b = 0; b < maxPoints; b++) {
+    const bucket = points.slice(Math.floor(b * size), Math.floor((b + 1) * size));
+    if (!bucket.length) continue;
+    out.push([bucket[0]![0], Math.max(...bucket.map((p) => p[1]))]);
+  }
+  return out;
+}
+
 /** Server metrics sampled during the window as small step lines (running, waiting, KV usage). */
 export function samplesSvg(samples: ServerSample[]): string {
   if (samples.length < 2) return '';
@@ -49,10 +64,11 @@ export function samplesSvg(samples: ServerSample[]): string {
     .map((s) => {
       const max = s.unit === 'ratio' ? 1 : maxCount;
       const y = (v: number) => H - pad - (v / max) * (H - 2 * pad);
-      const d = samples
-        .filter((p) => typeof p[s.key] === 'number')
-        .map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.tMs))},${n1(y(p[s.key] as number))}`)
-        .join('');
+      const pts = downsample(
+        samples.filter((p) => typeof p[s.key] === 'number').map((p) => [p.tMs, p[s.key] as number]),
+        MAX_POINTS,
+      );
+      const d = pts.map(([t, v], i) => `${i ? 'L' : 'M'}${n1(x(t))},${n1(y(v))}`).join('');
       return `<path class="${s.cls}" d="${d}" fill="none" stroke-width="1.8"/>`;
     })
     .join('');
