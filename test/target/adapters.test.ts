@@ -267,3 +267,19 @@ describe('engine specifics', () => {
     expect(info.engine.detectedBy).toBe('GET /metrics (JSON iteration stats)');
   });
 });
+
+describe('llama.cpp KV pool: unified or split', () => {
+  const model = (train?: number) => ({ id: 'm', raw: train ? { meta: { n_ctx_train: train } } : {} });
+  it.each([
+    ['explicit kv_unified flag wins', 8192, 4, { kv_unified: true }, model(131072), 8192],
+    ['explicit split flag wins', 8192, 4, { kv_unified: false }, model(8192), 32768],
+    ['default -c 0, unified: slot holds the training context', 131072, 4, {}, model(131072), 131072],
+    ['split with a large -c: slots below the training context', 32768, 16, {}, model(131072), 524288],
+    ['split with default -c 0: a fraction of the training context', 32768, 4, {}, model(131072), 131072],
+    ['no training context known: assume one pool (the smaller figure)', 8192, 4, {}, model(), 8192],
+    ['one slot', 8192, 1, {}, model(131072), 8192],
+  ] as const)('%s', async (_what, slotCtx, slots, props, m, kv) => {
+    const { kvFromSlots } = await import('../../src/target/engines/llamacpp.js');
+    expect(kvFromSlots(slotCtx, slots, props, m).kvCapacityTokens).toBe(kv);
+  });
+});

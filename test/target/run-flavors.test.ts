@@ -12,7 +12,7 @@ const KEY = 'sk-flavor-run-distinctive-8e1f';
 const EXPECT: Record<Flavor, { maxModelLen?: number; kv?: number; metrics: boolean }> = {
   vllm: { maxModelLen: 32768, kv: 300000, metrics: true },
   sglang: { maxModelLen: 32768, kv: 300000, metrics: true },
-  llamacpp: { maxModelLen: 32768, kv: 32768, metrics: true },
+  llamacpp: { maxModelLen: 32768, kv: 16 * 32768, metrics: true }, // split KV by llama.cpp's rules
   tgi: { maxModelLen: 32768, kv: 300000, metrics: true },
   ollama: { maxModelLen: 32768, metrics: false },
   trtllm: { kv: 300000, metrics: true },

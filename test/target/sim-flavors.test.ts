@@ -22,8 +22,9 @@ const noHw = { source: 'none' as const };
 const EXPECT: Record<Flavor, { maxModelLen?: number; kv?: number; metrics: boolean; reasoning?: string }> = {
   vllm: { maxModelLen: 32768, kv: 300000, metrics: true, reasoning: 'reasoning' },
   sglang: { maxModelLen: 32768, kv: 300000, metrics: true, reasoning: 'reasoning_content' },
-  // The sim's llama.cpp reports per-slot n_ctx = maxModelLen with 16 slots: read as one unified pool.
-  llamacpp: { maxModelLen: 32768, kv: 32768, metrics: true, reasoning: 'reasoning_content' },
+  // The sim's llama.cpp reports per-slot n_ctx = maxModelLen (32768) below n_ctx_train (65536) with 16
+  // slots: split KV by llama.cpp's rules, 16 × 32768 (the sim's own pool is 300000; see docs/engines.md).
+  llamacpp: { maxModelLen: 32768, kv: 16 * 32768, metrics: true, reasoning: 'reasoning_content' },
   tgi: { maxModelLen: 32768, kv: 300000, metrics: true, reasoning: undefined },
   ollama: { maxModelLen: 32768, kv: undefined, metrics: false, reasoning: 'reasoning' },
   trtllm: { maxModelLen: undefined, kv: 300000, metrics: true, reasoning: 'reasoning_content' },

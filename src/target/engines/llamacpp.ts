@@ -69,8 +69,10 @@ export const llamacpp: EngineAdapter = {
 };
 
 // Unified KV (the default since late 2025 when -np is not given): every slot sees the whole pool, so the
-// per-slot n_ctx is the pool. Split KV (-np N): each slot has n_ctx/N. Told apart by an explicit flag when
-// the build reports one, else by the training context: a split pool's slots cannot all hold it.
+// per-slot n_ctx is the pool. Split KV (-np N): each slot has n_ctx/N. A build that reports kv_unified is
+// believed. Otherwise: with the default -c 0 a unified slot holds the training context while a split slot
+// holds a fraction of it, so slot n_ctx >= n_ctx_train means unified. Unknown: assume unified, the smaller
+// figure (cells judged Over capacity show; cells that overflow a pool would fail mid-run).
 export function kvFromSlots(
   slotCtx: number,
   slots: number,
@@ -80,7 +82,13 @@ export function kvFromSlots(
   if (slots <= 1) return { kvCapacityTokens: slotCtx, kvCapacitySource: 'GET /props n_ctx (1 slot)' };
   const flag = props.kv_unified ?? obj(props.default_generation_settings)?.kv_unified;
   const train = posInt(obj(model.raw.meta)?.n_ctx_train);
-  const unified = typeof flag === 'boolean' ? flag : train !== undefined && slotCtx * slots > train;
+  if (typeof flag !== 'boolean' && train === undefined) {
+    return {
+      kvCapacityTokens: slotCtx,
+      kvCapacitySource: `GET /props n_ctx (assumed one KV pool shared by ${slots} slots; pass --kv-capacity if not)`,
+    };
+  }
+  const unified = typeof flag === 'boolean' ? flag : slotCtx >= train!;
   return unified
     ? {
         kvCapacityTokens: slotCtx,
