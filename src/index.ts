@@ -22,3 +22,20 @@ export { findAnomalies } from './report/anomalies.js';
 export type { Anomaly, AnomalyKind } from './report/anomalies.js';
 export { loadResult } from './report/load.js';
 export { importV062Text } from './results/import-v062.js';
+// Runner: plan, window statistics, the run object, result files (docs/method.md, docs/result-schema.md).
+export {
+  buildPlan,
+  decodeContexts,
+  prefillContexts,
+  contextLabel,
+  isOverCapacity,
+  estimateDuration,
+} from './plan/index.js';
+export type { Plan, PlanInput, PlannedCell, PlannedPrefill, Estimate } from './plan/index.js';
+export { sortSamples, quantile, quantiles, median, windowFigures } from './stats/index.js';
+export type { SortedSamples, TimedRequest, MeasureWindow, WindowFigures } from './stats/index.js';
+export { BenchRun } from './bench/run.js';
+export type { BenchRunDeps, RunOutcome } from './bench/run.js';
+export type { RunSettings } from './bench/settings.js';
+export { readResult, writeResult, readRequestLines, RESULT_FILE, REQUEST_LOG_FILE } from './results/io.js';
+export type { RequestLine } from './results/io.js';
