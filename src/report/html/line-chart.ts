@@ -1,5 +1,5 @@
 import { esc } from './escape.js';
-import { linearScale, logScale, n1, text } from './svg.js';
+import { linearScale, logScale, n1, text, tickLabel } from './svg.js';
 
 // A generic multi-series line chart (Pareto, compare prefill overlay): numeric log-x or categorical x.
 export interface LinePoint {
@@ -41,7 +41,7 @@ export function lineChartSvg(o: LineChartOptions): string {
     const xs = all.map((p) => p.x).filter((v) => v > 0);
     const s = logScale(Math.min(...xs), Math.max(...xs), m.l + 8, W - m.r - 8);
     x = s;
-    xTicks = s.ticks.map((t) => [t, o.xFormat(t)]);
+    xTicks = s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]);
   } else {
     const cats = o.categories ?? [];
     const band = (W - m.l - m.r) / Math.max(1, cats.length);
@@ -53,7 +53,7 @@ export function lineChartSvg(o: LineChartOptions): string {
       .map(
         (t) =>
           `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
-          text(m.l - 8, y(t) + 4, o.yFormat(t), 'class="tick" text-anchor="end"'),
+          text(m.l - 8, y(t) + 4, tickLabel(o.yFormat)(t), 'class="tick" text-anchor="end"'),
       )
       .join('') +
     xTicks

@@ -1,7 +1,7 @@
 import type { PrefillPoint } from '../../results/schema.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
 import { esc } from './escape.js';
-import { linearScale, n1, text } from './svg.js';
+import { linearScale, n1, text, tickLabel } from './svg.js';
 
 // Bars of prompt tok/s by context with the value on top and the TTFT under each context label,
 // as in the seeds; outliers in the warning colour with a marker.
@@ -17,7 +17,7 @@ export function prefillChartSvg(points: PrefillPoint[], outliers: Set<number>): 
     .map(
       (t) =>
         `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
-        text(m.l - 8, y(t) + 4, fmtTokSChart(t), 'class="tick" text-anchor="end"'),
+        text(m.l - 8, y(t) + 4, tickLabel(fmtTokSChart)(t), 'class="tick" text-anchor="end"'),
     )
     .join('');
   const bars = points

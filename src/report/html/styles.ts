@@ -62,7 +62,7 @@ svg.chart .val{fill:var(--ink);font-weight:600}
 svg.chart .val-out,svg.chart .fail{fill:var(--warn)}
 svg.chart .fail{fill:var(--err);font-weight:600}
 svg.chart .bar{fill:var(--bar)}
-svg.chart .bar-only{fill:var(--bar2)}
+svg.chart .bar-only{fill:var(--bar);opacity:.45}
 svg.chart .bar-out{fill:var(--warn)}
 svg.chart .mark{fill:#fff;font-weight:800;font-size:13px}
 svg.chart .pl{fill:var(--muted);font-size:10.5px}
