@@ -292,9 +292,17 @@ export class BenchRun {
               const sent = (e as { sent?: Sent[] }).sent;
               if (sent) log(sent);
               if (!isBenchError(e) || e.code !== 'CONTEXT_TOO_LONG') throw e;
-              tooLong ??= e;
-              tooLongFrom = Math.min(tooLongFrom, ctx);
               point = failedPrefill(ctx, pp.decodeContext, `CONTEXT_TOO_LONG: ${e.message}`);
+              if (pp.decodeContext) {
+                tooLong ??= e;
+                tooLongFrom = Math.min(tooLongFrom, ctx);
+              } else {
+                // The full window sits 256 tokens under the limit: a prompt a fraction of a percent long
+                // can miss it. That is worth a warning, not a failed run.
+                addWarning(
+                  `prefill ${contextLabel(ctx)}: the server rejected the prompt as too long (${e.message})`,
+                );
+              }
             }
             if (point.repeats.some((r) => r.outlier))
               addWarning(
