@@ -33,7 +33,7 @@ export function startPoller(dir: string, everyMs = 15): { stop: () => PollStats 
   const timer = setInterval(() => {
     const path = join(dir, 'result.json');
     if (existsSync(path)) {
-      let text = '';
+      let text: string;
       try {
         text = readFileSync(path, 'utf8');
       } catch {
@@ -110,55 +110,62 @@ export function runKillable(args: string[], killAfterMs: number | undefined): Pr
 }
 
 export interface ChainOutcome {
+  runId: string;
   kills: number; // SIGKILLs that landed while the run was in progress
   attempts: Attempt[];
   final: BenchRunResult;
-  problems: string[];
 }
 
-// A fresh run, then resumes; every attempt before the last is killed at a seeded moment in [0, spanMs).
-export async function killResumeChain(o: {
+// A fresh run, then resumes; an attempt is killed at a seeded moment in [0, spanMs) unless it ends first. A run
+// that ends completes its chain and the next kill starts a new run, until `kills` kills have landed.
+export async function killResumeChains(o: {
   baseUrl: string;
   out: string;
-  runId: string;
   kills: number;
   spanMs: number;
   rng: () => number;
-  onAttempt?: (a: Attempt) => void;
-}): Promise<ChainOutcome> {
-  const dir = join(o.out, o.runId);
-  const base = [
-    'run',
-    '--base-url',
-    o.baseUrl,
-    '--out',
-    o.out,
-    '--run-id',
-    o.runId,
-    '--quiet',
-    ...CRASH_ARGS,
-  ];
-  const attempts: Attempt[] = [];
+  onAttempt?: (a: Attempt, runId: string) => void;
+}): Promise<ChainOutcome[]> {
+  const chains: ChainOutcome[] = [];
   let kills = 0;
-  let last: Attempt | undefined;
-  for (let i = 0; kills < o.kills && i < o.kills * 4; i++) {
-    const args = existsSync(join(dir, 'result.json')) ? ['run', '--resume', dir, '--quiet'] : base;
-    const a = await runKillable(args, Math.round(o.rng() * o.spanMs));
-    attempts.push(a);
-    o.onAttempt?.(a);
-    if (a.killedAtMs !== undefined) kills++;
-    else {
-      last = a;
-      break; // it finished before the kill: the chain is complete
+  let attemptsLeft = o.kills * 4 + 4;
+  while (kills < o.kills && attemptsLeft > 0) {
+    const runId = `chain${chains.length + 1}`;
+    const dir = join(o.out, runId);
+    const fresh = [
+      'run',
+      '--base-url',
+      o.baseUrl,
+      '--out',
+      o.out,
+      '--run-id',
+      runId,
+      '--quiet',
+      ...CRASH_ARGS,
+    ];
+    const argsNow = () =>
+      existsSync(join(dir, 'result.json')) ? ['run', '--resume', dir, '--quiet'] : fresh;
+    const attempts: Attempt[] = [];
+    let chainKills = 0;
+    let last: Attempt | undefined;
+    while (attemptsLeft-- > 0) {
+      const killAt = kills < o.kills ? Math.round(o.rng() * o.spanMs) : undefined;
+      const a = await runKillable(argsNow(), killAt);
+      attempts.push(a);
+      o.onAttempt?.(a, runId);
+      if (a.killedAtMs === undefined) {
+        last = a;
+        break;
+      }
+      kills++;
+      chainKills++;
     }
+    last ??= await runKillable(argsNow(), undefined);
+    if (attempts.at(-1) !== last) attempts.push(last);
+    const final = describeRun({ code: last.exit, signal: last.signal, stdout: '', stderr: last.stderr }, dir);
+    chains.push({ runId, kills: chainKills, attempts, final });
   }
-  if (!last) {
-    const args = existsSync(join(dir, 'result.json')) ? ['run', '--resume', dir, '--quiet'] : base;
-    last = await runKillable(args, undefined);
-    attempts.push(last);
-  }
-  const final = describeRun({ code: last.exit, signal: last.signal, stdout: '', stderr: last.stderr }, dir);
-  return { kills, attempts, final, problems: [] };
+  return chains;
 }
 
 export interface CellSet {
