@@ -140,8 +140,8 @@ ol.anomalies li .tag{font-size:11px;font-weight:700;text-transform:uppercase;let
 ol.anomalies a{color:inherit}
 .tbl-wrap{overflow-x:auto}
 table.data{border-collapse:collapse;width:100%;font-size:13px;white-space:nowrap}
-table.data th{position:sticky;top:0;background:var(--card);text-align:right;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);padding:7px 10px;font-size:12px}
-table.data td{text-align:right;padding:5px 10px;border-bottom:1px solid var(--line2)}
+table.data th{position:sticky;top:0;background:var(--card);text-align:right;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);padding:7px 8px;font-size:12px;white-space:normal;vertical-align:bottom;line-height:1.25}
+table.data td{text-align:right;padding:5px 8px;border-bottom:1px solid var(--line2)}
 table.data th:nth-child(-n+4),table.data td:nth-child(-n+4){text-align:left}
 table.prefill-ratio th,table.prefill-ratio td{text-align:right!important}
 table.prefill-ratio th:first-child,table.prefill-ratio td:first-child{text-align:left!important}
@@ -149,6 +149,7 @@ table.data tr.st-over td{color:var(--overink)}
 table.data tr.st-queued td:nth-child(4){color:var(--warn);font-weight:600}
 table.data tr.st-failed td:nth-child(4){color:var(--err);font-weight:600}
 table.data tbody tr:hover td{background:var(--line2)}
+table.data td.flag{color:var(--warn);font-weight:600}
 details.all summary{cursor:pointer;font-weight:650;font-size:19px;list-style-position:outside}
 footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:28px}
 .ratio td[style]{font-weight:600}

@@ -41,4 +41,5 @@ export function text(x: number, y: number, content: string, attrs = ''): string 
 export const n1 = (v: number) => v.toFixed(1);
 
 /** Axis tick label: chart format without a trailing ".0" (15K, not 15.0K). */
-export const tickLabel = (format: (v: number) => string) => (v: number) => format(v).replace(/\.0(?=[KMG]$)/, '');
+export const tickLabel = (format: (v: number) => string) => (v: number) =>
+  format(v).replace(/\.0(?=[KMG]$)/, '');

@@ -113,7 +113,19 @@ function anomalyList(list: Anomaly[]): string {
     .join('')}</ol>`;
 }
 
-function measurementsTable(r: RunResult): string {
+function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
+  // Flag the figure an anomaly is about, in the row it belongs to.
+  const flagged = new Set(
+    anomalies.flatMap((a) =>
+      a.kind === 'prefill-outlier'
+        ? [`Prefill|${contextLabel(a.contextTokens!)}|1|4`]
+        : a.kind === 'ttft-outlier'
+          ? [`Sustained decode|${contextLabel(a.contextTokens!)}|${a.concurrency}|6`]
+          : a.kind === 'throughput-drop'
+            ? [`Sustained decode|${contextLabel(a.contextTokens!)}|${a.concurrency}|4`]
+            : [],
+    ),
+  );
   const rows = measurementRows(r)
     .map((row) => {
       const st = row[3];
@@ -125,7 +137,12 @@ function measurementsTable(r: RunResult): string {
             : st === 'Failed'
               ? 'st-failed'
               : '';
-      return `<tr class="${cls}">${row.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`;
+      const key = row.slice(0, 3).join('|');
+      return `<tr class="${cls}">${row
+        .map((v, i) =>
+          flagged.has(`${key}|${i}`) ? `<td class="flag">${esc(v)} ⚠</td>` : `<td>${esc(v)}</td>`,
+        )
+        .join('')}</tr>`;
     })
     .join('\n');
   return `<div class="tbl-wrap"><table class="data" id="all-measurements"><thead><tr>${MEASUREMENT_HEADERS.map(
@@ -215,7 +232,7 @@ export function renderHtml(r: RunResult): string {
       'all-measurements-card',
       'All measurements',
       MEDIANS_NOTE,
-      measurementsTable(r) +
+      measurementsTable(r, anomalies) +
         (allNotes.length
           ? `<ul class="notes">${allNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`
           : ''),
