@@ -25,6 +25,7 @@ let intervalMs = 10;
 let ticking = false;
 let t0 = 0;
 let k = 0;
+let lateMs: number[] = []; // how late each tick fired vs its schedule (emitter-side share of any delay)
 const WORDS = [' the', ' cat', ' sat', ' on', ' a', ' warm', ' mat', ' and', ' slept', ' well'];
 
 function frame(payload: string): string {
@@ -59,15 +60,23 @@ function tick(): void {
     s.writes.push(nowMs());
     s.sock.write(out);
   }
+  const scheduled = t0 + k * intervalMs;
   k++;
   if (active.size === 0) {
     ticking = false;
     return;
   }
-  // Absolute schedule: a late tick does not push every later one back.
-  const next = t0 + k * intervalMs;
-  setTimeout(tick, Math.max(0, next - nowMs()));
-  void t;
+  // Absolute schedule: a late tick does not push every later one back; but a tick later than a few
+  // intervals restarts the schedule instead of firing a burst of catch-up ticks.
+  let next = t0 + k * intervalMs;
+  const now = nowMs();
+  lateMs.push(Math.max(0, t - scheduled));
+  if (now - next > 3 * intervalMs) {
+    t0 = now + intervalMs;
+    k = 0;
+    next = t0;
+  }
+  setTimeout(tick, Math.max(0, next - now));
 }
 
 function startStream(sock: net.Socket, path: string, headers: Map<string, string>, body: string): void {
@@ -100,7 +109,7 @@ function startStream(sock: net.Socket, path: string, headers: Map<string, string
   if (!ticking) {
     ticking = true;
     t0 = nowMs() + intervalMs;
-    k = 1;
+    k = 0;
     setTimeout(tick, intervalMs);
   }
 }
@@ -143,6 +152,8 @@ server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: addr.port });
 });
 
+// Never outlive the parent (it may exit before 'exit' arrives).
+process.on('disconnect', () => process.exit(0));
 let cpuMark = process.cpuUsage();
 process.on('message', (m: { type: string }) => {
   if (m.type === 'collect') {
@@ -152,10 +163,19 @@ process.on('message', (m: { type: string }) => {
     process.send?.({ type: 'writes', writes });
   } else if (m.type === 'cpu-mark') {
     cpuMark = process.cpuUsage();
+    lateMs = [];
     process.send?.({ type: 'cpu-marked' });
   } else if (m.type === 'cpu') {
     const d = process.cpuUsage(cpuMark);
-    process.send?.({ type: 'cpu', ms: (d.user + d.system) / 1000 });
+    const late = [...lateMs].sort((a, b) => a - b);
+    const q = (f: number) =>
+      late.length ? late[Math.min(late.length - 1, Math.floor(f * late.length))] : null;
+    process.send?.({
+      type: 'cpu',
+      ms: (d.user + d.system) / 1000,
+      tickLateP50Ms: q(0.5),
+      tickLateP99Ms: q(0.99),
+    });
   } else if (m.type === 'exit') {
     server.close();
     process.exit(0);

@@ -41,6 +41,8 @@ interface RunOut extends RunSpec {
   delayP99Ms: number | null;
   delaySamples: number;
   streamsActiveAtOpen: number;
+  emitterTickLateP50Ms: number | null; // the emitter's own lateness: context for the delay figures
+  emitterTickLateP99Ms: number | null;
 }
 
 // Token interval per concurrency: about 6-10k tok/s in total so the one-core emitter keeps its schedule.
@@ -48,13 +50,18 @@ const intervalFor = (n: number) => (n <= 64 ? 10 : n <= 512 ? 50 : 400);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function pin(): { pinned: boolean; emitterPrefix: string[] } {
-  if (os.cpus().length < 2 || !existsSync('/usr/bin/taskset')) return { pinned: false, emitterPrefix: [] };
-  try {
-    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-    return { pinned: true, emitterPrefix: ['taskset', '-c', '1'] };
-  } catch {
-    return { pinned: false, emitterPrefix: [] };
+  const prefix: string[] = [];
+  let pinned = false;
+  if (os.cpus().length >= 2 && existsSync('/usr/bin/taskset')) {
+    try {
+      execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+      prefix.push('taskset', '-c', '1');
+      pinned = true;
+    } catch {
+      // not allowed here: run unpinned
+    }
   }
+  return { pinned, emitterPrefix: prefix };
 }
 
 class Emitter {
@@ -76,7 +83,10 @@ class Emitter {
   }
   static async start(prefix: string[]): Promise<{ e: Emitter; port: number }> {
     const file = fileURLToPath(new URL('./emitter.ts', import.meta.url));
-    const cmd = [...prefix, process.execPath, '--import', 'tsx', file];
+    const prof = process.env.BENCH_EMITTER_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_EMITTER_PROF}`]
+      : [];
+    const cmd = [...prefix, process.execPath, ...prof, '--import', 'tsx', file];
     const proc = spawn(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const e = new Emitter(proc);
     const ready = await new Promise<Record<string, unknown>>((r) => e.waiters.set('ready', r));
@@ -127,7 +137,8 @@ async function runOne(
   await sleep(MEASURE_MS);
   const cpu = process.cpuUsage(cpu0);
   const t1 = nowMs();
-  const emitterCpu = Number((await emitter.ask('cpu', 'cpu')).ms);
+  const emitterReport = await emitter.ask('cpu', 'cpu');
+  const emitterCpu = Number(emitterReport.ms);
   stop = true;
   ac.abort();
   await Promise.all(slots);
@@ -167,6 +178,10 @@ async function runOne(
     delayP99Ms: delays.length ? round(quantile(delays, 0.99)!, 3) : null,
     delaySamples: delays.length,
     streamsActiveAtOpen: activeAtOpen,
+    emitterTickLateP50Ms:
+      emitterReport.tickLateP50Ms === null ? null : round(Number(emitterReport.tickLateP50Ms), 3),
+    emitterTickLateP99Ms:
+      emitterReport.tickLateP99Ms === null ? null : round(Number(emitterReport.tickLateP99Ms), 3),
   };
 }
 
@@ -225,6 +240,8 @@ function aggregate(runs: RunOut[]): RunOut & { repeats: number; cpuMsPer1kTokens
     delayP99Ms: m((r) => r.delayP99Ms),
     delaySamples: runs.reduce((a, r) => a + r.delaySamples, 0),
     streamsActiveAtOpen: Math.min(...runs.map((r) => r.streamsActiveAtOpen)),
+    emitterTickLateP50Ms: m((r) => r.emitterTickLateP50Ms),
+    emitterTickLateP99Ms: m((r) => r.emitterTickLateP99Ms),
     repeats: runs.length,
     cpuMsPer1kTokensAll: runs.map((r) => r.cpuMsPer1kTokens),
   };
