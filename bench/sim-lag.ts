@@ -89,9 +89,23 @@ async function loop(slot: number): Promise<void> {
   while (Date.now() < deadline) await streamOnce(slot);
 }
 
-async function lag(): Promise<{ p99Ms: number; maxMs: number; meanMs: number; samples: number }> {
+async function lag(): Promise<{
+  p99Ms: number;
+  maxMs: number;
+  meanMs: number;
+  samples: number;
+  maxPassMs: number;
+  meanPassMs: number;
+}> {
   const r = await request(`${url}/sim/lag`, { dispatcher: agent });
-  return (await r.body.json()) as { p99Ms: number; maxMs: number; meanMs: number; samples: number };
+  return (await r.body.json()) as {
+    p99Ms: number;
+    maxMs: number;
+    meanMs: number;
+    samples: number;
+    maxPassMs: number;
+    meanPassMs: number;
+  };
 }
 
 async function generated(): Promise<number> {
@@ -111,7 +125,7 @@ for (let s = 1; s <= seconds; s++) {
   const steps = l.samples - prevSamples;
   console.log(
     `t=${String(s).padStart(3)} s  lag p99 ${l.p99Ms.toFixed(2)} ms  max ${l.maxMs.toFixed(2)} ms  mean ${l.meanMs.toFixed(2)} ms  ` +
-      `passes/s ${steps}  tokens/s ${g - prevTokens}  requests ${requests}  failures ${failures}`,
+      `pass mean ${l.meanPassMs.toFixed(2)} ms max ${l.maxPassMs.toFixed(2)} ms  passes/s ${steps}  tokens/s ${g - prevTokens}  requests ${requests}  failures ${failures}`,
   );
   prevTokens = g;
   prevSamples = l.samples;
@@ -119,7 +133,7 @@ for (let s = 1; s <= seconds; s++) {
 await Promise.all(loops);
 const final = await lag();
 console.log(
-  `final: lag p99 ${final.p99Ms.toFixed(2)} ms, max ${final.maxMs.toFixed(2)} ms, mean ${final.meanMs.toFixed(2)} ms; ideal tokens/s ${Math.round((streams * 1000) / 2)}`,
+  `final: lag p99 ${final.p99Ms.toFixed(2)} ms, max ${final.maxMs.toFixed(2)} ms, mean ${final.meanMs.toFixed(2)} ms; longest pass ${final.maxPassMs.toFixed(2)} ms; ideal tokens/s ${Math.round((streams * 1000) / 2)}`,
 );
 await agent.close();
 child?.kill('SIGTERM');

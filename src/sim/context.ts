@@ -32,7 +32,6 @@ export interface SimContext {
   sessions: Set<StreamSession>;
   nextId: number;
   hist: { ttft: Histogram; e2e: Histogram; queue: Histogram; itl: Histogram };
-  iterStats: Array<Record<string, unknown>>; // trtllm /metrics drains these
 }
 
 export function observeTruth(ctx: SimContext, t: TruthRecord): void {

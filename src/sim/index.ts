@@ -7,3 +7,5 @@ export { FLAVORS, ProfileSchema } from './profile-schema.js';
 export { loadProfile, listProfiles } from './profiles.js';
 export { parseFaults, FAULT_NAMES } from './faults.js';
 export { countTokens, countChatTokens } from './tokenizer.js';
+export { simulateCell, simulatePrefill, overCapacity } from './what-if.js';
+export type { CellPlan, CellFigures } from './what-if.js';

@@ -56,7 +56,6 @@ export function createSimContext(opts: SimOptions): SimContext {
     sessions: new Set(),
     nextId: 1,
     hist: { ttft: new Histogram(), e2e: new Histogram(), queue: new Histogram(), itl: new Histogram() },
-    iterStats: [],
   };
   if (opts.apiKey) ctx.apiKey = opts.apiKey;
   return ctx;

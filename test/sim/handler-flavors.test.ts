@@ -144,6 +144,29 @@ describe('tgi flavor', () => {
     expect(h.call('GET', '/metrics').body).toContain('tgi_batch_max_total_tokens 300000');
   });
 
+  it('sends comment keep-alives while a stream is silent (long prefill)', () => {
+    const h = harness({ flavor: 'tgi', overrides: { prefillTokensPerS: [[1024, 1000]] } });
+    const w = h.send(
+      'POST',
+      '/v1/chat/completions',
+      chatBody({ messages: [{ role: 'user', content: long(20_000) }] }),
+    );
+    h.clock.advance(16_000);
+    for (const s of h.ctx.sessions) s.keepAlive(h.clock.now(), 15_000);
+    expect(events(w.body)).toEqual([':']);
+    h.clock.advance(60_000);
+    expect(events(w.body).at(-1)).toBe('[DONE]');
+    const v = harness({ overrides: { prefillTokensPerS: [[1024, 1000]] } });
+    const vw = v.send(
+      'POST',
+      '/v1/chat/completions',
+      chatBody({ messages: [{ role: 'user', content: long(20_000) }] }),
+    );
+    v.clock.advance(16_000);
+    for (const s of v.ctx.sessions) s.keepAlive(v.clock.now(), 15_000);
+    expect(vw.body).toBe(''); // vLLM sends no comments
+  });
+
   it('answers 429 once more than maxConcurrentRequests are in flight', () => {
     const h = harness({ flavor: 'tgi', overrides: { maxConcurrentRequests: 2 } });
     h.send('POST', '/v1/chat/completions', chatBody({ max_tokens: 1000 }));

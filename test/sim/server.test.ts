@@ -80,7 +80,7 @@ describe('startSim over HTTP', () => {
     });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no URL printed')), 30_000);
+      const timer = setTimeout(() => reject(new Error('no URL printed')), 100_000);
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         out += d;
         const m = /^(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
@@ -97,7 +97,7 @@ describe('startSim over HTTP', () => {
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
-  });
+  }, 120_000);
 
   it('sim CLI: unknown profile is one clear line with a stable code', async () => {
     const { command, args } = cliCommand();
@@ -110,5 +110,5 @@ describe('startSim over HTTP', () => {
     expect(code).toBe(2);
     expect(err.trim()).toMatch(/^error \[CONFIG_INVALID\]: unknown sim profile "no-such-profile"/);
     expect(err).not.toContain('    at ');
-  });
+  }, 120_000);
 });

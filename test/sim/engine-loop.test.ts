@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/sim/clock.js';
+import { EngineLoop, type SeqSink } from '../../src/sim/engine-loop.js';
+import { Scheduler } from '../../src/sim/scheduler.js';
+import { req, testProfile } from './helpers.js';
+
+class Recorder implements SeqSink {
+  got: Array<[number, number]> = [];
+  admittedAt: number | undefined;
+  finish: string | undefined;
+  constructor(private readonly clock: VirtualClock) {}
+  admitted(atMs: number): void {
+    this.admittedAt = atMs;
+  }
+  tokens(n: number, _r: number, finish?: string): void {
+    this.got.push([this.clock.now(), n]);
+    if (finish) this.finish = finish;
+  }
+}
+
+// A clock whose timers fire `lateMs` after they are due: a busy process.
+class LateClock extends VirtualClock {
+  constructor(private readonly lateMs: number) {
+    super(0);
+  }
+  override setTimer(fn: () => void, delayMs: number): () => void {
+    return super.setTimer(fn, delayMs + this.lateMs);
+  }
+}
+
+describe('engine loop (real-time driver) in virtual time', () => {
+  it('emits each step at its intended end time with zero lag on an on-time clock', () => {
+    const clock = new VirtualClock(0);
+    const loop = new EngineLoop(new Scheduler(testProfile()), clock);
+    const r = new Recorder(clock);
+    loop.submit({ ...req('a', 100, 3), arrivalMs: 0 }, r);
+    clock.advance(1000);
+    expect(r.got).toEqual([
+      [100, 1],
+      [110, 1],
+      [120, 1],
+    ]);
+    expect(r.admittedAt).toBe(0);
+    expect(r.finish).toBe('length');
+    expect(loop.lag.summary().maxMs).toBe(0);
+  });
+
+  it('when timers fire late, due steps are applied in one pass (merged chunk) and the schedule does not drift', () => {
+    const clock = new LateClock(25);
+    const loop = new EngineLoop(new Scheduler(testProfile()), clock);
+    const r = new Recorder(clock);
+    loop.submit({ ...req('a', 16, 20), arrivalMs: 0 }, r);
+    clock.advance(10_000);
+    // Same tokens in total; 10 ms steps end at 16, 26, 36, ...: the last token is due at 206 and goes out
+    // at most one timer-lateness after it.
+    expect(r.got.reduce((a, g) => a + g[1], 0)).toBe(20);
+    expect(Math.max(...r.got.map((g) => g[1]))).toBeGreaterThan(1);
+    expect(r.got.at(-1)![0]).toBeGreaterThanOrEqual(206);
+    expect(r.got.at(-1)![0]).toBeLessThanOrEqual(206 + 25 + 10);
+    const lag = loop.lag.summary();
+    expect(lag.maxMs).toBeGreaterThanOrEqual(15);
+    expect(lag.maxMs).toBeLessThanOrEqual(35);
+  });
+
+  it('a request that reaches the engine later (API server delay) wakes an idle loop', () => {
+    const clock = new VirtualClock(0);
+    const loop = new EngineLoop(new Scheduler(testProfile()), clock);
+    const r = new Recorder(clock);
+    loop.submit({ ...req('a', 16, 1), arrivalMs: 50 }, r);
+    clock.advance(1000);
+    expect(r.admittedAt).toBe(50);
+    expect(r.got).toEqual([[66, 1]]);
+  });
+
+  it('abort removes the request; close stops the loop', () => {
+    const clock = new VirtualClock(0);
+    const sched = new Scheduler(testProfile());
+    const loop = new EngineLoop(sched, clock);
+    const r = new Recorder(clock);
+    loop.submit({ ...req('a', 16, 100), arrivalMs: 0 }, r);
+    clock.advance(50);
+    loop.abort('a');
+    const n = r.got.length;
+    clock.advance(500);
+    expect(r.got.length).toBe(n);
+    expect(sched.running).toHaveLength(0);
+    loop.submit({ ...req('b', 16, 100), arrivalMs: clock.now() }, r);
+    loop.close();
+    clock.advance(500);
+    expect(r.got.length).toBe(n);
+  });
+});
