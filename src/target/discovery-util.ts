@@ -1,6 +1,6 @@
 import type { HttpResult } from './http.js';
 import type { PromIndex } from './prometheus.js';
-import { looksLikePrometheus, parsePrometheus } from './prometheus.js';
+import { parsePrometheus } from './prometheus.js';
 import type { ProbeContext } from './types.js';
 
 export function okJson(r: HttpResult): Record<string, unknown> | undefined {
@@ -34,8 +34,10 @@ export function obj(v: unknown): Record<string, unknown> | undefined {
 // Prometheus at `path`, or undefined when absent (404, JSON, HTML, auth required).
 export async function promAt(ctx: ProbeContext, path: string): Promise<PromIndex | undefined> {
   const text = okText(await ctx.get(path));
-  if (text === undefined || !looksLikePrometheus(text)) return undefined;
-  return parsePrometheus(text);
+  const t = text?.trimStart();
+  if (!t || t[0] === '{' || t[0] === '[' || t[0] === '<') return undefined;
+  const index = parsePrometheus(text!);
+  return index.size > 0 ? index : undefined;
 }
 
 // `0.30.1rc1.dev162+g2617fe938` carries the commit after `+g`.

@@ -2,9 +2,20 @@ import type { ServerSample } from '../results/schema.js';
 import { meanOf, parsePrometheus, sumOf } from './prometheus.js';
 import type { MetricNames } from './types.js';
 
+const wantedCache = new WeakMap<MetricNames, Set<string>>();
+
+export function wantedNames(names: MetricNames): Set<string> {
+  let set = wantedCache.get(names);
+  if (!set) {
+    set = new Set(Object.values(names).flat() as string[]);
+    wantedCache.set(names, set);
+  }
+  return set;
+}
+
 // One Prometheus scrape as a partial ServerSample; quantities the engine does not expose stay absent.
 export function readPromSample(text: string, names: MetricNames): Partial<ServerSample> | undefined {
-  const prom = parsePrometheus(text);
+  const prom = parsePrometheus(text, wantedNames(names));
   if (prom.size === 0) return undefined;
   const s: Partial<ServerSample> = {};
   const put = <K extends keyof ServerSample>(k: K, v: number | null): void => {

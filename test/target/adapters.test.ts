@@ -283,3 +283,25 @@ describe('llama.cpp KV pool: unified or split', () => {
     expect(kvFromSlots(slotCtx, slots, props, m).kvCapacityTokens).toBe(kv);
   });
 });
+
+describe('scrape filtering', () => {
+  it('reads the wanted samples out of a large exposition (histograms skipped, prefixes not confused)', () => {
+    const big = [fixtureText('vllm', 'metrics.txt')];
+    for (let e = 0; e < 8; e++) {
+      for (let b = 0; b < 200; b++)
+        big.push(`vllm:inter_token_latency_seconds_bucket{engine="${e}",le="${b}"} ${b}`);
+    }
+    big.push('vllm:num_requests_running_extra{engine="0"} 1000', '# TYPE vllm:num_requests_waiting gauge');
+    const s = readPromSample(big.join('\n'), adapterByName('vllm').metricNames);
+    expect(s).toEqual({
+      running: 5,
+      waiting: 1,
+      kvUsage: 0.3,
+      prefixCacheHits: 150000,
+      prefixCacheQueries: 200000,
+      specDrafts: 1000,
+      specDraftTokens: 7000,
+      specAcceptedTokens: 3500,
+    });
+  });
+});

@@ -3,6 +3,12 @@ import { parsePrometheus, sumOf } from '../prometheus.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
 // Hugging Face TGI (router v3) facts: engines.md §4.
+const TGI_WANTED = new Set([
+  'tgi_batch_current_size',
+  'tgi_queue_size',
+  'tgi_batch_current_max_tokens',
+  'tgi_batch_max_total_tokens',
+]);
 export const tgi: EngineAdapter = {
   name: 'tgi',
   repository: 'github.com/huggingface/text-generation-inference',
@@ -59,7 +65,7 @@ export const tgi: EngineAdapter = {
   // max_completion_tokens is only an alias here; one field is enough.
   outputCapFields: () => ['max_tokens'],
   readSample(body) {
-    const prom = parsePrometheus(body);
+    const prom = parsePrometheus(body, TGI_WANTED);
     if (prom.size === 0) return undefined;
     const s: Record<string, number> = {};
     const running = sumOf(prom, ['tgi_batch_current_size']);
