@@ -39,3 +39,6 @@ export type { BenchRunDeps, RunOutcome } from './bench/run.js';
 export type { RunSettings } from './bench/settings.js';
 export { readResult, writeResult, readRequestLines, RESULT_FILE, REQUEST_LOG_FILE } from './results/io.js';
 export type { RequestLine } from './results/io.js';
+// Simulated engine: an OpenAI-compatible server with ground truth, for tests and demos (docs/sim.md, docs/api.md).
+export { startSim, listProfiles, loadProfile } from './sim/index.js';
+export type { SimOptions, SimHandle, TruthRecord, Profile, Flavor } from './sim/index.js';
