@@ -32,7 +32,7 @@ export interface ProbeOptions {
 export function serverRoot(baseUrl: string): string {
   let u: URL;
   try {
-    u = new URL(baseUrl);
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? baseUrl : `http://${baseUrl}`); // `host:8000/v1` works too
   } catch {
     throw new BenchError('USAGE', `--base-url "${baseUrl}" is not a URL.`, {
       hint: 'Example: http://127.0.0.1:8000/v1',

@@ -159,3 +159,16 @@ describe('probe: a server that never answers unknown paths', () => {
     }
   });
 });
+
+describe('serverRoot', () => {
+  it('normalises what users type', async () => {
+    const { serverRoot } = await import('../../src/target/probe.js');
+    expect(serverRoot('http://127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000');
+    expect(serverRoot('http://127.0.0.1:8000/v1/')).toBe('http://127.0.0.1:8000');
+    expect(serverRoot('http://127.0.0.1:8000')).toBe('http://127.0.0.1:8000');
+    expect(serverRoot('127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000');
+    expect(serverRoot('https://user:pw@gpu.example/proxy/v1?x=1')).toBe('https://gpu.example/proxy');
+    expect(() => serverRoot('ftp://x/v1')).toThrow(/http/);
+    expect(() => serverRoot('http://')).toThrow(/not a URL/);
+  });
+});
