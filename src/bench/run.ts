@@ -441,7 +441,16 @@ export class BenchRun {
       result.status = 'failed';
       result.finishedAt = clock.wallIso();
       if (isBenchError(e)) result.error = { code: e.code, message: e.message };
-      save();
+      try {
+        save();
+      } catch (saveError) {
+        // A full disk fails this save too: the last checkpoint on disk stands; report the first error.
+        if (!isBenchError(e)) throw saveError;
+      }
+      if (isBenchError(e) && e.code === 'WRITE_FAILED')
+        throw new BenchError(e.code, e.message, {
+          hint: `Finished cells are kept in ${dir}; free some space, then continue with --resume ${dir}.`,
+        });
       if (isBenchError(e) && !e.hint)
         throw new BenchError(e.code, e.message, { hint: `Finished cells are kept in ${dir}.` });
       throw e;

@@ -5,6 +5,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -22,13 +23,21 @@ export function writeFileAtomic(path: string, text: string): void {
   try {
     const fd = openSync(tmp, 'w');
     try {
-      writeSync(fd, text);
+      // A nearly full disk takes a short write without an error (the next write gets ENOSPC): loop until all
+      // bytes are down, or a truncated file would replace the good one.
+      const buf = Buffer.from(text, 'utf8');
+      for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(tmp, path);
   } catch (e) {
+    try {
+      unlinkSync(tmp); // a partial temp file would hold on to the little space left
+    } catch {
+      // never created
+    }
     throw new BenchError(
       'WRITE_FAILED',
       `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
