@@ -85,6 +85,7 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     let controller: Dispatcher.DispatchController | undefined;
     let timer: NodeJS.Timeout | undefined;
     let timerDueAt = Infinity;
+    let ended = false;
     let sawFirstToken = false;
     const sentAtMs = now();
 
@@ -94,7 +95,8 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       resolve(session.record(sentAtMs, t));
-      if (controller && !controller.aborted) controller.abort(new LocalStop('done'));
+      // Stop reading a response we no longer need; a completed one keeps its keep-alive socket.
+      if (controller && !ended && !controller.aborted) controller.abort(new LocalStop('done'));
     };
     const stop = (kind: ErrorKind, message: string) => {
       if (settled) return;
@@ -173,6 +175,7 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
         }
       },
       onResponseEnd() {
+        ended = true;
         const t = now();
         session.end(t);
         finish(t);

@@ -11,7 +11,7 @@ export type Route = (
 export interface LocalServer {
   baseUrl: string; // .../v1
   url: string;
-  requests: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  requests: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string; remotePort?: number }>;
   close(): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export async function startLocalServer(route: Route): Promise<LocalServer> {
     req.setEncoding('utf8');
     req.on('data', (d: string) => (body += d));
     req.on('end', () => {
-      requests.push({ url: req.url ?? '', headers: req.headers, body });
+      requests.push({ url: req.url ?? '', headers: req.headers, body, remotePort: req.socket.remotePort });
       void route(req, res, body);
     });
   });
