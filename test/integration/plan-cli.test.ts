@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { startTestSim } from './run-helpers.js';
 import { runCli } from '../helpers/cli.js';
 
 interface Row {
@@ -47,6 +48,40 @@ describe('plan CLI', () => {
       expect(plan.estimate.totalS).toBeGreaterThan(0);
     });
   }
+
+  it('online: asks the server for its max model length and KV capacity', async () => {
+    const sim = await startTestSim({ overrides: { kvCapacityTokens: 30_000, maxModelLen: 16_384 } });
+    try {
+      const r = await runCli([
+        'plan',
+        '--base-url',
+        sim.baseUrl,
+        '--concurrency',
+        '1,4',
+        '--max-output',
+        '1024',
+        '--json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const plan = JSON.parse(r.stdout) as {
+        maxModelLen: number;
+        kvCapacityTokens: number;
+        contexts: number[];
+        cells: Array<{ contextTokens: number; concurrency: number; status: string }>;
+      };
+      expect(plan.maxModelLen).toBe(16_384);
+      expect(plan.kvCapacityTokens).toBe(30_000);
+      // 8K, then the largest that fits: floor((16384 - 1024 - 1024) / 1024) * 1024 = 14336
+      expect(plan.contexts).toEqual([8192, 14336]);
+      expect(
+        plan.cells
+          .filter((c) => c.status === 'Over capacity')
+          .map((c) => `${c.contextTokens}x${c.concurrency}`),
+      ).toEqual(['8192x4', '14336x4']);
+    } finally {
+      await sim.close();
+    }
+  });
 
   it('prints a table offline and refuses to guess without a max model length', async () => {
     const t = await runCli([

@@ -90,6 +90,19 @@ describe.each(variants)('run matrix vs ground truth: $name', ({ overrides }) => 
         expect(cell.abortedAtClose).toBe(cell.concurrency);
       }
       expect(reasoning).toBeGreaterThan(0);
+      // cache warm-up before each cell: the cell's requests hit the prefix cache
+      const hits = result.decode
+        .map((c) => c.cacheHitRatio)
+        .filter((v): v is number => typeof v === 'number');
+      expect(hits.length).toBeGreaterThan(0);
+      for (const h of hits) expect(h).toBeGreaterThan(0.9);
+      if (overrides.speculative) {
+        const acc = result.decode
+          .map((c) => c.specAcceptanceLength)
+          .filter((v): v is number => typeof v === 'number');
+        expect(acc.length).toBeGreaterThanOrEqual(6);
+        for (const a of acc) expect(Math.abs(a - 2.5)).toBeLessThan(0.4);
+      }
       // several tokens per chunk: speculative decoding (the sim also batches when it runs behind schedule)
       if (overrides.speculative) expect(chunked).toBeGreaterThan(10);
       expect(sim.lag().p99Ms).toBeLessThan(20);
