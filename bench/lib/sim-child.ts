@@ -41,7 +41,10 @@ export async function startSimChild(o: {
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const t = setTimeout(() => reject(new Error(`sim did not start: ${err}`)), 120_000);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL'); // never leave a half-started sim behind
+      reject(new Error(`sim did not start within 120 s: ${err}`));
+    }, 120_000);
     proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const line = out.split('\n').find((l) => l.startsWith('http://'));
