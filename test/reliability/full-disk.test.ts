@@ -38,3 +38,4 @@ describe('full disk', () => {
       unmount();
     }
   });
+});
