@@ -157,6 +157,12 @@ export function decodeMatrixLines(
   const ctx = grid?.contexts ?? decodeContexts(r);
   const conc = grid?.concurrency ?? decodeConcurrency(r);
   const map = cellMap(r);
+  // Slow TTFTs (ttft-outlier) are painted yellow so the eye finds them without reading every figure.
+  const slow = new Set(
+    findAnomalies(r)
+      .filter((a) => a.kind === 'ttft-outlier')
+      .map((a) => cellKey(a.contextTokens!, a.concurrency!)),
+  );
   const perBlock = Math.max(1, Math.floor((width - CTX_W) / (CELL_W + 1)));
   for (let b = 0; b < conc.length; b += perBlock) {
     const cols = conc.slice(b, b + perBlock);
@@ -185,7 +191,9 @@ export function decodeMatrixLines(
         }
         const style = cell ? statusStyle(cell.status) : 'dim';
         top.push(' ' + paint(pad(a, CELL_W), style));
-        bottom.push(' ' + paint(pad(z, CELL_W), style === 'yellow' || style === 'red' ? style : 'dim'));
+        const zStyle =
+          slow.has(cellKey(c, n)) || style === 'yellow' ? 'yellow' : style === 'red' ? 'red' : 'dim';
+        bottom.push(' ' + paint(pad(z, CELL_W), zStyle));
       }
       out.push(paint(pad(contextLabel(c), CTX_W, false), 'bold') + top.join(''));
       out.push(' '.repeat(CTX_W) + bottom.join(''));
