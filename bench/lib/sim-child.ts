@@ -37,6 +37,14 @@ export async function startSimChild(o: {
     ? ['-c', String(cores - 1), process.execPath, '--import', 'tsx', ...args]
     : ['--import', 'tsx', ...args];
   const proc = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The sim never outlives the benchmark, even when it is interrupted or times out.
+  const killChild = () => proc.kill('SIGKILL');
+  process.once('exit', killChild);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      killChild();
+      process.exit(130);
+    });
   let err = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
