@@ -25,53 +25,58 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe.concurrent('run against each sim flavor', () => {
-  it.each(Object.keys(EXPECT) as Flavor[])('%s', async (flavor) => {
-    const exp = EXPECT[flavor];
-    const sim = await startSim({ profile: 'tiny', flavor, apiKey: KEY });
-    const out = mkdtempSync(join(tmpdir(), `run-${flavor}-`));
-    try {
-      const r = await runCli(
-        [
-          'run',
-          '--base-url',
-          sim.baseUrl,
-          '--contexts',
-          '1K',
-          '--prefill-contexts',
-          '1K',
-          '--concurrency',
-          '1',
-          '--duration',
-          '1',
-          '--max-output',
-          '64',
-          '--out',
-          out,
-          '--quiet',
-        ],
-        { env: { OPENAI_API_KEY: KEY }, timeoutMs: 90_000 },
-      );
-      expect(r.code, r.stderr).toBe(0);
-      const resultPath = filesUnder(out).find((f) => f.endsWith('result.json'));
-      expect(resultPath).toBeDefined();
-      const result = JSON.parse(readFileSync(resultPath!, 'utf8')) as {
-        status: string;
-        engine: { name: string; version?: string };
-        target: { maxModelLen?: number; kvCapacityTokens?: number; metricsAvailable: boolean };
-        decode: Array<{ status: string; serverSamples?: unknown[] }>;
-      };
-      expect(result.status).toBe('complete');
-      expect(result.engine.name).toBe(flavor);
-      expect(result.engine.version).toBe(sim.profile.engine.version);
-      expect(result.target.maxModelLen).toBe(exp.maxModelLen);
-      expect(result.target.kvCapacityTokens).toBe(exp.kv);
-      expect(result.target.metricsAvailable).toBe(exp.metrics);
-      if (exp.metrics) expect(result.decode[0]?.serverSamples?.length ?? 0).toBeGreaterThan(0);
-      for (const f of filesUnder(out)) expect(readFileSync(f, 'utf8').includes(KEY), f).toBe(false);
-      expect(r.stdout + r.stderr).not.toContain(KEY);
-    } finally {
-      await sim.close();
-    }
-  });
+// Sequential: six CLI runs at once starve a 2-core CI machine.
+describe('run against each sim flavor', () => {
+  it.each(Object.keys(EXPECT) as Flavor[])(
+    '%s',
+    async (flavor) => {
+      const exp = EXPECT[flavor];
+      const sim = await startSim({ profile: 'tiny', flavor, apiKey: KEY });
+      const out = mkdtempSync(join(tmpdir(), `run-${flavor}-`));
+      try {
+        const r = await runCli(
+          [
+            'run',
+            '--base-url',
+            sim.baseUrl,
+            '--contexts',
+            '1K',
+            '--prefill-contexts',
+            '1K',
+            '--concurrency',
+            '1',
+            '--duration',
+            '1',
+            '--max-output',
+            '64',
+            '--out',
+            out,
+            '--quiet',
+          ],
+          { env: { OPENAI_API_KEY: KEY }, timeoutMs: 110_000 },
+        );
+        expect(r.code, r.stderr).toBe(0);
+        const resultPath = filesUnder(out).find((f) => f.endsWith('result.json'));
+        expect(resultPath).toBeDefined();
+        const result = JSON.parse(readFileSync(resultPath!, 'utf8')) as {
+          status: string;
+          engine: { name: string; version?: string };
+          target: { maxModelLen?: number; kvCapacityTokens?: number; metricsAvailable: boolean };
+          decode: Array<{ status: string; serverSamples?: unknown[] }>;
+        };
+        expect(result.status).toBe('complete');
+        expect(result.engine.name).toBe(flavor);
+        expect(result.engine.version).toBe(sim.profile.engine.version);
+        expect(result.target.maxModelLen).toBe(exp.maxModelLen);
+        expect(result.target.kvCapacityTokens).toBe(exp.kv);
+        expect(result.target.metricsAvailable).toBe(exp.metrics);
+        if (exp.metrics) expect(result.decode[0]?.serverSamples?.length ?? 0).toBeGreaterThan(0);
+        for (const f of filesUnder(out)) expect(readFileSync(f, 'utf8').includes(KEY), f).toBe(false);
+        expect(r.stdout + r.stderr).not.toContain(KEY);
+      } finally {
+        await sim.close();
+      }
+    },
+    120_000,
+  );
 });
