@@ -1,5 +1,6 @@
 // Loaded with `node --import` into the CLI under test: writes into ENOSPC_DIR fail with ENOSPC once
 // ENOSPC_AFTER_BYTES bytes were written there, like a disk that fills up mid-run (the write seam is node:fs).
+import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 
