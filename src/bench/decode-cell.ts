@@ -40,7 +40,8 @@ export async function runDecodeCell(
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
 ): Promise<DecodeCellRun> {
-  if ((spec.workers ?? 1) > 1) return runDecodeCellOnWorkers(sender, clock, spec, sampler, stop, spec.workers!);
+  if ((spec.workers ?? 1) > 1)
+    return runDecodeCellOnWorkers(sender, clock, spec, sampler, stop, spec.workers!);
   const { contextTokens, concurrency: n } = spec;
   const cell = `decode ${contextTokens}x${n}`;
   const inflight = new AbortController();

@@ -229,7 +229,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: run,
     configFile: true,
     resultPath: 'config.workers',
-    description: 'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md)',
+    description:
+      'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md)',
     min: 1,
   },
   {

