@@ -103,7 +103,7 @@ export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
       phase: 'prefill',
       contextTokens: p.contextTokens,
       text:
-        `Prefill at ${contextLabel(p.contextTokens)}: ${flagged.length} of ${p.repeats.length} repeats differ ` +
+        `Prefill at ${contextLabel(p.contextTokens)}: ${flagged.length} of ${p.repeats.length} ${flagged.length === 1 ? 'repeat' : 'repeats'} ${flagged.length === 1 ? 'differs' : 'differ'} ` +
         `from the median (${fmtTokS(p.tokensPerS)} tok/s) by more than 25% ` +
         `(${flagged.map((rep) => `${fmtTokS(rep.tokensPerS)} tok/s`).join(', ')}); the median is reported.`,
     });
