@@ -64,13 +64,6 @@ function push(index: PromIndex, name: string, raw: string, labels: Record<string
   else index.set(name, [point]);
 }
 
-// Looks like Prometheus exposition rather than an HTML page or JSON.
-export function looksLikePrometheus(text: string): boolean {
-  const t = text.trimStart();
-  if (!t || t[0] === '{' || t[0] === '[' || t[0] === '<') return false;
-  return parsePrometheus(text).size > 0;
-}
-
 // Sum over label sets (one per DP rank / engine) of the first name present.
 export function sumOf(index: PromIndex, names: readonly string[] | undefined): number | null {
   for (const name of names ?? []) {
