@@ -5,7 +5,7 @@
 //   npx tsx bench/calibrate.ts [--profiles rtx,h200] [--time-scale 4] [--duration 3] [--contexts 8K,32K,128K]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -110,6 +110,7 @@ async function runOne(key: string): Promise<void> {
     p99Ms: number;
     maxMs: number;
     maxPassMs: number;
+    maxPassCpuMs: number;
   };
   const truth = sim.truth();
   await sim.close();
@@ -161,9 +162,19 @@ async function runOne(key: string): Promise<void> {
     .sort((a, b) => a[0] - b[0])
     .map(([k, t]) => `${k}K ${Math.round((t.firstTokenMs! - t.arrivalMs) * scale)} ms`);
   console.log(
-    `\nsim lag p99 ${lag.p99Ms.toFixed(2)} ms (max ${lag.maxMs.toFixed(2)} ms, longest pass ${lag.maxPassMs.toFixed(2)} ms); first cold request per context, TTFT at the sim (unscaled): ${views.join(', ')}`,
+    `\nsim lag p99 ${lag.p99Ms.toFixed(2)} ms (max ${lag.maxMs.toFixed(2)} ms, longest pass ${lag.maxPassMs.toFixed(2)} ms, most CPU in a pass ${lag.maxPassCpuMs.toFixed(2)} ms); first cold request per context, TTFT at the sim (unscaled): ${views.join(', ')}`,
   );
 }
 
+console.log(
+  `load average at start: ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ')} (${cpus().length} CPUs)`,
+);
 for (const key of values.profiles.split(',')) await runOne(key.trim());
+console.log(
+  `load average at end: ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ')}`,
+);
 console.log(`\n${within}/${compared} figures within 10% of the seed; ${statusSame}/${cells} statuses match.`);

@@ -77,6 +77,7 @@ export class EngineLoop {
     this.cancel = null;
     if (this.closed) return;
     const now = this.clock.now();
+    const cpu0 = process.cpuUsage();
     const pending = new Map<Seq, Pending>();
     let firstDue: number | undefined;
     while (this.current && this.current.endMs <= now) {
@@ -99,9 +100,13 @@ export class EngineLoop {
       this.current = this.sched.plan(this.current.endMs);
       this.notifyAdmitted(this.current);
     }
-    if (firstDue !== undefined) this.lag.add(now - firstDue);
     for (const p of pending.values())
       (p.seq.sink as SeqSink | undefined)?.tokens(p.tokens, p.reasoning, p.finish);
+    if (firstDue !== undefined) {
+      this.lag.add(now - firstDue);
+      const cpu = process.cpuUsage(cpu0);
+      this.lag.addPass(this.clock.now() - now, (cpu.user + cpu.system) / 1000);
+    }
     // Arrivals stamped after the last virtual step start wait for a step that starts now.
     if (!this.current && this.sched.busy) {
       this.current = this.sched.plan(this.clock.now());

@@ -122,7 +122,8 @@ function generate(
       return refuseTruth(ctx, req, api, 400);
     }
   }
-  const model = typeof body.model === 'string' ? body.model : p.servedModelName;
+  let model = typeof body.model === 'string' ? body.model : p.servedModelName;
+  if (f.name === 'tgi' && model === 'tgi') model = p.servedModelName; // TGI answers "tgi" with its model id
   if ((f.validatesModel && model !== p.servedModelName) || fault?.name === '404') {
     return sendError(ctx, req, w, api, 'model', { model }, fault?.name);
   }

@@ -10,9 +10,11 @@ export class LagStats {
   constructor(size = 8192) {
     this.ring = new Float64Array(size);
   }
-  addPass(ms: number): void {
+  maxPassCpuMs = 0; // CPU time of that kind of pass: wall time far above it means the machine starved the sim
+  addPass(ms: number, cpuMs: number): void {
     this.passSum += ms;
     if (ms > this.maxPassMs) this.maxPassMs = ms;
+    if (cpuMs > this.maxPassCpuMs) this.maxPassCpuMs = cpuMs;
   }
   add(lagMs: number): void {
     const v = Math.max(0, lagMs);
@@ -28,6 +30,7 @@ export class LagStats {
     samples: number;
     maxPassMs: number;
     meanPassMs: number;
+    maxPassCpuMs: number;
   } {
     const k = Math.min(this.n, this.ring.length);
     const xs = Array.from(this.ring.subarray(0, k)).sort((a, b) => a - b);
@@ -39,6 +42,7 @@ export class LagStats {
       samples: this.count,
       maxPassMs: this.maxPassMs,
       meanPassMs: this.count ? this.passSum / this.count : 0,
+      maxPassCpuMs: this.maxPassCpuMs,
     };
   }
 }

@@ -52,8 +52,12 @@ describe('startSim over HTTP', () => {
       expect(firstTokenAt! - truth!.firstTokenMs!).toBeLessThan(2000);
       const lag = sim.lag();
       for (const v of [lag.maxMs, lag.p99Ms, lag.meanMs]) expect(Number.isFinite(v)).toBe(true);
-      const lagHttp = (await (await fetch(`${sim.url}/sim/lag`)).json()) as { samples: number };
+      const lagHttp = (await (await fetch(`${sim.url}/sim/lag`)).json()) as {
+        samples: number;
+        maxPassMs: number;
+      };
       expect(lagHttp.samples).toBeGreaterThan(0);
+      expect(lagHttp.maxPassMs).toBeGreaterThan(0);
     } finally {
       await sim.close();
     }
