@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { chooseProgress } from '../progress/index.js';
-import { startSim } from '../sim/index.js';
 import { printOutcome, runWithSignals } from './run.js';
 
 interface DemoFlags {
@@ -31,6 +30,8 @@ export function register(program: Command): void {
           'USAGE',
           `--duration must be a number of seconds in (0, 30], got "${flags.duration}".`,
         );
+      // Loaded on use: every other command starts faster without the sim's modules.
+      const { startSim } = await import('../sim/index.js');
       const sim = await startSim({ profile: 'demo', host: '127.0.0.1', port: 0 });
       const quiet = flags.quiet === true;
       if (!quiet) process.stderr.write(`simulated engine (${sim.profile.name}) at ${sim.baseUrl}\n`);

@@ -4,7 +4,6 @@ import { addOptions, resolveOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel } from '../plan/contexts.js';
 import { estimateDuration, formatDurationS, type Estimate } from '../plan/estimate.js';
-import { probeTarget } from '../target/probe.js';
 import { resolveApiKey } from './api-key.js';
 
 export function register(program: Command): void {
@@ -22,6 +21,7 @@ export function register(program: Command): void {
     // Online: what the flags do not say, the server does.
     if (o.baseUrl && (maxModelLen === undefined || kvCapacity === undefined)) {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile });
+      const { probeTarget } = await import('../target/probe.js');
       const info = await probeTarget({
         baseUrl: normalizeBaseUrl(o.baseUrl),
         ...(apiKey ? { apiKey } : {}),

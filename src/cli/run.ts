@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BenchRun, type RunOutcome } from '../bench/run.js';
+import type { RunOutcome } from '../bench/run.js';
 import type { RunSettings } from '../bench/settings.js';
 import { addOptions, resolveOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
@@ -27,6 +27,7 @@ export function register(program: Command): void {
 // Ctrl-C (or SIGTERM): abort in-flight requests, keep finished cells, mark the result interrupted. A second
 // Ctrl-C exits at once (the last checkpoint is already on disk).
 export async function runWithSignals(settings: RunSettings, progress: ProgressSink): Promise<RunOutcome> {
+  const { BenchRun } = await import('../bench/run.js'); // loaded on use: other commands start faster
   const run = new BenchRun(settings, { progress });
   let signals = 0;
   const onSignal = () => {

@@ -24,7 +24,7 @@ describe('API key never appears in any output', () => {
 
   it(
     'a full run with the key from the flag, the env and a file, and a launch command holding it',
-    { timeout: 90_000 },
+    { timeout: 180_000 },
     async () => {
       const out = tempDir('secret');
       const keyFile = join(out, '..', `key-${Date.now()}`);
