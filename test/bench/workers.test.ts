@@ -89,8 +89,8 @@ describe('decode cell on worker threads', () => {
     const truth = new Map(sim.truth().flatMap((t) => (t.requestId ? [[t.requestId, t] as const] : [])));
     checkAgainstTruth(one, truth);
     checkAgainstTruth(two, truth);
-    expect(two.sent.some((s) => s.requestId.startsWith('workers-w1'))).toBe(true);
-    expect(two.sent.some((s) => s.requestId.startsWith('workers-w2'))).toBe(true);
+    expect(two.sent.some((s) => /^workers-c\d+w1-/.test(s.requestId))).toBe(true);
+    expect(two.sent.some((s) => /^workers-c\d+w2-/.test(s.requestId))).toBe(true);
     expect(two.rampTimedOut).toBe(false);
     expect(two.sent.some((s) => s.spec.phase === 'window')).toBe(true);
     const f1 = windowFigures(

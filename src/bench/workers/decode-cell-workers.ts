@@ -3,7 +3,7 @@ import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import type { BenchClock } from '../context.js';
 import type { DecodeCellRun, DecodeCellSpec } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
-import { assignSlots, startSlotWorker } from './pool.js';
+import { assignSlots, closePool, workerPool } from './pool.js';
 import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
 // Same bound as decode-cell.ts errorLimit: the cell stops (Failed) after this many errors across all slots.
@@ -51,26 +51,30 @@ export async function runDecodeCellOnWorkers(
   let fatal: { code: ErrorCode; sent: Sent } | undefined;
   let crashed: string | undefined;
   const results: Array<Promise<{ sent: Sent[]; cpuMs: number }>> = [];
-  const threads = groups.map(() => startSlotWorker());
-  const ready = threads.map(
-    (t) =>
-      new Promise<void>((resolve) => {
-        const onReady = (m: FromWorker) => m.type === 'ready' && resolve();
-        t.on('message', onReady);
-        t.once('error', () => resolve());
-        t.once('exit', () => resolve());
-      }),
-  );
+  const pool = workerPool(sender, groups.length);
+  const threads = pool.threads;
+  const cellSeq = ++pool.cells;
   const send = (m: ToWorker) => {
     for (const t of threads) t.postMessage(m);
   };
   try {
-    await Promise.all(ready); // the ramp starts once every worker has loaded, not during its start-up
+    await pool.ready; // the ramp starts once every worker has loaded, not during its start-up
     threads.forEach((t, i) => {
       results.push(
         new Promise((resolve) => {
-          const finish = (sent: Sent[], cpuMs: number) => resolve({ sent, cpuMs });
-          t.on('message', (m: FromWorker) => {
+          const finish = (sent: Sent[], cpuMs: number) => {
+            t.off('message', onMessage);
+            t.off('error', onError);
+            t.off('exit', onExit);
+            resolve({ sent, cpuMs });
+          };
+          const onError = (e: Error) => {
+            crashed ??= e.message;
+            early.abort();
+            finish([], 0);
+          };
+          const onExit = () => finish([], 0);
+          const onMessage = (m: FromWorker) => {
             if (m.type === 'first') {
               firstSeen.add(m.slot);
               if (firstSeen.size === n) rampDone.abort();
@@ -87,19 +91,16 @@ export async function runDecodeCellOnWorkers(
               early.abort();
               finish([], 0);
             }
-          });
-          t.on('error', (e) => {
-            crashed ??= e.message;
-            early.abort();
-            finish([], 0);
-          });
-          t.on('exit', () => finish([], 0));
+          };
+          t.on('message', onMessage);
+          t.on('error', onError);
+          t.on('exit', onExit);
         }),
       );
       const firstTokenTimeoutMs = spec.rampTimeoutMs + spec.durationMs + 60_000;
       t.postMessage({
         type: 'init',
-        cfg: { ...parts.cfg, idPrefix: `${parts.cfg.idPrefix}-w${i + 1}` },
+        cfg: { ...parts.cfg, idPrefix: `${parts.cfg.idPrefix}-c${cellSeq}w${i + 1}` },
         info: parts.info,
         cell,
         contextTokens,
@@ -136,8 +137,12 @@ export async function runDecodeCellOnWorkers(
     };
     if (fatal) run.fatal = fatal;
     return run;
+  } catch (e) {
+    await closePool(sender);
+    throw e;
   } finally {
     stop.removeEventListener('abort', onStop);
-    await Promise.all(threads.map((t) => t.terminate()));
+    if (crashed) await closePool(sender);
+    else pool.idle();
   }
 }

@@ -19,13 +19,18 @@ function plain(s: Sent): Sent {
   return { ...s, spec };
 }
 
+// One cell at a time; the thread itself lives on for the next cells of the run (warm JIT, open connections).
 let phase: 'ramp' | 'window' = 'ramp';
 let closing = false;
-const inflight = new AbortController();
-const early = new AbortController();
-setMaxListeners(0, inflight.signal, early.signal);
+let inflight = new AbortController();
+let early = new AbortController();
 
 async function run(init: InitMessage): Promise<void> {
+  phase = 'ramp';
+  closing = false;
+  inflight = new AbortController();
+  early = new AbortController();
+  setMaxListeners(0, inflight.signal, early.signal);
   const cpu0 = process.cpuUsage();
   const texts = new Map(init.slots.map((s) => [s.slot, { text: s.text, estTokens: s.estTokens }]));
   const prompts: PromptSource = {
@@ -36,10 +41,11 @@ async function run(init: InitMessage): Promise<void> {
     },
   };
   const sender = new Sender(init.cfg, init.info, prompts, streamRequest, realClock);
+  const signals = { inflight: inflight.signal, early: early.signal };
   const sent: Sent[] = [];
   await Promise.all(
     init.slots.map((s) =>
-      runSlotLoop(s.slot, sender, realClock, init, inflight.signal, early.signal, {
+      runSlotLoop(s.slot, sender, realClock, init, signals.inflight, signals.early, {
         closing: () => closing,
         phase: () => phase,
         onFirstToken: (slot, atMs) => post({ type: 'first', slot, atMs }),
