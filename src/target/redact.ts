@@ -7,7 +7,7 @@ const R = '<redacted>';
 // Flag names whose value is a secret: --api-key, --hf-token, --password, --admin-api-key, --client-secret...
 // Ends-with matching so --max-num-batched-tokens, --tokenizer or --ssl-keyfile stay.
 const SECRET_FLAG =
-  /^--?[\w-]*?(api[-_]?keys?|token|password|passwd|secret|credentials?|auth[-_]?key|access[-_]?key)$/i;
+  /^--?[\w-]*?(api[-_]?keys?|token|password|passwd|secret|secret[-_]?key|private[-_]?key|credentials?|auth[-_]?key|access[-_]?key)$/i;
 // Environment assignments: HF_TOKEN=, OPENAI_API_KEY=, AWS_SECRET_ACCESS_KEY=, DB_PASSWORD=, MY_SECRET=...
 // MAX_TOKENS or TOKENIZERS_PARALLELISM stay: the keyword must end the name (SECRET/PASSWORD anywhere).
 const ENV_ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)=/;
@@ -110,6 +110,7 @@ function redactInline(s: string): string {
   return redactSecrets(
     s
       .replace(/(Bearer\s+)(?!<redacted>)[^\s'"]+/gi, `$1${R}`)
+      .replace(/(Authorization:\s*Basic\s+)(?!<redacted>)[^\s'"]+/gi, `$1${R}`)
       .replace(/((?:x-)?api-key:\s*)(?!<redacted>)[^\s'"]+/gi, `$1${R}`)
       .replace(
         /("[\w-]*(?:api[_-]?key|token|password|secret)"\s*:\s*")((?:[^"\\]|\\.)*)(")/gi,
