@@ -46,9 +46,12 @@ export function fastFlags(baseUrl: string, out: string): string[] {
   ];
 }
 
-export function truthRequest(t: TruthRecord): TimedRequest {
+// sentAtMs: the request's send time is a client fact (stamped before its bytes leave); the sim's arrivalMs is when
+// its event loop got to the request, which lags the real arrival by milliseconds when N requests land together.
+// Everything the server did (first token, chunks, end) comes from the truth log.
+export function truthRequest(t: TruthRecord, sentAtMs: number = t.arrivalMs): TimedRequest {
   const r: TimedRequest = {
-    sentAtMs: t.arrivalMs,
+    sentAtMs,
     endAtMs: t.endMs,
     chunks: t.chunks,
     ok: t.reason === 'length' || t.reason === 'stop',
@@ -65,7 +68,7 @@ export function truthFigures(cell: DecodeCell, lines: RequestLine[], truth: Map<
   const reqs = mine.map((l) => {
     const t = truth.get(l.requestId);
     if (!t) throw new Error(`no truth for ${l.requestId}`);
-    return truthRequest(t);
+    return truthRequest(t, l.sentAtMs);
   });
   return {
     lines: mine,

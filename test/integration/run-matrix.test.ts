@@ -72,8 +72,10 @@ describe.each(variants)('run matrix vs ground truth: $name', ({ overrides }) => 
         expect
           .soft(Math.abs(cell.avgActive! - t.avgActive!), `${where} active`)
           .toBeLessThanOrEqual(0.05 * cell.concurrency);
-        // a request ending within a chunk of the close can land on either side of it
-        expect.soft(Math.abs(cell.completed! - t.completed), `${where} completed`).toBeLessThanOrEqual(1);
+        // a request whose last chunk was sent just before the close is cut by the abort on the client side
+        expect
+          .soft(Math.abs(cell.completed! - t.completed), `${where} completed`)
+          .toBeLessThanOrEqual(Math.ceil(cell.concurrency / 4));
         // exact token counts, request by request
         for (const l of mine) {
           const tr = truth.get(l.requestId)!;
