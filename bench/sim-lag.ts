@@ -2,7 +2,6 @@
 // keeps STREAMS streams in flight from this process for SECONDS, printing the sim's scheduler lag every second.
 // Usage: npx tsx bench/sim-lag.ts [streams=512] [seconds=20]
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { cliCommand } from '../test/helpers/cli.js';
 
@@ -49,12 +48,12 @@ const url =
 
 const agent = new Agent({ connections: 8 });
 const deadline = Date.now() + seconds * 1000;
-const host = new URL(url);
 let requests = 0;
 let failures = 0;
 
-// A deliberately cheap client (raw sockets, bytes counted, nothing parsed) so the sim, not the client, is measured.
-function streamOnce(slot: number): Promise<void> {
+// Keep-alive connections, as the real client uses; bodies are drained, not parsed, so the sim is what is measured.
+const pool = new Agent({ connections: streams, pipelining: 1, keepAliveTimeout: 60_000 });
+async function streamOnce(slot: number): Promise<void> {
   const payload = JSON.stringify({
     model: 'sim/tiny',
     prompt: `slot ${slot} `.repeat(50),
@@ -62,27 +61,21 @@ function streamOnce(slot: number): Promise<void> {
     ignore_eos: true,
     stream: true,
   });
-  return new Promise((resolve) => {
-    const sock = connect(Number(host.port), host.hostname);
-    const done = () => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
-    sock.on('connect', () => {
-      sock.write(
-        `POST /v1/completions HTTP/1.1\r\nHost: ${host.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
-      );
-      requests++;
+  try {
+    const res = await request(`${url}/v1/completions`, {
+      method: 'POST',
+      body: payload,
+      headers: { 'content-type': 'application/json' },
+      dispatcher: pool,
+      signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
     });
-    sock.on('data', () => undefined);
-    sock.on('error', () => {
-      failures++;
-      done();
-    });
-    sock.on('close', done);
-  });
+    requests++;
+    for await (const _chunk of res.body) {
+      // drained
+    }
+  } catch {
+    if (Date.now() < deadline) failures++;
+  }
 }
 
 async function loop(slot: number): Promise<void> {
@@ -138,4 +131,5 @@ console.log(
   `final: lag p99 ${final.p99Ms.toFixed(2)} ms, max ${final.maxMs.toFixed(2)} ms, mean ${final.meanMs.toFixed(2)} ms; longest pass ${final.maxPassMs.toFixed(2)} ms (its CPU ${final.maxPassCpuMs.toFixed(2)} ms); ideal tokens/s ${Math.round((streams * 1000) / 2)}`,
 );
 await agent.close();
+await pool.close();
 child?.kill('SIGTERM');

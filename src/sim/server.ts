@@ -104,7 +104,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
         }),
       ),
     );
-    server.listen(opts.port ?? 0, host, () => resolve());
+    // A deep accept queue: hundreds of clients connect at once in a ramp (Node's default is 511).
+    server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
