@@ -1,5 +1,6 @@
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 import { contextLabel } from '../plan/contexts.js';
+import { fmtInt, fmtS } from '../report/format.js';
 
 export function fmtTokS(v: number | null | undefined): string {
   if (v === null || v === undefined) return '-';
@@ -37,7 +38,7 @@ export function cellLine(c: DecodeCell): string {
   const head = `decode ${contextLabel(c.contextTokens)} x${c.concurrency}: ${c.status}`;
   if (c.status === 'Over capacity') return head;
   if (c.status === 'Failed') return `${head} (${c.error ?? 'error'})`;
-  return `${head}, ${fmtTokS(c.totalTokensPerS)} tok/s total, ${fmtTokS(c.perRequestTokensPerS)} tok/s per request, TTFT ${fmtMs(c.ttftMs)}, ${c.outputTokens ?? 0} tokens in ${(c.measuredS ?? 0).toFixed(1)} s`;
+  return `${head}, ${fmtTokS(c.totalTokensPerS)} tok/s total, ${fmtTokS(c.perRequestTokensPerS)} tok/s per request, TTFT ${fmtMs(c.ttftMs)}, ${fmtInt(c.outputTokens ?? 0)} tokens in ${fmtS(c.measuredS ?? 0)}`;
 }
 
 export function prefillLine(p: PrefillPoint): string {

@@ -37,7 +37,7 @@ describe('progress', () => {
     p.cellDone({ ...emptyCell(8192, 2, 'Failed'), error: 'no tokens arrived inside the window' });
     expect(lines[0]).toContain('3 cells to measure, about 2 min');
     expect(lines[1]).toBe(
-      'decode 8K x1: Valid, 108.1 tok/s total, 108.2 tok/s per request, TTFT 114 ms, 3244 tokens in 30.0 s [1/3, ETA ' +
+      'decode 8K x1: Valid, 108.1 tok/s total, 108.2 tok/s per request, TTFT 114 ms, 3,244 tokens in 30.0 s [1/3, ETA ' +
         lines[1]!.split('ETA ')[1],
     );
     expect(lines[2]).toMatch(/^decode 16K x2: Over capacity \[1\/3/);
