@@ -2,8 +2,7 @@ import type { DecodeCell, ServerSample } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
 import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
-import { windowEnergy } from '../target/energy.js';
-import { prefixCacheHitRatio, specAcceptanceLength } from '../target/sample-stats.js';
+import { serverCellFigures } from '../target/cell-figures.js';
 import { decideStatus } from './status.js';
 
 export interface CellRequest extends TimedRequest {
@@ -41,6 +40,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     samples: m.samples,
     errorLimitHit: m.errorLimitHit,
   });
+  // Server-side figures of the window (queue depth, speculation, prefix cache, power) come from one place.
+  const server = serverCellFigures(m.samples, { measuredS: f.measuredS, outputTokens: f.outputTokens });
   let promptSum = 0;
   let cachedSum = 0;
   let withCache = 0;
@@ -50,13 +51,12 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
       cachedSum += r.cachedTokens;
       withCache += 1;
     }
+  // Usage's cached_tokens counts this cell's requests only; the server's counters are the fallback.
   const cacheHitRatio =
-    withCache > 0 && promptSum > 0 ? Math.min(1, cachedSum / promptSum) : prefixCacheHitRatio(m.samples);
+    withCache > 0 && promptSum > 0 ? Math.min(1, cachedSum / promptSum) : (server.cacheHitRatio ?? null);
   const prompt = median(
     sortSamples(m.requests.map((r) => r.promptTokens).filter((v): v is number => v !== undefined)),
   );
-  const running = m.samples.map((s) => s.running).filter((v): v is number => typeof v === 'number');
-  const waiting = m.samples.map((s) => s.waiting).filter((v): v is number => typeof v === 'number');
   const measured = decision.status !== 'Failed';
   const cell: DecodeCell = {
     contextTokens: m.contextTokens,
@@ -76,11 +76,11 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     requestsSent: f.requestsSent,
     errors: f.errors,
     cacheHitRatio: r3(cacheHitRatio),
-    specAcceptanceLength: r3(specAcceptanceLength(m.samples)),
+    specAcceptanceLength: r3(server.specAcceptanceLength ?? null),
     serverSamples: [...m.samples],
     queueEvidence: decision.evidence,
-    maxRunning: running.length ? Math.max(...running) : null,
-    maxWaiting: waiting.length ? Math.max(...waiting) : null,
+    maxRunning: server.maxRunning ?? null,
+    maxWaiting: server.maxWaiting ?? null,
     windowOpenMs: m.window.openMs,
     windowCloseMs: m.window.closeMs,
     rampTimedOut: m.rampTimedOut,
@@ -88,11 +88,11 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     avgPending: r3(avgPending(m.requests, m.window)),
     maxFirstTokenWaitMs: waits.length ? r1(Math.max(...waits)) : null,
   };
-  const energy = windowEnergy(m.samples, f.measuredS, f.outputTokens);
-  if (energy.avgPowerW !== null && measured) {
-    cell.avgPowerW = r3(energy.avgPowerW);
-    cell.joulesPerToken = r3(energy.joulesPerToken);
-    cell.tokensPerSPerW = r3(energy.tokensPerSPerW);
+  // Power only where a power reading exists and the cell was measured: no reading is no figure, not 0 W.
+  if (typeof server.avgPowerW === 'number' && measured) {
+    cell.avgPowerW = r3(server.avgPowerW);
+    cell.joulesPerToken = r3(server.joulesPerToken ?? null);
+    cell.tokensPerSPerW = r3(server.tokensPerSPerW ?? null);
   }
   if (prompt !== null) cell.promptTokens = Math.round(prompt);
   if (decision.error) cell.error = decision.error;
