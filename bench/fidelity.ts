@@ -105,7 +105,14 @@ async function main() {
       }
       truthTimed.push(truthAsTimed(t));
       if (countsExact(l, t)) exact += 1;
-      else inexact += 1;
+      else {
+        inexact += 1;
+        if (inexact <= 3)
+          process.stderr.write(
+            `inexact ${l.requestId} ${l.phase} ${l.status}/${l.errorKind ?? ''}: client ${l.chunks.length} chunks ${l.outputTokens} tokens, sim ${t.chunks.length} chunks ${t.outputTokens} tokens (${t.reason})\n`,
+          );
+        continue;
+      }
       sendDelay.push(t.arrivalMs - l.sentAtMs);
       for (let i = 0; i < l.chunks.length; i++) recvDelay.push(l.chunks[i]![0] - t.chunks[i]![0]);
       const firstIn =
@@ -129,7 +136,8 @@ async function main() {
       streams: cell.concurrency,
       status: cell.status,
       requests: mine.length,
-      countsExact: `${exact}/${exact + inexact + missing}`,
+      countsExact: `${exact}/${exact + inexact}`,
+      'unseen (aborted before the sim)': missing,
       'ttft err p50 ms': med(firstRecv),
       'ttft err p99 ms': p99(firstRecv),
       'vs sim arrival p50': med(ttftErr),

@@ -8,6 +8,7 @@ import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
 // Same bound as decode-cell.ts errorLimit: the cell stops (Failed) after this many errors across all slots.
 const errorLimit = (n: number): number => Math.max(10, 2 * n);
+let cellsStarted = 0;
 
 export interface WorkerCellStats {
   workers: number;
@@ -53,7 +54,7 @@ export async function runDecodeCellOnWorkers(
   const results: Array<Promise<{ sent: Sent[]; cpuMs: number }>> = [];
   const pool = workerPool(sender, groups.length);
   const threads = pool.threads;
-  const cellSeq = ++pool.cells;
+  const cellSeq = ++cellsStarted; // process-wide: ids stay unique when a pool is replaced
   const send = (m: ToWorker) => {
     for (const t of threads) t.postMessage(m);
   };

@@ -30,7 +30,6 @@ export function assignSlots(n: number, workers: number): number[][] {
 export interface WorkerPool {
   threads: Worker[];
   ready: Promise<void>;
-  cells: number; // cells run so far: part of the request ids, which stay unique across cells
   idle(): void; // arms the idle timer that ends the threads when no cell follows
 }
 
@@ -67,7 +66,6 @@ export function workerPool(sender: Sender, size: number): WorkerPool {
   const pool: WorkerPool & { timer?: NodeJS.Timeout } = {
     threads,
     ready,
-    cells: 0,
     idle() {
       if (pool.timer) clearTimeout(pool.timer);
       pool.timer = setTimeout(() => void closePool(sender), IDLE_MS);
