@@ -18,7 +18,7 @@ describe('run --workers', () => {
       '--contexts',
       '1K',
       '--concurrency',
-      '4',
+      '1,4', // pools of 1 and 2 threads: request ids must stay unique across them
       '--max-output',
       '64',
       '--workers',
@@ -29,7 +29,7 @@ describe('run --workers', () => {
     const [dir] = runDirs(out);
     const { result, lines } = readRun(dir!);
     expect(result.config.workers).toBe(2);
-    const cell = result.decode[0]!;
+    const cell = result.decode.find((c) => c.concurrency === 4)!;
     // Valid on a quiet machine; a starved one can show queueing (the sim shares the test process): the point
     // here is the plumbing and the counts.
     expect(['Valid', 'Requests queued'], `${cell.queueEvidence}`).toContain(cell.status);
@@ -38,6 +38,10 @@ describe('run --workers', () => {
     expect(decode.length).toBeGreaterThan(4);
     expect(decode.every((l) => /-c\d+w[12]-\d+$/.test(l.requestId))).toBe(true);
     expect(new Set(decode.map((l) => l.requestId.match(/w(\d)-\d+$/)![1])).size).toBe(2);
+    const ids = lines.map((l) => l.requestId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const simIds = sim.truth().map((t) => t.requestId);
+    expect(new Set(simIds).size).toBe(simIds.length);
     const truth = truthById(sim);
     for (const l of decode) {
       const t = truth.get(l.requestId);
