@@ -464,9 +464,11 @@ export class BenchRun {
     }
     result.status = 'complete';
     if (tooLong) result.error = { code: tooLong.code, message: tooLong.message };
-    save();
+    // Reports before the complete status reaches disk: a kill while they are written leaves a run that --resume
+    // finishes (a complete result is refused by --resume, and its reports would stay missing).
     const reports =
       s.reports === false ? [] : await (this.deps.writeReports ?? writeReportsBeside)(dir, result);
+    save();
     if (tooLong)
       throw new BenchError('CONTEXT_TOO_LONG', `${tooLong.message}`, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,

@@ -149,6 +149,11 @@ export async function killResumeChains(o: {
     let chainKills = 0;
     let last: Attempt | undefined;
     while (attemptsLeft-- > 0) {
+      // A kill that landed after the complete result was written leaves nothing to resume.
+      if (isComplete(dir)) {
+        last = { exit: 0, signal: null, stderr: '' };
+        break;
+      }
       const killAt = kills < o.kills ? Math.round(o.rng() * o.spanMs) : undefined;
       const a = await runKillable(argsNow(), killAt);
       attempts.push(a);
@@ -166,6 +171,17 @@ export async function killResumeChains(o: {
     chains.push({ runId, kills: chainKills, attempts, final });
   }
   return chains;
+}
+
+function isComplete(dir: string): boolean {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { status?: string }).status ===
+      'complete'
+    );
+  } catch {
+    return false;
+  }
 }
 
 export interface CellSet {
@@ -240,6 +256,8 @@ export function compareWithBaseline(final: BenchRunResult, baseline: RunResult):
     if (isMeasured(c.status) && c.requestsSent !== undefined && c.requestsSent !== n)
       p.push(`${k}: requestsSent ${c.requestsSent} but ${n} lines in requests.jsonl`);
   }
+  for (const f of ['report.html', 'report.md'])
+    if (!existsSync(join(final.dir, f))) p.push(`${f} missing from the complete run`);
   const stray = readdirSync(final.dir).filter((f) => f.endsWith('.tmp'));
   if (stray.length) p.push(`${stray.length} temporary files left in the run folder`);
   return p;
