@@ -2,6 +2,7 @@ import type { Plan } from '../plan/plan.js';
 import { RESULT_SCHEMA_ID, RESULT_SCHEMA_VERSION, type RunResult } from '../results/schema.js';
 import { REQUEST_LOG_FILE } from '../results/io.js';
 import { redactSecrets } from '../secrets.js';
+import { redactCommandLine } from '../target/redact.js';
 import type { TargetInfo } from '../target/types.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { RunSettings } from './settings.js';
@@ -71,7 +72,8 @@ export function resultSkeleton(o: {
   };
   if (s.title) result.title = s.title;
   const launch = o.info.launchCommand ?? s.launchCommand;
-  if (launch) result.launchCommand = redactSecrets(launch);
+  // Probe already redacts what it found or was given; redact again in case a probe stand-in did not.
+  if (launch) result.launchCommand = redactSecrets(redactCommandLine(launch));
   return result;
 }
 

@@ -123,7 +123,7 @@ export class BenchRun {
       ...(s.engine ? { engine: s.engine } : {}),
       ...(s.hardware ? { hardware: s.hardware } : {}),
       ...(s.launchCommand ? { launchCommand: s.launchCommand } : {}),
-      engineFlags: s.quantization ? { quantization: s.quantization } : {},
+      engineFlags: { ...s.engineFlags, ...(s.quantization ? { quantization: s.quantization } : {}) },
     });
     if (previous && previous.target.model !== info.model)
       throw new BenchError(

@@ -1,4 +1,6 @@
+import type { Hardware } from '../results/schema.js';
 import type { HardwareOverrides } from '../target/hardware.js';
+import type { EngineFlags } from '../target/metadata.js';
 
 // Everything a run needs, already validated (src/config resolves flags and YAML into this).
 export interface RunSettings {
@@ -30,7 +32,9 @@ export interface RunSettings {
   launchCommand?: string;
   revision?: string;
   quantization?: string;
-  hardware?: HardwareOverrides;
+  engineFlags?: Omit<EngineFlags, 'quantization'>; // --engine-version, --engine-commit, --backend, --build, --repository
+  // Overrides (--gpu-name...) win over discovery; a complete Hardware (source set, e.g. 'sim') replaces it.
+  hardware?: HardwareOverrides | Hardware;
   reports?: boolean; // write report.html and report.md beside the result (default true)
 }
 

@@ -45,6 +45,14 @@ export function toRunSettings(o: ResolvedOptions, apiKey: string | undefined): R
   opt('quantization', o.quantization);
   opt('workers', o.workers);
   if (Object.keys(hardware).length) s.hardware = hardware;
+  const engineFlags = {
+    ...(o.engineVersion ? { engineVersion: o.engineVersion } : {}),
+    ...(o.engineCommit ? { engineCommit: o.engineCommit } : {}),
+    ...(o.backend ? { backend: o.backend } : {}),
+    ...(o.build ? { build: o.build } : {}),
+    ...(o.repository ? { repository: o.repository } : {}),
+  };
+  if (Object.keys(engineFlags).length) s.engineFlags = engineFlags;
   // --resume DIR, or --resume with --out pointing at the run folder.
   if (o.resume !== undefined && o.resume !== false)
     s.resumeDir = typeof o.resume === 'string' ? o.resume : o.out;

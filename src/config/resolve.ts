@@ -36,6 +36,11 @@ export interface ResolvedOptions {
   launchCommand?: string;
   revision?: string;
   quantization?: string;
+  engineVersion?: string;
+  engineCommit?: string;
+  backend?: string;
+  build?: string;
+  repository?: string;
   gpuName?: string;
   gpuCount?: number;
   gpuMemoryGb?: number;
