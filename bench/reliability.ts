@@ -2,6 +2,7 @@
 // (two cells per run), 20 SIGKILL points with resume, every bad input, the secrets sweep and a full disk.
 // Prints the figures table; writes bench/out/reliability-<time>.json.
 // Usage: npm run bench:reliability [-- --kills=20] [-- --seed=20261202] [-- --parallel=3] [-- --quick]
+//        [-- --only=faults,kills,bad,secrets,disk]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim } from '../src/sim/index.js';
@@ -28,6 +29,7 @@ const SEED = Number(arg('seed', '20261202'));
 const PARALLEL = Number(arg('parallel', '3'));
 const RATES = QUICK ? [0.1, 1] : [0.02, 0.1, 0.5, 1];
 const log = (s: string) => process.stderr.write(`${s}\n`);
+const ONLY = new Set(arg('only', 'faults,kills,bad,secrets,disk').split(','));
 
 async function faults() {
   const cases: FaultCase[] = FAULT_NAMES.flatMap((fault) =>
@@ -137,11 +139,15 @@ async function fullDisk() {
 }
 
 const t0 = Date.now();
-const faultResults = await faults();
-const killResult = await kills();
-const bad = await badInputs();
-const secrets = await secretsSweep();
-const disk = await fullDisk();
+const faultResults = ONLY.has('faults') ? await faults() : [];
+const killResult = ONLY.has('kills')
+  ? await kills()
+  : { kills: 0, chains: 0, attempts: 0, reads: 0, invalidReads: 0, cellsLost: 0, problems: [] as string[] };
+const bad = ONLY.has('bad') ? await badInputs() : [];
+const secrets = ONLY.has('secrets')
+  ? await secretsSweep()
+  : { leaks: [], surfaces: [], accepted: { flag: null, env: null, file: null } };
+const disk = ONLY.has('disk') ? await fullDisk() : { seam: [] as string[], tmpfs: undefined };
 
 const survived = faultResults.filter((r) => r.outcome !== 'broken');
 const fired = faultResults.filter((r) => r.injected > 0);
