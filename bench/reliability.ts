@@ -79,9 +79,9 @@ async function kills() {
         log(`kill ${id}: ${x.killedAtMs !== undefined ? `killed at ${x.killedAtMs} ms` : `ended ${x.exit}`}`),
     });
     const stats = polls.map((p) => p.stop());
-    const problems = chains.flatMap((c) =>
-      compareWithBaseline(c.final, baseline).map((p) => `${c.runId}: ${p}`),
-    );
+    const perChain = chains.map((c) => compareWithBaseline(c.final, baseline).map((p) => `${c.runId}: ${p}`));
+    const problems = perChain.flat();
+    const survived = chains.reduce((n, c, i) => n + (perChain[i]!.length === 0 ? c.kills : 0), 0);
     problems.push(...stats.flatMap((s) => s.invalid));
     for (const p of problems) log(`  ! ${p}`);
     const lost = chains.reduce((n, c) => {
@@ -90,6 +90,7 @@ async function kills() {
     }, 0);
     return {
       kills: chains.reduce((n, c) => n + c.kills, 0),
+      survived,
       chains: chains.length,
       attempts: chains.reduce((n, c) => n + c.attempts.length, 0),
       reads: stats.reduce((n, s) => n + s.reads, 0),
@@ -142,7 +143,16 @@ const t0 = Date.now();
 const faultResults = ONLY.has('faults') ? await faults() : [];
 const killResult = ONLY.has('kills')
   ? await kills()
-  : { kills: 0, chains: 0, attempts: 0, reads: 0, invalidReads: 0, cellsLost: 0, problems: [] as string[] };
+  : {
+      kills: 0,
+      survived: 0,
+      chains: 0,
+      attempts: 0,
+      reads: 0,
+      invalidReads: 0,
+      cellsLost: 0,
+      problems: [] as string[],
+    };
 const bad = ONLY.has('bad') ? await badInputs() : [];
 const secrets = ONLY.has('secrets')
   ? await secretsSweep()
@@ -165,10 +175,7 @@ const rows: Array<[string, string]> = [
   ['  runs where the fault fired', `${fired.length}`],
   ['  faulted requests injected', `${faultResults.reduce((n, r) => n + r.injected, 0)}`],
   ['  cells lost', `${faultResults.reduce((n, r) => n + r.cellsLost, 0)}`],
-  [
-    'SIGKILL points survived (resumed)',
-    `${killResult.kills - (killResult.problems.length ? 1 : 0)} / ${killResult.kills}`,
-  ],
+  ['SIGKILL points survived (resumed)', `${killResult.survived} / ${killResult.kills}`],
   ['  runs / CLI processes', `${killResult.chains} / ${killResult.attempts}`],
   ['  result.json reads during runs, invalid', `${killResult.reads}, ${killResult.invalidReads}`],
   [
