@@ -29,6 +29,7 @@ import { resultSkeleton, settingsFromResult } from './result-state.js';
 import { Sender, toRequestLine, type Sent } from './sender.js';
 import { newRunId, normalizeBaseUrl, type RunSettings } from './settings.js';
 import { settle } from './settle.js';
+import { withoutLocalHardwareForSim } from './sim-hardware.js';
 import { warmUp } from './warmup.js';
 
 export interface BenchRunDeps {
@@ -116,7 +117,7 @@ export class BenchRun {
     if (!s.baseUrl)
       throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
     const baseUrl = normalizeBaseUrl(s.baseUrl);
-    const info = await (this.deps.probe ?? probeTarget)({
+    const probed = await (this.deps.probe ?? probeTarget)({
       baseUrl,
       ...(s.apiKey ? { apiKey: s.apiKey } : {}),
       ...(s.model ? { model: s.model } : {}),
@@ -125,6 +126,7 @@ export class BenchRun {
       ...(s.launchCommand ? { launchCommand: s.launchCommand } : {}),
       engineFlags: { ...s.engineFlags, ...(s.quantization ? { quantization: s.quantization } : {}) },
     });
+    const info = withoutLocalHardwareForSim(probed, s.hardware, s.engineFlags?.backend);
     if (previous && previous.target.model !== info.model)
       throw new BenchError(
         'RESUME_MISMATCH',

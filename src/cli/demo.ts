@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { simProfileHardware } from '../bench/sim-hardware.js';
 import { BenchError } from '../errors.js';
 import { chooseProgress } from '../progress/index.js';
 import { printOutcome, runWithSignals } from './run.js';
@@ -55,6 +56,8 @@ export function register(program: Command): void {
             seed: 1,
             outDir: flags.out,
             title: 'Demo: simulated engine',
+            // The profile's GPU facts, marked simulated: never this machine's GPUs (or their power).
+            hardware: simProfileHardware(sim.profile),
           },
           chooseProgress({ quiet }),
         );

@@ -18,6 +18,10 @@ describe('demo', () => {
       const { result } = readRun(dir!);
       expect(result.status).toBe('complete');
       expect(result.target.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      // The demo profile's GPU facts, marked simulated: never this machine's GPUs.
+      expect(result.hardware).toMatchObject({ source: 'sim', gpuName: 'Simulated GPU', gpuCount: 1 });
+      expect(result.hardware.type).toMatch(/^Simulated/);
+      expect(result.hardware.gpuDriver).toBeUndefined();
       const statuses = new Set(result.decode.map((c) => c.status));
       expect([...statuses].sort()).toEqual(['Over capacity', 'Requests queued', 'Valid']);
       expect(
