@@ -1,6 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
+import {
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+  type Socket,
+} from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.js';
 import { hasStackTrace, tempDir, TINY_ARGS } from './bench-run.js';
@@ -45,6 +50,13 @@ export async function startFakes(): Promise<Fakes> {
   const closedUrl = await listen(free);
   await new Promise<void>((res) => free.close(() => res()));
   const servers = [html, garbage, notOpenAi, noModels];
+  // close() waits for open connections; a client that never closes its side would hold it forever.
+  const sockets = new Set<Socket>();
+  for (const s of servers)
+    s.on('connection', (c: Socket) => {
+      sockets.add(c);
+      c.on('close', () => sockets.delete(c));
+    });
   const [h, g, n, m] = await Promise.all(servers.map(listen));
   return {
     html: h!,
@@ -53,10 +65,9 @@ export async function startFakes(): Promise<Fakes> {
     noModels: m!,
     closed: closedUrl,
     close: async () => {
-      for (const s of servers) {
-        (s as Server).closeAllConnections?.();
-        await new Promise<void>((res) => s.close(() => res()));
-      }
+      const closed = servers.map((s) => new Promise<void>((res) => s.close(() => res())));
+      for (const c of sockets) c.destroy();
+      await Promise.all(closed);
     },
   };
 }
