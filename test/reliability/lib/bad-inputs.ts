@@ -46,9 +46,9 @@ export async function startFakes(): Promise<Fakes> {
         : '{"detail":"Not Found"}',
     );
   });
-  const free = createTcpServer();
-  const closedUrl = await listen(free);
-  await new Promise<void>((res) => free.close(() => res()));
+  // Port 1 needs root to bind and nothing here does: a freed ephemeral port could be handed straight back to one of
+  // these servers (or another test's), which turned "nothing listens" into "not OpenAI-compatible".
+  const closedUrl = 'http://127.0.0.1:1';
   const servers = [html, garbage, notOpenAi, noModels];
   // close() waits for open connections; a client that never closes its side would hold it forever.
   const sockets = new Set<Socket>();
