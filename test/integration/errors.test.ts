@@ -116,7 +116,8 @@ describe('run errors', () => {
     { timeout: 60_000 },
     async () => {
       const out = tempDir('err');
-      // --max-model-len hides the real limit (32768) from the plan: the server's 400 must be recognised.
+      // --max-model-len hides the real limit (32768) from the plan: the server's 400 must be recognised. 40K, not
+      // 32K: a prompt aimed at exactly the limit may land a few tokens under it and be accepted.
       const r = await runCli([
         'run',
         ...fastFlags(sim.baseUrl, out),
@@ -124,9 +125,9 @@ describe('run errors', () => {
         '--max-model-len',
         '100000',
         '--contexts',
-        '1K,32K',
+        '1K,40K',
         '--prefill-contexts',
-        '1K,32K',
+        '1K,40K',
         '--concurrency',
         '1',
         '--max-output',
@@ -136,11 +137,11 @@ describe('run errors', () => {
       const { result } = readRun(runDirs(out)[0]!);
       expect(result.decode.map((c) => [c.contextTokens, c.status])).toEqual([
         [1024, 'Valid'],
-        [32768, 'Failed'],
+        [40960, 'Failed'],
       ]);
       expect(result.prefill.map((p) => [p.contextTokens, p.status])).toEqual([
         [1024, 'Valid'],
-        [32768, 'Failed'],
+        [40960, 'Failed'],
       ]);
       expect(result.decode[0]!.totalTokensPerS).toBeGreaterThan(0);
     },
