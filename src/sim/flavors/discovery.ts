@@ -37,7 +37,8 @@ const metricsRoute: Route = (ctx) => {
     : { status: 200, body: text, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
 };
 
-const modelsOpenAi = (ctx: SimContext, withLen: boolean): SimHttpResponse =>
+// One /v1/models shape for every flavor that lists models the OpenAI way; flavors differ only in extra fields.
+const modelList = (ctx: SimContext, extra: Record<string, unknown> = {}): SimHttpResponse =>
   jsonResponse(200, {
     object: 'list',
     data: [
@@ -46,11 +47,16 @@ const modelsOpenAi = (ctx: SimContext, withLen: boolean): SimHttpResponse =>
         object: 'model',
         created: Math.floor(ctx.startedMs / 1000),
         owned_by: ctx.flavor.ownedBy,
-        root: ctx.profile.servedModelName,
-        parent: null,
-        ...(withLen ? { max_model_len: ctx.profile.maxModelLen } : {}),
+        ...extra,
       },
     ],
+  });
+
+const modelsOpenAi = (ctx: SimContext, withLen: boolean): SimHttpResponse =>
+  modelList(ctx, {
+    root: ctx.profile.servedModelName,
+    parent: null,
+    ...(withLen ? { max_model_len: ctx.profile.maxModelLen } : {}),
   });
 
 function vllmRoutes(): RouteTable {
@@ -131,18 +137,7 @@ function sglangRoutes(): RouteTable {
 function llamacppRoutes(): RouteTable {
   const health: Route = () => jsonResponse(200, { status: 'ok' });
   const models: Route = (ctx) =>
-    jsonResponse(200, {
-      object: 'list',
-      data: [
-        {
-          id: ctx.profile.servedModelName,
-          object: 'model',
-          created: Math.floor(ctx.startedMs / 1000),
-          owned_by: 'llamacpp',
-          meta: { n_ctx_train: ctx.profile.maxModelLen * 2, n_params: 0 },
-        },
-      ],
-    });
+    modelList(ctx, { meta: { n_ctx_train: ctx.profile.maxModelLen * 2, n_params: 0 } });
   return {
     'GET /health': health,
     'GET /v1/health': health,
@@ -237,18 +232,7 @@ function ollamaRoutes(): RouteTable {
   return {
     'GET /': () => ({ status: 200, body: 'Ollama is running', contentType: 'text/plain; charset=utf-8' }),
     'GET /api/version': (ctx) => jsonResponse(200, { version: ctx.profile.engine.version }),
-    'GET /v1/models': (ctx) =>
-      jsonResponse(200, {
-        object: 'list',
-        data: [
-          {
-            id: ctx.profile.servedModelName,
-            object: 'model',
-            created: Math.floor(ctx.startedMs / 1000),
-            owned_by: 'library',
-          },
-        ],
-      }),
+    'GET /v1/models': (ctx) => modelList(ctx),
     'GET /api/ps': (ctx) =>
       jsonResponse(200, {
         models: [
@@ -274,18 +258,7 @@ function trtllmRoutes(): RouteTable {
     'GET /version': (ctx) => jsonResponse(200, { version: ctx.profile.engine.version }),
     'GET /health': () => empty(),
     'GET /health_generate': () => empty(),
-    'GET /v1/models': (ctx) =>
-      jsonResponse(200, {
-        object: 'list',
-        data: [
-          {
-            id: ctx.profile.servedModelName,
-            object: 'model',
-            created: Math.floor(ctx.startedMs / 1000),
-            owned_by: 'tensorrt_llm',
-          },
-        ],
-      }),
+    'GET /v1/models': (ctx) => modelList(ctx),
     'GET /server_info': (ctx) =>
       jsonResponse(200, { version: ctx.profile.engine.version, max_num_seqs: ctx.profile.maxNumSeqs }),
     'GET /metrics': (ctx) =>
