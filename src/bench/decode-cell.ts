@@ -4,9 +4,9 @@ import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { MetricsSampler } from '../target/metrics-sampler.js';
 import type { BenchClock } from './context.js';
-import { fatalCode } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
 import { runDecodeCellOnWorkers } from './workers/decode-cell-workers.js';
+import { errorLimit, runSlotLoop } from './workers/slot-loop.js';
 
 export interface DecodeCellSpec {
   contextTokens: number;
@@ -27,9 +27,7 @@ export interface DecodeCellRun {
   interrupted: boolean;
 }
 
-// Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors.
-export const errorLimit = (n: number): number => Math.max(10, 2 * n);
-const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
+export { errorLimit };
 
 // METHOD.md "Sustained decode": ramp N slots, keep N in flight (closed loop), open the window when every slot has
 // produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in flight.
@@ -60,43 +58,32 @@ export async function runDecodeCell(
   // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
   const firstTokenTimeoutMs = spec.rampTimeoutMs + spec.durationMs + 60_000;
 
-  const loop = async (slot: number): Promise<void> => {
-    let consecutive = 0;
-    while (!closing) {
-      const s = await sender.send({
-        cell,
-        phase: state.windowOpenMs === undefined ? 'ramp' : 'window',
-        contextTokens,
-        concurrency: n,
-        slot,
-        maxTokens: spec.maxOutput,
-        signal: inflight.signal,
-        firstTokenTimeoutMs,
-        onFirstToken: () => {
-          if (firstSeen.has(slot)) return;
-          firstSeen.add(slot);
+  const loop = (slot: number): Promise<void> =>
+    runSlotLoop(
+      slot,
+      sender,
+      clock,
+      { cell, contextTokens, concurrency: n, maxOutput: spec.maxOutput, firstTokenTimeoutMs },
+      inflight.signal,
+      early.signal,
+      {
+        closing: () => closing,
+        phase: () => (state.windowOpenMs === undefined ? 'ramp' : 'window'),
+        onFirstToken: (s) => {
+          firstSeen.add(s);
           if (firstSeen.size === n) rampDone.abort();
         },
-      });
-      sent.push(s);
-      const kind = s.record.error?.kind;
-      if (s.record.ok || kind === 'aborted') {
-        consecutive = 0;
-        continue;
-      }
-      errors += 1;
-      consecutive += 1;
-      const code = fatalCode(s.record);
-      if (code && !fatal) fatal = { code, sent: s };
-      if (fatal || errors >= errorLimit(n)) {
-        errorLimitHit = !fatal;
-        early.abort();
-        return;
-      }
-      // Re-sent (closed loop) and counted; a short backoff so an instant failure cannot spin.
-      await clock.sleep(backoffMs(consecutive), early.signal);
-    }
-  };
+        onSent: (s) => sent.push(s),
+        onError: (s, code) => {
+          errors += 1;
+          if (code && !fatal) fatal = { code, sent: s };
+          if (!fatal && errors < errorLimit(n)) return false;
+          errorLimitHit = !fatal;
+          early.abort();
+          return true;
+        },
+      },
+    );
 
   const loops = Array.from({ length: n }, (_, i) => loop(i + 1));
   const rampOrEarly = AbortSignal.any([rampDone.signal, early.signal]);

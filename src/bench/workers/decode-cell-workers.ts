@@ -4,10 +4,9 @@ import type { BenchClock } from '../context.js';
 import type { DecodeCellRun, DecodeCellSpec } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
 import { assignSlots, closePool, workerPool } from './pool.js';
+import { errorLimit } from './slot-loop.js';
 import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
-// Same bound as decode-cell.ts errorLimit: the cell stops (Failed) after this many errors across all slots.
-const errorLimit = (n: number): number => Math.max(10, 2 * n);
 let cellsStarted = 0;
 
 export interface WorkerCellStats {

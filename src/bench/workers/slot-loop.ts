@@ -3,7 +3,7 @@ import type { BenchClock } from '../context.js';
 import { fatalCode } from '../fatal.js';
 import type { Sender, Sent } from '../sender.js';
 
-// The closed loop of one slot (METHOD.md "Sustained decode"), the same steps as src/bench/decode-cell.ts: send,
+// The closed loop of one slot (METHOD.md "Sustained decode"), on the main thread and in workers alike: send,
 // keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
 // cell is the caller's decision (onError), since the error limit counts across all slots.
 export interface SlotLoopHooks {
@@ -22,6 +22,10 @@ export interface SlotLoopSpec {
   maxOutput: number;
   firstTokenTimeoutMs: number;
 }
+
+// Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors
+// across all its slots.
+export const errorLimit = (n: number): number => Math.max(10, 2 * n);
 
 export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
 
