@@ -5,6 +5,7 @@ import {
   describeClientQueue,
   fastestTtftReference,
   referenceFromCells,
+  type ReferenceCell,
 } from '../../src/stats/queue.js';
 import type { MeasureWindow, TimedRequest } from '../../src/stats/window.js';
 
@@ -65,7 +66,6 @@ function closedLoop(e: Engine, n: number, endMs: number, seed: number): TimedReq
   return out;
 }
 
-
 const ENGINES: Record<string, Omit<Engine, 'slots'>> = {
   // Short requests end often, so re-sends keep arriving during the window.
   fast: { baseMs: 8, perSeqMs: 0.3, prefillMs: 20, maxOutput: 64, earlyStop: true },
@@ -80,7 +80,7 @@ describe('client-timeline queue rule', () => {
     for (const slots of [1, 2, 4, 8]) {
       it(`${name}: with ${slots} slot(s), every N > S cell is queued and every N <= S cell is not`, () => {
         const e = { ...engine, slots };
-        const cells: Parameters<typeof referenceFromCells>[0][number][] = [];
+        const cells: ReferenceCell[] = [];
         for (const n of [1, slots, slots + 1, 2 * slots, 4 * slots, 16 * slots].filter(
           (v, i, a) => a.indexOf(v) === i,
         )) {
@@ -119,7 +119,7 @@ describe('client-timeline queue rule', () => {
       maxOutput: 128,
       earlyStop: true,
     };
-    const cells: Parameters<typeof referenceFromCells>[0] = [];
+    const cells: ReferenceCell[] = [];
     for (const n of [16, 32, 64, 65, 128]) {
       const window = { openMs: 20_000, closeMs: 30_000 };
       const requests = closedLoop(e, n, window.closeMs, n);
