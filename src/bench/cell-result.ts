@@ -1,5 +1,7 @@
-import type { DecodeCell, ServerSample } from '../results/schema.js';
+import type { CellIntervals, ClientQueue, DecodeCell, ServerSample } from '../results/schema.js';
+import type { Interval } from '../stats/interval.js';
 import { median, sortSamples } from '../stats/sorted.js';
+import type { ClientQueueEvidence, QueueReference } from '../stats/queue.js';
 import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
 import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
 import { serverCellFigures } from '../target/cell-figures.js';
@@ -18,6 +20,7 @@ export interface CellMeasurement {
   samples: readonly ServerSample[];
   rampTimedOut: boolean;
   errorLimitHit: boolean;
+  queueReference: QueueReference | null; // unqueued TTFT of this context, from its lower-concurrency cells
 }
 
 const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
@@ -28,6 +31,22 @@ const q3 = (q: { p50: number | null; p90: number | null; p99: number | null }) =
   p99: r3(q.p99),
 });
 
+const ri = (i: Interval | null | undefined) => (i ? { lo: r3(i.lo)!, hi: r3(i.hi)! } : null);
+const roundIntervals = (i: CellIntervals): CellIntervals => ({
+  totalTokensPerS: ri(i.totalTokensPerS),
+  perRequestTokensPerS: ri(i.perRequestTokensPerS),
+  ttftMs: ri(i.ttftMs),
+  tbtMs: ri(i.tbtMs),
+});
+const roundQueue = (q: ClientQueueEvidence): ClientQueue => ({
+  ...q,
+  referenceTtftMs: r3(q.referenceTtftMs)!,
+  avgPastReference: r3(q.avgPastReference)!,
+  avgStreaming: r3(q.avgStreaming)!,
+  nearPeakShare: r3(q.nearPeakShare)!,
+  maxWaitMs: r3(q.maxWaitMs)!,
+});
+
 // Pure: one measured cell's records -> its figures and status (METHOD.md "Figures of a cell").
 // Figures are stored unrounded to 1e-3 so that a recomputation from requests.jsonl matches.
 export function buildDecodeCell(m: CellMeasurement): DecodeCell {
@@ -36,7 +55,9 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   const decision = decideStatus({
     concurrency: m.concurrency,
     figures: f,
-    firstTokenWaitsMs: waits,
+    requests: m.requests,
+    window: m.window,
+    queueReference: m.queueReference,
     samples: m.samples,
     errorLimitHit: m.errorLimitHit,
   });
@@ -95,6 +116,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     cell.tokensPerSPerW = r3(server.tokensPerSPerW ?? null);
   }
   if (prompt !== null) cell.promptTokens = Math.round(prompt);
+  if (measured) cell.intervals = roundIntervals(f.intervals);
+  if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
   if (decision.error) cell.error = decision.error;
   return cell;
 }

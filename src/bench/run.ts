@@ -19,6 +19,7 @@ import { registerSecret } from '../secrets.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
+import { referenceFromCells } from '../stats/queue.js';
 import { buildDecodeCell } from './cell-result.js';
 import { realClock, type BenchClock, type PromptSource, type StreamFn } from './context.js';
 import { runDecodeCell } from './decode-cell.js';
@@ -425,6 +426,7 @@ export class BenchRun {
             samples: run.samples,
             rampTimedOut: run.rampTimedOut,
             errorLimitHit: run.errorLimitHit,
+            queueReference: referenceFromCells(result.decode, ctx, pc.concurrency),
           });
           cell.startedAt = startedAt;
           cell.finishedAt = clock.wallIso();

@@ -1,18 +1,24 @@
 import type { CellStatus, ServerSample } from '../results/schema.js';
+import {
+  clientQueueEvidence,
+  describeClientQueue,
+  type ClientQueueEvidence,
+  type QueueReference,
+} from '../stats/queue.js';
 import { median, sortSamples } from '../stats/sorted.js';
-import type { WindowFigures } from '../stats/window.js';
+import type { MeasureWindow, TimedRequest, WindowFigures } from '../stats/window.js';
 
 // Decisions where METHOD.md leaves the threshold to us (documented in docs/method.md "Status of a cell").
 export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)
-export const QUEUE_WAIT_FACTOR = 4; // no metrics: a request sat > 4 x the cell's median TTFT ...
-export const QUEUE_WAIT_FLOOR_MS = 1000; // ... and > median TTFT + 1 s (or a quarter of a shorter window)
 export const FAIL_ERROR_FRACTION = 0.1; // Failed when errors reach 10% of the requests sent ...
 export const FAIL_ERROR_MIN = 2; // ... and at least 2
 
 export interface StatusInput {
   concurrency: number;
   figures: WindowFigures;
-  firstTokenWaitsMs: readonly number[];
+  requests: readonly TimedRequest[];
+  window: MeasureWindow;
+  queueReference: QueueReference | null; // unqueued TTFT of this context (src/stats/queue.ts)
   samples: readonly ServerSample[];
   errorLimitHit: boolean;
 }
@@ -21,12 +27,7 @@ export interface StatusDecision {
   status: CellStatus;
   evidence: string; // words for the report: why this status
   error?: string;
-}
-
-export function queueWaitThresholdMs(ttftMedianMs: number | null, windowMs: number): number | null {
-  if (ttftMedianMs === null) return null;
-  const floor = Math.min(QUEUE_WAIT_FLOOR_MS, windowMs / 4);
-  return Math.max(QUEUE_WAIT_FACTOR * ttftMedianMs, ttftMedianMs + floor);
+  clientQueue?: ClientQueueEvidence; // the client-timeline evidence, whatever the status
 }
 
 export function errorCount(f: WindowFigures): number {
@@ -78,14 +79,21 @@ export function decideStatus(input: StatusInput): StatusDecision {
     reasons.push(
       `server ran a median of ${medRunning} requests and the client saw ${f.avgActive.toFixed(1)} active, of ${n}`,
     );
-  const threshold = queueWaitThresholdMs(f.ttftMs, f.measuredS * 1000);
-  if (threshold !== null) {
-    const sat = input.firstTokenWaitsMs.filter((w) => w > threshold);
-    if (sat.length > 0)
-      reasons.push(
-        `${sat.length} request${sat.length > 1 ? 's' : ''} waited up to ${Math.round(Math.max(...sat))} ms for a first token (median TTFT ${Math.round(f.ttftMs ?? 0)} ms, threshold ${Math.round(threshold)} ms)`,
-      );
-  }
-  if (reasons.length > 0) return { status: 'Requests queued', evidence: reasons.join('; ') };
-  return { status: 'Valid', evidence: `all ${n} requests ran at once` };
+  // The client's own timeline decides where metrics are missing, and also catches a queue in front of the
+  // server (a gateway) that the server's metrics cannot see.
+  const clientQueue =
+    clientQueueEvidence({
+      concurrency: n,
+      requests: input.requests,
+      window: input.window,
+      reference: input.queueReference,
+    }) ?? undefined;
+  if (clientQueue?.queued) reasons.push(describeClientQueue(clientQueue, n));
+  const extra = clientQueue ? { clientQueue } : {};
+  if (reasons.length > 0) return { status: 'Requests queued', evidence: reasons.join('; '), ...extra };
+  return {
+    status: 'Valid',
+    evidence: clientQueue ? describeClientQueue(clientQueue, n) : `all ${n} requests ran at once`,
+    ...extra,
+  };
 }

@@ -129,6 +129,31 @@ export const ServerSample = z.object({
 });
 export type ServerSample = z.infer<typeof ServerSample>;
 
+export const Interval = z.object({ lo: z.number(), hi: z.number() });
+export type Interval = z.infer<typeof Interval>;
+
+// 95% intervals (docs/method.md "Intervals"): order statistics for medians, batch means for the total rate.
+export const CellIntervals = z.object({
+  totalTokensPerS: Interval.nullable().optional(),
+  perRequestTokensPerS: Interval.nullable().optional(),
+  ttftMs: Interval.nullable().optional(),
+  tbtMs: Interval.nullable().optional(),
+});
+export type CellIntervals = z.infer<typeof CellIntervals>;
+
+// The client-timeline queue evidence of a cell (src/stats/queue.ts), kept whatever the status.
+export const ClientQueue = z.object({
+  queued: z.boolean(),
+  referenceTtftMs: z.number(),
+  referenceFrom: z.string(),
+  avgPastReference: z.number(),
+  avgStreaming: z.number(),
+  peakStreaming: z.number().int(),
+  nearPeakShare: z.number(),
+  maxWaitMs: z.number(),
+});
+export type ClientQueue = z.infer<typeof ClientQueue>;
+
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
   concurrency: z.number().int().positive(),
@@ -169,6 +194,8 @@ export const DecodeCell = z.object({
   abortedAtClose: z.number().int().nonnegative().optional(),
   avgPending: z.number().nullable().optional(), // time-average of requests waiting for a first token
   maxFirstTokenWaitMs: z.number().nullable().optional(),
+  intervals: CellIntervals.optional(),
+  clientQueue: ClientQueue.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
 

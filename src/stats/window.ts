@@ -1,4 +1,5 @@
 import type { ErrorKind } from '../results/schema.js';
+import { medianInterval, totalRateInterval, type Interval } from './interval.js';
 import { median, quantiles, sortSamples, type QuantileSet } from './sorted.js';
 
 // What the window accounting needs from a request (a RequestRecord or a truth log entry both fit).
@@ -16,6 +17,14 @@ export interface MeasureWindow {
   closeMs: number; // a chunk counts when openMs <= arrival < closeMs
 }
 
+// 95% intervals of the cell's headline figures (src/stats/interval.ts); null where the window had too little data.
+export interface CellIntervals {
+  totalTokensPerS: Interval | null;
+  perRequestTokensPerS: Interval | null;
+  ttftMs: Interval | null;
+  tbtMs: Interval | null;
+}
+
 export interface WindowFigures {
   outputTokens: number;
   totalTokensPerS: number | null;
@@ -31,6 +40,7 @@ export interface WindowFigures {
   requestsSent: number;
   errors: Partial<Record<ErrorKind, number>>;
   abortedAtClose: number;
+  intervals: CellIntervals;
 }
 
 interface InWindow {
@@ -101,6 +111,7 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
   }
   const rateS = sortSamples(rates);
   const ttftS = sortSamples(ttfts);
+  const tbtS = sortSamples(tbts);
   return {
     outputTokens,
     totalTokensPerS: lengthMs > 0 ? (outputTokens * 1000) / lengthMs : null,
@@ -108,7 +119,7 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
     perRequestTokensPerSQ: quantiles(rateS),
     ttftMs: median(ttftS),
     ttft: quantiles(ttftS),
-    tbtMs: median(sortSamples(tbts)),
+    tbtMs: median(tbtS),
     chunkGapMs: quantiles(sortSamples(gaps)),
     avgActive: lengthMs > 0 ? activeMs / lengthMs : null,
     completed,
@@ -116,5 +127,15 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
     requestsSent: requests.length,
     errors,
     abortedAtClose,
+    intervals: {
+      totalTokensPerS: totalRateInterval(
+        requests.flatMap((r) => r.chunks),
+        w.openMs,
+        w.closeMs,
+      ),
+      perRequestTokensPerS: medianInterval(rateS),
+      ttftMs: medianInterval(ttftS),
+      tbtMs: medianInterval(tbtS),
+    },
   };
 }

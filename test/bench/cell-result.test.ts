@@ -29,6 +29,7 @@ const cellOf = (s: ServerSample[], withCache = false) =>
     samples: s,
     rampTimedOut: false,
     errorLimitHit: false,
+    queueReference: null,
   });
 
 describe('decode cell server figures (serverCellFigures)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideStatus, queueWaitThresholdMs } from '../../src/bench/status.js';
+import { decideStatus } from '../../src/bench/status.js';
+import type { TimedRequest } from '../../src/stats/window.js';
 import { buildPrefillPoint, flagOutliers } from '../../src/bench/prefill.js';
 import type { WindowFigures } from '../../src/stats/window.js';
 
@@ -18,9 +19,27 @@ const figures = (over: Partial<WindowFigures> = {}): WindowFigures => ({
   requestsSent: 4,
   errors: {},
   abortedAtClose: 4,
+  intervals: { totalTokensPerS: null, perRequestTokensPerS: null, ttftMs: null, tbtMs: null },
   ...over,
 });
-const base = { concurrency: 4, firstTokenWaitsMs: [90, 100, 110, 100], samples: [], errorLimitHit: false };
+// Four requests streaming through the whole 30 s window, first tokens 90-110 ms after their send.
+const streaming = (n: number): TimedRequest[] =>
+  Array.from({ length: n }, (_, i) => ({
+    sentAtMs: -200 + i,
+    firstTokenAtMs: -100 + i,
+    endAtMs: 30_000,
+    chunks: [[-100 + i, 1]],
+    ok: false,
+    errorKind: 'aborted',
+  }));
+const base = {
+  concurrency: 4,
+  requests: streaming(4),
+  window: { openMs: 0, closeMs: 30_000 },
+  queueReference: null,
+  samples: [],
+  errorLimitHit: false,
+};
 
 describe('cell status', () => {
   it('is Valid when nothing waited', () => {
@@ -40,17 +59,27 @@ describe('cell status', () => {
     expect(decideStatus({ ...base, figures: figures(), samples }).status).toBe('Valid');
   });
 
-  it('without metrics: a request that sat far longer than the median TTFT means queued', () => {
-    // threshold = max(4 x 100, 100 + 1000) = 1100 ms for a 30 s window
-    expect(queueWaitThresholdMs(100, 30_000)).toBe(1100);
-    expect(queueWaitThresholdMs(1000, 30_000)).toBe(4000);
-    expect(queueWaitThresholdMs(10, 400)).toBe(110); // a quarter of a short window
-    expect(decideStatus({ ...base, figures: figures(), firstTokenWaitsMs: [100, 1099] }).status).toBe(
-      'Valid',
-    );
-    const d = decideStatus({ ...base, figures: figures(), firstTokenWaitsMs: [100, 100, 30_100] });
+  it('without metrics: a ceiling below N with requests waiting means queued (client timeline)', () => {
+    // Two stream all window long; two more were sent at the open and never got a first token.
+    const waiting: TimedRequest[] = [0, 1].map((i) => ({
+      sentAtMs: i,
+      endAtMs: 30_000,
+      chunks: [],
+      ok: false,
+      errorKind: 'aborted',
+    }));
+    const d = decideStatus({
+      ...base,
+      figures: figures({ avgActive: 2 }),
+      requests: [...streaming(2), ...waiting],
+      queueReference: { ttftMs: 100, from: "the ×2 cell's median" },
+    });
     expect(d.status).toBe('Requests queued');
-    expect(d.evidence).toContain('1 request waited up to 30100 ms');
+    expect(d.evidence).toContain('at most 2 of 4 requests streamed at once');
+    expect(d.clientQueue?.peakStreaming).toBe(2);
+    const ok = decideStatus({ ...base, figures: figures() });
+    expect(ok.status).toBe('Valid');
+    expect(ok.evidence).toContain('all 4 requests streamed at once (client timeline)');
   });
 
   it('is Failed at the error limit, without tokens, or when 10% of requests failed', () => {

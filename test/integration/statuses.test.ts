@@ -51,7 +51,7 @@ describe('cell statuses', () => {
         });
         const queued = result.decode.find((c) => c.status === 'Requests queued')!;
         expect(queued.queueEvidence).toMatch(
-          metrics ? /server metrics showed waiting requests/ : /waited up to \d+ ms for a first token/,
+          metrics ? /server metrics showed waiting requests/ : /at most 2 of 4 requests streamed at once/,
         );
         expect(queued.avgActive!).toBeCloseTo(2, 0);
         expect(queued.totalTokensPerS).toBeGreaterThan(0);
