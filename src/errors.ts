@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   RESUME_MISMATCH: 9,
   WRITE_FAILED: 10,
   TARGET_ERROR: 11,
+  REGRESSION: 12, // compare --fail-on: a significant slowdown past the threshold
   INTERRUPTED: 130,
   INTERNAL: 1,
 } as const;

@@ -9,6 +9,7 @@ import {
   type CompareModel,
 } from './compare-model.js';
 import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from './format.js';
+import { allVerdicts, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
 import { heatmapHtml } from './html/heatmap.js';
@@ -144,6 +145,17 @@ export function renderCompareHtml(m: CompareModel): string {
         : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',
     ),
   );
+  for (const vs of allVerdicts(m)) {
+    const lines = verdictSummary(vs);
+    parts.push(
+      card(
+        `verdicts-${vs.b.label}`,
+        `Verdicts ${vs.b.label} vs ${vs.a.label}`,
+        'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
+        `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>`,
+      ),
+    );
+  }
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
     parts.push(

@@ -10,6 +10,7 @@ import {
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
+import { allVerdicts, verdictSummary } from './compare-verdicts.js';
 import { contextLabel, DASH, fmtRatio, fmtTokS } from './format.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
 import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
@@ -62,6 +63,13 @@ function renderCompareMd(m: CompareModel): string {
       : 'None: the runs share hardware, engine and run settings.',
     '',
   );
+  for (const vs of allVerdicts(m))
+    out.push(
+      `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
+      '',
+      ...verdictSummary(vs).map((l) => (l.startsWith('  ') ? `- ${mdEscape(l.trim())}` : mdEscape(l))),
+      '',
+    );
   const a = m.runs[0]!;
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
@@ -116,6 +124,10 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
     d.values.forEach((v, i) =>
       out.push(...wrap(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
+  }
+  for (const vs of allVerdicts(m)) {
+    out.push('', paint(`Verdicts ${vs.b.label} vs ${vs.a.label}`, 'bold'));
+    for (const l of verdictSummary(vs)) out.push(...wrap(l, width - 2, '    ').map((x) => `  ${x}`));
   }
   const a = m.runs[0]!;
   for (let bi = 1; bi < m.runs.length; bi++) {

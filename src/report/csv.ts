@@ -1,9 +1,22 @@
-import { ERROR_KINDS, type Quantiles, type RunResult } from '../results/schema.js';
+import {
+  ERROR_KINDS,
+  type CellIntervals,
+  type DecodeCell,
+  type Quantiles,
+  type RunResult,
+} from '../results/schema.js';
 import { contextLabel } from './format.js';
 import { errorTotal, prefillPoints } from './model.js';
 
 // One row per measurement: the seeds' "All measurements" columns (raw numbers, units in the header),
 // then every figure beyond the seeds. RFC 4180: CRLF line ends, fields quoted when needed.
+
+const INTERVAL_FIELDS: Array<[keyof CellIntervals, string]> = [
+  ['totalTokensPerS', 'Total tok/s'],
+  ['perRequestTokensPerS', 'Per request tok/s'],
+  ['ttftMs', 'TTFT ms'],
+  ['tbtMs', 'Time between tokens ms'],
+];
 
 export function csvField(v: string | number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '';
@@ -54,7 +67,15 @@ export const CSV_HEADERS = [
   'Prefill repeats',
   'Outlier repeats',
   'Error',
+  ...INTERVAL_FIELDS.flatMap(([, name]) => [`${name} 95% lo`, `${name} 95% hi`]),
 ];
+
+function intervalFields(c: DecodeCell): Array<number | null> {
+  return INTERVAL_FIELDS.flatMap(([k]) => {
+    const i = c.intervals?.[k];
+    return [i?.lo ?? null, i?.hi ?? null];
+  });
+}
 
 export function renderCsv(r: RunResult): string {
   const rows: unknown[][] = [CSV_HEADERS];
@@ -83,6 +104,7 @@ export function renderCsv(r: RunResult): string {
       p.repeats.length || null,
       p.repeats.length ? p.repeats.filter((x) => x.outlier).length : null,
       p.error,
+      ...INTERVAL_FIELDS.flatMap(() => [null, null]),
     ]);
   }
   const cells = [...r.decode].sort(
@@ -124,6 +146,7 @@ export function renderCsv(r: RunResult): string {
       null,
       null,
       c.error,
+      ...intervalFields(c),
     ]);
   }
   return (

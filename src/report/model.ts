@@ -183,14 +183,35 @@ export function prefillRow(p: PrefillPoint): string[] {
   ];
 }
 
+/** " ±1.3%": half the 95% interval relative to the figure (docs/method.md "Intervals"); "" without one. */
+export function plusMinus(i: { lo: number; hi: number } | null | undefined, v: number | null): string {
+  if (!i || v === null || v <= 0) return '';
+  const half = (i.hi - i.lo) / 2 / v;
+  return ` ±${half < 0.095 ? (half * 100).toFixed(1) : Math.round(half * 100)}%`;
+}
+
+/** "95% interval 1,767.4–1,862.4 tok/s" lines for hovers. */
+export function intervalLines(c: DecodeCell): string[] {
+  const iv = c.intervals;
+  if (!iv) return [];
+  const line = (name: string, i: { lo: number; hi: number } | null | undefined, f: (v: number) => string) =>
+    i ? [`${name} 95% interval ${f(i.lo)}–${f(i.hi)}`] : [];
+  return [
+    ...line('Total tok/s', iv.totalTokensPerS, fmtTokS),
+    ...line('Per request tok/s', iv.perRequestTokensPerS, fmtTokS),
+    ...line('TTFT', iv.ttftMs, fmtMs),
+    ...line('Time between tokens', iv.tbtMs, fmtTokenMs),
+  ];
+}
+
 export function decodeRow(c: DecodeCell): string[] {
   return [
     'Sustained decode',
     contextLabel(c.contextTokens),
     String(c.concurrency),
     c.status,
-    fmtTokS(c.totalTokensPerS),
-    fmtTokS(c.perRequestTokensPerS),
+    fmtTokS(c.totalTokensPerS) + plusMinus(c.intervals?.totalTokensPerS, c.totalTokensPerS),
+    fmtTokS(c.perRequestTokensPerS) + plusMinus(c.intervals?.perRequestTokensPerS, c.perRequestTokensPerS),
     fmtMs(c.ttftMs),
     fmtTokenMs(c.tbtMs),
     fmt1(c.avgActive),

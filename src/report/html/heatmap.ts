@@ -1,7 +1,7 @@
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import type { Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
-import { cellKey, cellMap, decodeConcurrency, decodeContexts } from '../model.js';
+import { cellKey, cellMap, decodeConcurrency, decodeContexts, intervalLines } from '../model.js';
 import { cssVars, seqColor } from './color.js';
 import { esc } from './escape.js';
 
@@ -18,6 +18,7 @@ function cellTitle(c: DecodeCell, flags: Anomaly[]): string {
     head,
     `${fmtTokS(c.totalTokensPerS)} tok/s total, ${fmtTokS(c.perRequestTokensPerS)} tok/s per request`,
     `TTFT ${fmtMs(c.ttftMs)} (median)`,
+    ...intervalLines(c),
     ...flags.map((f) => `⚠ ${f.kind.replace('-', ' ')}`),
     'Click for details',
   ].join('\n');
