@@ -1,7 +1,8 @@
 // bench:fidelity — the real runner (BenchRun: probe, prefill, warm-up, closed-loop decode cells) against the
 // simulated engine's ground truth (truth log), the sim in its own process: TTFT, per-request decode rate and
 // time between tokens per request and per cell, receive delay, and exact token counts at 1, 64 and 256 streams
-// (issue 6, 1b). Usage: npm run bench:fidelity [-- --quick] [-- --workers=2] [-- --concurrency=1,64,256]
+// (issue 6, 1b). Then the client's call -> write gap (undici's deferred write) at 1, 64, 256 and 1,024 streams.
+// Usage: npm run bench:fidelity [-- --quick] [-- --workers=2] [-- --concurrency=1,64,256] [-- --write-gap=1,64]
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { OUT_DIR, boostPriority, quantile, table, writeOut } from './lib/out.js'
 import { benchProfile } from './lib/profiles.js';
 import { startSimChild } from './lib/sim-child.js';
 import { countsExact, lineAsTimed, truthAsTimed, truthById } from './lib/truth.js';
+import { measureWriteGap } from './lib/write-gap.js';
 
 const argv = process.argv.slice(2);
 const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
@@ -154,6 +156,7 @@ async function main() {
     });
   }
   process.stdout.write(table(rows));
+  const writeGap = await writeGapSection();
   const path = writeOut('fidelity', {
     settings: { concurrency: CONC, workers: WORKERS, stepMs: STEP_MS, quick: QUICK },
     priority,
@@ -162,11 +165,24 @@ async function main() {
     simCpuS,
     loadAvg1m: [load0, os.loadavg()[0]],
     rows,
+    writeGap,
   });
   process.stdout.write(
     `\nwall ${wallS.toFixed(1)} s, client CPU ${clientCpuS.toFixed(1)} s, sim CPU ${simCpuS.toFixed(1)} s, ` +
       `load avg ${load0?.toFixed(1)} -> ${os.loadavg()[0]?.toFixed(1)} (${os.cpus().length} cores); JSON: ${path}\n`,
   );
+}
+
+// The call -> write gap: TTFT starts at the write, and this is how far the call time would have been off.
+async function writeGapSection() {
+  const streams = (arg('write-gap') ?? '1,64,256,1024').split(',').map(Number);
+  const load = os.loadavg()[0];
+  const rows = await measureWriteGap({ streams, seconds: QUICK ? 2 : 4 });
+  process.stdout.write(
+    `\ncall -> write gap (load avg ${load?.toFixed(1)} -> ${os.loadavg()[0]?.toFixed(1)})\n`,
+  );
+  process.stdout.write(table(rows as unknown as Array<Record<string, number | null>>));
+  return { loadAvg1m: [load, os.loadavg()[0]], rows };
 }
 
 main().catch((e) => {

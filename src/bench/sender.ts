@@ -94,6 +94,7 @@ export function toRequestLine(s: Sent): RequestLine {
     tokenCountSource: r.tokenCountSource,
     status: r.ok ? 'ok' : 'error',
   };
+  if (r.calledAtMs !== undefined) line.calledAtMs = r.calledAtMs;
   if (s.spec.concurrency !== undefined) line.concurrency = s.spec.concurrency;
   if (r.firstTokenAtMs !== undefined) line.firstTokenAtMs = r.firstTokenAtMs;
   if (r.reasoningTokens !== undefined) line.reasoningTokens = r.reasoningTokens;

@@ -107,7 +107,7 @@ export class StreamSession {
     this.stopped = true;
   }
 
-  async record(sentAtMs: number, endAtMs: number): Promise<RequestRecord> {
+  async record(sentAtMs: number, endAtMs: number, calledAtMs = sentAtMs): Promise<RequestRecord> {
     const ledger = this.ledger;
     if (!ledger.sawUsage && this.predicted !== undefined && ledger.uncoveredChunks > 0)
       ledger.usage(this.predicted);
@@ -127,6 +127,7 @@ export class StreamSession {
       }
     }
     const rec: RequestRecord = {
+      calledAtMs,
       sentAtMs,
       endAtMs,
       chunks: ledger.chunks,

@@ -1,6 +1,10 @@
 // streamRequest: one streamed chat/completions request -> one timed RequestRecord (never rejects).
 // Transport: undici's low-level `dispatch` with our own handler (chosen by measurement, see
 // docs/performance.md "Ingest"): each network read is stamped once, then fed to StreamSession.
+// The send time is the write, not the call: undici 7 defers a request on a reused keep-alive socket to a
+// later event-loop turn (idle-socket validation, a setImmediate in client-h1.js), and calls the handler's
+// onRequestStart synchronously in writeH1 right before the request's bytes go to the socket. TTFT starts
+// there; the call time is kept beside it (calledAtMs) so the gap stays visible.
 import { Agent, type Dispatcher } from 'undici';
 import { setMaxListeners } from 'node:events';
 import { nowMs } from '../clock.js';
@@ -87,14 +91,15 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     let timerDueAt = Infinity;
     let ended = false;
     let sawFirstToken = false;
-    const sentAtMs = now();
+    const calledAtMs = now();
+    let sentAtMs: number | undefined; // the write; stays unset while undici holds the request back
 
     const finish = (t: number) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      resolve(session.record(sentAtMs, t));
+      resolve(session.record(sentAtMs ?? calledAtMs, t, calledAtMs));
       // Stop reading a response we no longer need; a completed one keeps its keep-alive socket.
       if (controller && !ended && !controller.aborted) controller.abort(new LocalStop('done'));
     };
@@ -113,8 +118,8 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       const t = now();
       let deadline: number;
       let kind: ErrorKind;
-      if (controller === undefined) {
-        deadline = sentAtMs + connectMs;
+      if (sentAtMs === undefined) {
+        deadline = calledAtMs + connectMs;
         kind = 'timeout_connect';
       } else if (session.firstTokenAtMs === undefined) {
         deadline = sentAtMs + firstMs;
@@ -124,7 +129,8 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
         kind = 'timeout_idle';
       }
       if (t >= deadline) {
-        const since = kind === 'timeout_idle' ? deadline - idleMs : sentAtMs;
+        const since =
+          kind === 'timeout_idle' ? deadline - idleMs : kind === 'timeout_connect' ? calledAtMs : sentAtMs!;
         stop(kind, `${kind.slice(8).replace('_', ' ')} timeout after ${Math.round(t - since)} ms`);
       } else {
         arm(deadline - t, t);
@@ -149,13 +155,17 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       setMaxListeners(0, signal);
       signal.addEventListener('abort', onAbort, { once: true });
     }
-    arm(Math.min(connectMs, firstMs), sentAtMs);
+    arm(connectMs, calledAtMs);
 
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        if (settled) c.abort(new LocalStop('settled'));
-        else rearmIfSooner(sentAtMs + firstMs);
+        if (settled) {
+          c.abort(new LocalStop('settled'));
+          return;
+        }
+        sentAtMs = now();
+        rearmIfSooner(sentAtMs + firstMs);
       },
       onResponseStart(_c, statusCode, h) {
         const ct = h['content-type'];

@@ -12,7 +12,8 @@ export interface RequestError {
 // One timed stream. Times are ms on the caller's clock (src/clock.ts nowMs, epoch ms, by default),
 // taken when bytes arrived, before parsing (METHOD.md, issue 3).
 export interface RequestRecord {
-  sentAtMs: number;
+  calledAtMs?: number; // streamRequest was called
+  sentAtMs: number; // the request's bytes went to the socket (TTFT starts here); calledAtMs if never written
   headersAtMs?: number;
   firstTokenAtMs?: number; // first token-bearing delta, never a role-only chunk
   endAtMs: number;

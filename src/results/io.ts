@@ -85,7 +85,8 @@ export interface RequestLine {
   concurrency?: number;
   slot: number;
   requestId: string;
-  sentAtMs: number; // epoch ms (INTERFACES.md clock)
+  sentAtMs: number; // epoch ms: the request's bytes went to the socket (TTFT starts here)
+  calledAtMs?: number; // epoch ms: the client was asked to send (before undici's deferred write)
   firstTokenAtMs?: number;
   endAtMs: number;
   chunks: Array<[number, number]>; // [ms after sentAtMs, tokens] of each token-bearing chunk
