@@ -22,12 +22,12 @@ export { findAnomalies } from './report/anomalies.js';
 export type { Anomaly, AnomalyKind } from './report/anomalies.js';
 export { loadResult } from './report/load.js';
 export { importV062Text } from './results/import-v062.js';
+export { contextLabel } from './format/labels.js';
 // Runner: plan, window statistics, the run object, result files (docs/method.md, docs/result-schema.md).
 export {
   buildPlan,
   decodeContexts,
   prefillContexts,
-  contextLabel,
   isOverCapacity,
   estimateDuration,
 } from './plan/index.js';

@@ -5,7 +5,7 @@ import { BenchError, isBenchError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
-import { contextLabel } from '../plan/contexts.js';
+import { contextLabel } from '../format/labels.js';
 import {
   REQUEST_LOG_FILE,
   RESULT_FILE,

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { addOptions, resolveOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel } from '../plan/contexts.js';
-import { estimateDuration, formatDurationS, type Estimate } from '../plan/estimate.js';
+import { contextLabel, fmtEta } from '../format/index.js';
+import { estimateDuration, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 
 export function register(program: Command): void {
@@ -67,7 +67,7 @@ export function planTable(plan: Plan, est: Estimate, source: string): string {
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity); estimated ${formatDurationS(est.totalS)} (${formatDurationS(est.decodeS)} decode, ${formatDurationS(est.prefillS)} cold prefill)`,
+    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

@@ -28,11 +28,6 @@ export function prefillContexts(maxModelLen: number | undefined, decode: readonl
   return [...set].sort((a, b) => a - b);
 }
 
-// Seeds: 8,192 -> "8K", 1,043,456 -> "1019K", 1,048,320 -> "1024K".
-export function contextLabel(tokens: number): string {
-  return `${Math.round(tokens / 1024)}K`;
-}
-
 // Accepts "8K", "16k", "1M", "32768"; K = 1024 tokens as in the seeds' labels.
 export function parseTokenCount(text: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(text);

@@ -37,9 +37,3 @@ export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
   }
   return { totalS: prefillS + decodeS, prefillS, decodeS, cellsToRun };
 }
-
-export function formatDurationS(s: number): string {
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}

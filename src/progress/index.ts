@@ -3,7 +3,7 @@ import { plainProgress } from './plain.js';
 import { silentProgress, type ProgressSink } from './sink.js';
 
 export * from './sink.js';
-export * from './format.js';
+export * from './lines.js';
 export { liveProgress, plainProgress };
 
 // TTY: live view; otherwise one line per finished cell; --quiet: nothing (errors still reach stderr).

@@ -1,7 +1,7 @@
 import { createLogUpdate } from 'log-update';
-import { contextLabel } from '../plan/contexts.js';
+import { contextLabel, fmtEta } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
-import { cellShort, fmtEta, prefillLine } from './format.js';
+import { cellShort, prefillLine } from './lines.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
 
 // On a TTY: the matrix filling in, the current phase and cell, and the ETA, redrawn in place.

@@ -1,5 +1,6 @@
 import type { DecodeCell } from '../results/schema.js';
-import { cellLine, fmtEta, prefillLine } from './format.js';
+import { fmtEta } from '../format/index.js';
+import { cellLine, prefillLine } from './lines.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
 
 // Without a TTY: one plain line per finished cell (logs, CI), with how far along and the ETA.

@@ -1,5 +1,5 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { contextLabel, fmtMs, fmtTokS } from './format.js';
+import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.

@@ -8,7 +8,7 @@ import {
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
-import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from './format.js';
+import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { allVerdicts, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';

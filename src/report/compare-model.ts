@@ -1,5 +1,5 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { contextLabel } from './format.js';
+import { contextLabel } from '../format/index.js';
 import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.

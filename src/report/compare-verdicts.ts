@@ -9,7 +9,7 @@ import {
   type Measured,
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
-import { contextLabel } from './format.js';
+import { contextLabel } from '../format/index.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
 

@@ -11,7 +11,7 @@ import {
   type CompareModel,
 } from './compare-model.js';
 import { allVerdicts, verdictSummary } from './compare-verdicts.js';
-import { contextLabel, DASH, fmtRatio, fmtTokS } from './format.js';
+import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
 import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
 

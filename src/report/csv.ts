@@ -5,7 +5,7 @@ import {
   type Quantiles,
   type RunResult,
 } from '../results/schema.js';
-import { contextLabel } from './format.js';
+import { contextLabel } from '../format/index.js';
 import { errorTotal, prefillPoints } from './model.js';
 
 // One row per measurement: the seeds' "All measurements" columns (raw numbers, units in the header),

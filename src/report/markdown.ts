@@ -1,6 +1,6 @@
 import type { RunResult } from '../results/schema.js';
 import { anomaliesByCell, findAnomalies } from './anomalies.js';
-import { contextLabel, DASH, fmtMs, fmtTokS } from './format.js';
+import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
   cellKey,
   cellMap,

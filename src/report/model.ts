@@ -11,7 +11,7 @@ import {
   fmtS,
   fmtTokenMs,
   fmtTokS,
-} from './format.js';
+} from '../format/index.js';
 
 // The view every renderer shares: what the seeds show, derived once from a result file.
 export type MetaSection = { name: 'Hardware' | 'Engine' | 'Run'; rows: Array<[string, string]> };

@@ -1,6 +1,6 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
 import { findAnomalies } from './anomalies.js';
-import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from './format.js';
+import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
 import {
   cellKey,
   cellMap,

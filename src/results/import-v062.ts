@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BenchError } from '../errors.js';
-import { parseContextLabel } from '../report/format.js';
+import { parseContextLabel } from '../format/labels.js';
 import type { CellStatus, DecodeCell, Hardware, PrefillPoint, RunResult } from './schema.js';
 import {
   CELL_STATUSES,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { contextLabel } from '../../src/format/index.js';
 import {
   buildPlan,
-  contextLabel,
   decodeContexts,
   estimateDuration,
   isOverCapacity,

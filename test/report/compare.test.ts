@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cellRatio, compareModel } from '../../src/report/compare-model.js';
-import { fmtRatio } from '../../src/report/format.js';
+import { fmtRatio } from '../../src/format/index.js';
 import { renderCompare } from '../../src/report/index.js';
 import { stripAnsi } from '../../src/report/text.js';
 import { syntheticResult } from './synthetic.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BenchError } from '../../src/errors.js';
-import { contextLabel } from '../../src/report/format.js';
+import { contextLabel } from '../../src/format/index.js';
 import { importV062Text, parseFigure } from '../../src/results/import-v062.js';
 import { RunResult } from '../../src/results/schema.js';
 import { SEEDS, seedResult, seedRows, seedText } from './seeds.js';

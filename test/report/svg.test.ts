@@ -3,7 +3,7 @@ import { downsample } from '../../src/report/html/details.js';
 import { cssVars, ratioColor, seqColor } from '../../src/report/html/color.js';
 import { esc } from '../../src/report/html/escape.js';
 import { linearScale, logScale, niceStep, tickLabel } from '../../src/report/html/svg.js';
-import { fmtTokSChart } from '../../src/report/format.js';
+import { fmtTokSChart } from '../../src/format/index.js';
 
 describe('chart helpers', () => {
   it('nice steps and linear ticks cover the data', () => {

@@ -11,7 +11,7 @@ import {
   fmtS,
   fmtTokenMs,
   fmtTokS,
-} from '../format.js';
+} from '../../format/index.js';
 import { errorTotal } from '../model.js';
 import { esc } from './escape.js';
 import { cellId } from './heatmap.js';

@@ -1,6 +1,6 @@
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import type { Anomaly } from '../anomalies.js';
-import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
+import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, intervalLines } from '../model.js';
 import { cssVars, seqColor } from './color.js';
 import { esc } from './escape.js';

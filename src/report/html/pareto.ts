@@ -1,5 +1,5 @@
 import type { RunResult } from '../../results/schema.js';
-import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
+import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import { decodeContexts } from '../model.js';
 import { SERIES } from './color.js';
 import { lineChartSvg } from './line-chart.js';

@@ -1,5 +1,5 @@
 import type { PrefillPoint } from '../../results/schema.js';
-import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
+import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import { esc } from './escape.js';
 import { linearScale, n1, text, tickLabel } from './svg.js';
 

@@ -1,6 +1,6 @@
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import { anomaliesByCell, findAnomalies, type Anomaly } from '../anomalies.js';
-import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../format.js';
+import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import {
   MEASUREMENT_HEADERS,
   MEDIANS_NOTE,

@@ -1,26 +1,7 @@
+import { contextLabel, fmtInt, fmtMs, fmtS, fmtTokS } from '../format/index.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
-import { contextLabel } from '../plan/contexts.js';
-import { fmtInt, fmtS } from '../report/format.js';
 
-export function fmtTokS(v: number | null | undefined): string {
-  if (v === null || v === undefined) return '-';
-  return v >= 10_000
-    ? `${(v / 1000).toFixed(1)}K`
-    : v.toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
-}
-
-export function fmtMs(v: number | null | undefined): string {
-  return v === null || v === undefined ? '-' : `${Math.round(v).toLocaleString('en-US')} ms`;
-}
-
-export function fmtEta(s: number): string {
-  if (!Number.isFinite(s) || s < 0) return '?';
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-// Short form for the live matrix.
+// One finished cell in the live matrix: its total tok/s, in the same figures as the reports.
 export function cellShort(c: DecodeCell): string {
   switch (c.status) {
     case 'Valid':

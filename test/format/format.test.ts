@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { emptyCell } from '../../src/bench/run.js';
+import { cellLine, cellShort, prefillLine } from '../../src/progress/index.js';
 import {
   contextLabel,
+  fmtDuration,
+  fmtEta,
   fmt1,
   fmtMs,
   fmtMsCompact,
@@ -10,7 +14,7 @@ import {
   fmtTokS,
   fmtTokSChart,
   parseContextLabel,
-} from '../../src/report/format.js';
+} from '../../src/format/index.js';
 
 // Reference values are the seeds' own strings (METHOD.md "Number formatting").
 describe('number formatting', () => {
@@ -52,5 +56,35 @@ describe('number formatting', () => {
     expect(parseContextLabel('1019K')).toBe(1043456);
     expect(parseContextLabel('512')).toBe(512);
     expect(parseContextLabel('8 K')).toBeUndefined();
+  });
+});
+
+describe('durations', () => {
+  it('estimates and ETAs read in s, min or h', () => {
+    expect(fmtEta(44.6)).toBe('45 s');
+    expect(fmtEta(89)).toBe('89 s');
+    expect(fmtEta(150)).toBe('3 min');
+    expect(fmtEta(5400)).toBe('1.5 h');
+    expect(fmtEta(-1)).toBe('?');
+    expect(fmtEta(Number.NaN)).toBe('?');
+    expect(fmtDuration(30)).toBe('30 s');
+    expect(fmtDuration(150)).toBe('2 min 30 s');
+  });
+});
+
+// The live view used to say "0K" and "10,000.0" where the reports say "256" and "10.0K".
+describe('the live view reads like the reports', () => {
+  it('a 256-token context and 9,999.96 tok/s', () => {
+    const cell = { ...emptyCell(256, 1, 'Valid' as const), totalTokensPerS: 9999.96, perRequestTokensPerS: 9999.96 };
+    expect(cellShort(cell)).toBe('10.0K');
+    expect(cellLine(cell)).toMatch(/^decode 256 x1: Valid, 10\.0K tok\/s total, 10\.0K tok\/s per request, TTFT —/);
+    const point = {
+      contextTokens: 256,
+      status: 'Valid' as const,
+      tokensPerS: 9999.96,
+      ttftMs: 25.6,
+      repeats: [],
+    } as unknown as Parameters<typeof prefillLine>[0];
+    expect(prefillLine(point)).toBe('prefill 256: 10.0K prompt tok/s, TTFT 26 ms');
   });
 });

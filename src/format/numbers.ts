@@ -1,11 +1,11 @@
-// Number formatting exactly as the v0.6.2 seeds print it (METHOD.md "Number formatting").
+// Numbers exactly as the v0.6.2 seeds print them (METHOD.md "Number formatting"), for the live view and every report.
 export const DASH = '—';
 
-const grouped0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const grouped1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+export const grouped0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+export const grouped1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const grouped2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+export const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
 // Rounds first so 9,999.96 becomes "10.0K" rather than "10,000.0".
 function thousands(v: number): string | undefined {
@@ -37,11 +37,6 @@ export function fmtTokenMs(v: number | null | undefined): string {
   return isNum(v) ? `${grouped1.format(v)} ms` : DASH;
 }
 
-/** Seconds: `30.0 s`. */
-export function fmtS(v: number | null | undefined): string {
-  return isNum(v) ? `${grouped1.format(v)} s` : DASH;
-}
-
 /** Grouped integer: `3,244`. */
 export function fmtInt(v: number | null | undefined): string {
   return isNum(v) ? grouped0.format(v) : DASH;
@@ -71,34 +66,7 @@ export function fmtMsCompact(v: number | null | undefined): string {
   return v < 99_999.5 ? `${grouped0.format(v)}ms` : `${grouped1.format(v / 1000)}s`;
 }
 
-/** Context label: round(tokens / 1024) + "K" (METHOD.md vocabulary); small contexts stay in tokens. */
-export function contextLabel(tokens: number): string {
-  if (tokens < 1024) return String(tokens);
-  return `${Math.round(tokens / 1024)}K`;
-}
-
-/** Inverse of contextLabel for imported reports: `8K` → 8,192. */
-export function parseContextLabel(label: string): number | undefined {
-  const m = /^(\d+)(K?)$/.exec(label.trim());
-  if (!m) return undefined;
-  return Number(m[1]) * (m[2] ? 1024 : 1);
-}
-
-/** `30` → `30 s`, `90` → `1 min 30 s` (time per measurement). */
-export function fmtDuration(seconds: number): string {
-  if (seconds < 120) return `${grouped0.format(seconds)} s`;
-  const m = Math.floor(seconds / 60);
-  const s = Math.round(seconds - m * 60);
-  return s ? `${m} min ${s} s` : `${m} min`;
-}
-
 export function fmtGb(v: number): string {
   return `${grouped0.format(v)} GB`;
 }
 
-/** ISO timestamp → `2026-12-02 11:33 UTC` (labels only; results keep ISO). */
-export function fmtDate(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}

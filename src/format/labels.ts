@@ -1,0 +1,14 @@
+// Context labels (METHOD.md vocabulary: round(tokens / 1024) + "K"), the same in the live view, plan, reports and import.
+
+export function contextLabel(tokens: number): string {
+  // Below 1K a label in K would read "0K"; such contexts stay in tokens.
+  if (tokens < 1024) return String(tokens);
+  return `${Math.round(tokens / 1024)}K`;
+}
+
+/** Inverse of contextLabel for imported reports: `8K` → 8,192. */
+export function parseContextLabel(label: string): number | undefined {
+  const m = /^(\d+)(K?)$/.exec(label.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * (m[2] ? 1024 : 1);
+}
