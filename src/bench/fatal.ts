@@ -1,15 +1,17 @@
 import type { RequestRecord } from '../client/types.js';
 import { BenchError, type ErrorCode } from '../errors.js';
-import { errorCodeFor } from '../target/error-body.js';
+import { fatalCodeFor } from '../failures/classify.js';
 
-// Request failures that no retry can fix: the run (or the context) stops with a stable code.
-const FATAL: readonly ErrorCode[] = ['AUTH_FAILED', 'MODEL_NOT_FOUND', 'CONTEXT_TOO_LONG'];
-
+// Request failures that no retry can fix (bad key, unknown model, prompt too long) stop the run or the
+// context with a stable code: an HTTP error, or an in-stream validation error (TGI's 422), as the client
+// classified it. A 5xx mid-stream (llama.cpp's full KV pool) stays a request failure.
 export function fatalCode(r: RequestRecord): ErrorCode | undefined {
-  if (r.ok || !r.error || r.error.kind !== 'http_status' || r.error.status === undefined) return undefined;
-  const message = r.error.message.replace(/^HTTP \d+:\s*/, '');
-  const code = errorCodeFor(r.error.status, { message });
-  return FATAL.includes(code) ? code : undefined;
+  const e = r.error;
+  if (r.ok || !e) return undefined;
+  const refused =
+    e.kind === 'http_status' ||
+    (e.kind === 'stream_error_event' && (e.status === undefined || e.status < 500));
+  return refused ? fatalCodeFor(e.reason) : undefined;
 }
 
 export function fatalError(code: ErrorCode, r: RequestRecord, what: string): BenchError {

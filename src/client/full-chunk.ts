@@ -1,6 +1,8 @@
 // Full interpretation of one parsed SSE payload: text deltas of every choice, finish reason, usage,
 // llama.cpp timings and every error shape engines.md lists (vLLM/llama.cpp/Ollama `{error:{message}}`,
 // SGLang/TRT-LLM flat `{object:"error",message}`, TGI `{error:"..."}` and `{error:{message,http_status_code}}`).
+import { errorOf, type ErrorBody } from '../failures/error-body.js';
+
 export interface UsageInfo {
   completionTokens?: number;
   promptTokens?: number;
@@ -15,28 +17,13 @@ export interface FullChunk {
   usage?: UsageInfo;
   predictedTokens?: number; // llama.cpp timings.predicted_n (a count when usage is absent)
   cacheN?: number; // llama.cpp timings.cache_n
-  error?: { message: string; status?: number };
+  error?: ErrorBody;
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-export function errorOf(o: unknown): { message: string; status?: number } | undefined {
-  if (!isObj(o)) return undefined;
-  const e = o.error;
-  if (typeof e === 'string') return { message: e };
-  if (isObj(e)) {
-    const status = num(e.http_status_code) ?? num(e.code);
-    return { message: str(e.message) ?? JSON.stringify(e), ...(status !== undefined ? { status } : {}) };
-  }
-  if (o.object === 'error') {
-    const status = num(o.code);
-    return { message: str(o.message) ?? 'error', ...(status !== undefined ? { status } : {}) };
-  }
-  return undefined;
-}
 
 export function fullChunk(o: unknown): FullChunk {
   const out: FullChunk = { text: '', reasoningChars: 0 };

@@ -3,7 +3,9 @@
 import { redactSecrets } from '../secrets.js';
 import type { ErrorKind, RequestError, RequestRecord } from './types.js';
 import { TemplateCache } from './chunk-template.js';
-import { errorOf, fullChunk, type FullChunk } from './full-chunk.js';
+import { fullChunk, type FullChunk } from './full-chunk.js';
+import { classifyError } from '../failures/classify.js';
+import { errorOf, parseErrorBody, type ErrorBody } from '../failures/error-body.js';
 import { LineDecoder } from './line-decoder.js';
 import { SseDecoder } from './sse-decoder.js';
 import { TokenLedger, type TokenSource } from './token-ledger.js';
@@ -90,11 +92,10 @@ export class StreamSession {
         this.fail('stream_truncated', 'stream ended without [DONE] or a finish reason');
       }
     } else if (this.mode === 'error-body') {
-      this.fail(
-        'http_status',
-        httpMessage(this.status ?? 0, Buffer.concat(this.body).toString('utf8')),
-        this.status,
-      );
+      const status = this.status ?? 0;
+      const e = parseErrorBody(Buffer.concat(this.body).toString('utf8'));
+      const detail = e.message === '(empty body)' ? '' : `: ${e.message.slice(0, 500)}`;
+      this.failWith('http_status', `HTTP ${status}${detail}`, e, status);
     } else {
       this.jsonBody();
     }
@@ -105,6 +106,16 @@ export class StreamSession {
     if (this.error) return;
     this.error = { kind, message: redactSecrets(message), ...(status !== undefined ? { status } : {}) };
     this.stopped = true;
+  }
+
+  // The engine said why: keep its fields and classify once (`status` is the response's, if any).
+  private failWith(kind: ErrorKind, message: string, e: ErrorBody, status?: number): void {
+    if (this.error) return;
+    this.fail(kind, message, status ?? e.status);
+    const err = this.error!;
+    if (e.type !== undefined) err.type = e.type;
+    if (e.code !== undefined) err.code = e.code;
+    err.reason = classifyError(status, e);
   }
 
   async record(sentAtMs: number, endAtMs: number, calledAtMs = sentAtMs): Promise<RequestRecord> {
@@ -152,7 +163,7 @@ export class StreamSession {
     if (this.stopped) return;
     if (type === 'error') {
       const e = parseError(data);
-      this.fail('stream_error_event', e.message, e.status);
+      this.failWith('stream_error_event', e.message, e);
       return;
     }
     if (data === '[DONE]') {
@@ -183,7 +194,7 @@ export class StreamSession {
   private apply(o: unknown): FullChunk | undefined {
     const c = fullChunk(o);
     if (c.error) {
-      this.fail('stream_error_event', c.error.message, c.error.status);
+      this.failWith('stream_error_event', c.error.message, c.error);
       return undefined;
     }
     if (c.text !== '') this.text(c.text, c.reasoningChars);
@@ -235,7 +246,7 @@ async function safeTokenize(fn: (text: string) => Promise<number | undefined>, t
   }
 }
 
-function parseError(data: string): { message: string; status?: number } {
+function parseError(data: string): ErrorBody {
   try {
     const e = errorOf(JSON.parse(data));
     if (e) return e;
@@ -243,15 +254,4 @@ function parseError(data: string): { message: string; status?: number } {
     // not JSON: the text is the message
   }
   return { message: data.slice(0, 500) || 'error event' };
-}
-
-export function httpMessage(status: number, body: string): string {
-  let msg: string | undefined;
-  try {
-    msg = errorOf(JSON.parse(body))?.message;
-  } catch {
-    // plain-text body
-  }
-  msg ??= body.trim().slice(0, 500);
-  return msg === '' ? `HTTP ${status}` : `HTTP ${status}: ${msg}`;
 }

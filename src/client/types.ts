@@ -1,12 +1,15 @@
-import type { ErrorKind } from '../results/schema.js';
+import type { ErrorKind, FailureReason } from '../failures/kinds.js';
 
-export type { ErrorKind };
+export type { ErrorKind, FailureReason };
 
 // A failed request is data, not an exception (STYLE.md).
 export interface RequestError {
   kind: ErrorKind;
-  status?: number; // HTTP status when kind is http_status
+  status?: number; // HTTP status (http_status), or the one an in-stream error body carries
   message: string; // never contains the API key
+  type?: string; // the engine's error body `type` / TGI `error_type`
+  code?: string | number; // the engine's error body `code`
+  reason?: FailureReason; // what the engine's error means (src/failures/classify.ts), decided once here
 }
 
 // One timed stream. Times are ms on the caller's clock (src/clock.ts nowMs, epoch ms, by default),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_KINDS } from '../failures/kinds.js';
 
 // The result document is the contract between `run` (writer) and every report, compare and import (readers).
 // Field names match CLI flags and YAML config keys where they are the same concept (METHOD.md, DESIGN.md).
@@ -9,19 +10,8 @@ export const CELL_STATUSES = ['Valid', 'Requests queued', 'Over capacity', 'Fail
 export const CellStatus = z.enum(CELL_STATUSES);
 export type CellStatus = z.infer<typeof CellStatus>;
 
-// Closed union of request failure kinds (STYLE.md "a failed request is data").
-export const ERROR_KINDS = [
-  'connect',
-  'http_status',
-  'timeout_connect',
-  'timeout_first_token',
-  'timeout_idle',
-  'stream_error_event',
-  'stream_truncated',
-  'bad_json',
-  'aborted',
-  'line_too_long', // a stream line or event past the decoder cap (src/client/line-decoder.ts)
-] as const;
+// Closed union of request failure kinds (STYLE.md "a failed request is data"), defined in src/failures.
+export { ERROR_KINDS };
 export const ErrorKind = z.enum(ERROR_KINDS);
 export type ErrorKind = z.infer<typeof ErrorKind>;
 

@@ -1,16 +1,16 @@
-import type { HttpResult } from './http.js';
+import type { HttpResult } from '../client/http.js';
 import type { PromIndex } from './prometheus.js';
 import { parsePrometheus } from './prometheus.js';
 import type { ProbeContext } from './types.js';
 
 export function okJson(r: HttpResult): Record<string, unknown> | undefined {
-  if (!r.ok || r.status < 200 || r.status >= 300) return undefined;
-  const j = r.json;
+  if (!r.ok) return undefined;
+  const j = r.body;
   return j && typeof j === 'object' && !Array.isArray(j) ? (j as Record<string, unknown>) : undefined;
 }
 
 export function okText(r: HttpResult): string | undefined {
-  return r.ok && r.status >= 200 && r.status < 300 ? r.text : undefined;
+  return r.ok ? r.text : undefined;
 }
 
 export function num(v: unknown): number | undefined {

@@ -1,6 +1,6 @@
 import type { ServerSample } from '../results/schema.js';
 import { adapterByName } from './engines/index.js';
-import { httpGet } from './http.js';
+import { httpGet } from '../client/http.js';
 import { createPowerMonitor } from './power-monitor.js';
 import type { PowerMonitor } from './power-monitor.js';
 import { readPromSample } from './read-sample.js';

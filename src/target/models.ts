@@ -1,15 +1,14 @@
 import { BenchError } from '../errors.js';
-import { parseErrorBody } from './error-body.js';
-import type { HttpResult } from './http.js';
+import type { HttpFailure } from '../client/http.js';
 import type { ModelEntry, ModelsListing, ProbeContext } from './types.js';
 
 // GET /v1/models is the one call every OpenAI-compatible server answers; its failure decides the probe error.
 export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
   const r = await ctx.get('/v1/models');
   const where = `${ctx.root}/v1/models`;
-  if (!r.ok) throw unreachable(ctx.root, r);
-  if (r.status === 401 || r.status === 403) {
-    const msg = parseErrorBody(r.text).message;
+  if (!r.ok && r.kind !== 'http_status') throw unreachable(ctx.root, r);
+  if (!r.ok && (r.status === 401 || r.status === 403)) {
+    const msg = r.error?.message;
     throw new BenchError(
       'AUTH_FAILED',
       `the server refused ${ctx.apiKey ? 'the API key' : 'a request without an API key'} (HTTP ${r.status}${msg && msg !== '(empty body)' ? `: ${msg}` : ''}).`,
@@ -20,9 +19,9 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       },
     );
   }
-  if (r.status === 502 || r.status === 503 || r.status === 504) {
+  if (!r.ok && (r.status === 502 || r.status === 503 || r.status === 504)) {
     // llama.cpp answers 503 on every path while loading; a proxy answers 502/504 while the engine is down.
-    const msg = parseErrorBody(r.text).message;
+    const msg = r.error?.message ?? '';
     throw new BenchError(
       'TARGET_UNREACHABLE',
       `${where} is not ready (HTTP ${r.status}: ${msg.slice(0, 200)}).`,
@@ -31,9 +30,12 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       },
     );
   }
-  if (r.status < 200 || r.status >= 300 || r.json === undefined) {
+  if (!r.ok || r.body === undefined) {
+    const text = r.text ?? '';
     const what =
-      /html/i.test(r.contentType) || r.text.trimStart().startsWith('<') ? 'an HTML page' : `HTTP ${r.status}`;
+      /html/i.test(r.contentType ?? '') || text.trimStart().startsWith('<')
+        ? 'an HTML page'
+        : `HTTP ${r.status}`;
     throw new BenchError(
       'NOT_OPENAI_COMPATIBLE',
       `${where} answered with ${what}, not an OpenAI model list.`,
@@ -42,7 +44,7 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       },
     );
   }
-  const listing = toListing(r.json);
+  const listing = toListing(r.body);
   if (!listing) {
     throw new BenchError('NOT_OPENAI_COMPATIBLE', `${where} did not return an OpenAI model list.`, {
       hint: 'Point --base-url at an OpenAI-compatible server (vLLM, SGLang, llama.cpp, TGI, Ollama, TensorRT-LLM).',
@@ -83,11 +85,11 @@ export function pickModel(listing: ModelsListing, asked: string | undefined, pre
   return listing.models.find((m) => m.id === preferred) ?? listing.models[0]!;
 }
 
-function unreachable(root: string, r: Extract<HttpResult, { ok: false }>): BenchError {
+function unreachable(root: string, r: HttpFailure): BenchError {
   const why =
-    r.failure === 'timeout'
+    r.kind === 'timeout'
       ? 'did not answer in time'
-      : r.failure === 'dns'
+      : r.code === 'ENOTFOUND' || r.code === 'EAI_AGAIN'
         ? 'host name does not resolve'
         : `cannot connect (${r.message})`;
   return new BenchError('TARGET_UNREACHABLE', `${root}: ${why}.`, {

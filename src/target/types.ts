@@ -1,5 +1,5 @@
 import type { Engine, Hardware, ServerSample } from '../results/schema.js';
-import type { HttpResult } from './http.js';
+import type { HttpResult } from '../client/http.js';
 
 export const ENGINE_NAMES = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm', 'generic'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getJson, getText, joinUrl, postJson } from '../../src/client/http.js';
+import { getJson, getText, httpGet, httpPost, joinUrl, postJson } from '../../src/client/http.js';
 import { startLocalServer, type LocalServer, type Route } from './local-server.js';
 
 const KEY = 'sk-http-DISTINCTIVE-91c2';
@@ -52,7 +52,32 @@ describe('http helpers', () => {
     expect(r.kind).toBe('http_status');
     expect(r.status).toBe(404);
     expect(r.message).toContain('does not exist');
+    expect(r.error).toMatchObject({ type: 'NotFoundError', code: 404, reason: 'model_not_found' });
     expect(JSON.stringify(r)).not.toContain(KEY);
+  });
+
+  it('reads any content on a full URL: JSON as body, Prometheus text with body undefined', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/metrics') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('vllm:num_requests_running 3\n');
+        return;
+      }
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ error: { type: 'exceed_context_size_error', code: 400, message: 'too big' } }),
+      );
+    });
+    const m = await httpGet(`${s.url}/metrics`);
+    expect(m).toMatchObject({
+      ok: true,
+      status: 200,
+      body: undefined,
+      text: 'vllm:num_requests_running 3\n',
+    });
+    const big = await httpPost(`${s.url}/v1/chat/completions`, {});
+    expect(big).toMatchObject({ ok: false, kind: 'http_status', status: 400 });
+    expect(!big.ok && big.error?.reason).toBe('context_too_long');
   });
 
   it('reports bad_json, timeout and connect failures as typed results', async () => {

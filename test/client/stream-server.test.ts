@@ -191,7 +191,7 @@ describe('streamRequest against a local server', () => {
     const s = await serve((_req, res) => {
       sse(res);
       res.write(
-        `data: ${JSON.stringify({ error: { message: 'Input validation error: too long', http_status_code: 422 } })}\n\n`,
+        `data: ${JSON.stringify({ error: { message: '`inputs` must have less than 8191 tokens. Given: 9000', http_status_code: 422 } })}\n\n`,
       );
       res.end('data: [DONE]\n\n');
     });
@@ -199,7 +199,8 @@ describe('streamRequest against a local server', () => {
     expect(r.error).toEqual({
       kind: 'stream_error_event',
       status: 422,
-      message: 'Input validation error: too long',
+      message: '`inputs` must have less than 8191 tokens. Given: 9000',
+      reason: 'context_too_long',
     });
   });
 

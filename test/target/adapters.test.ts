@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterByName } from '../../src/target/engines/index.js';
-import { errorCodeFor, parseErrorBody } from '../../src/target/error-body.js';
+import { errorCodeFor, parseErrorBody } from '../../src/failures/index.js';
 import { probeTarget } from '../../src/target/probe.js';
 import { readPromSample } from '../../src/target/read-sample.js';
 import type { EngineName, TargetInfo } from '../../src/target/types.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isBenchError } from '../../src/errors.js';
 import { startSim } from '../../src/sim/index.js';
 import type { Flavor, SimHandle } from '../../src/sim/index.js';
-import { errorCodeFor, parseErrorBody } from '../../src/target/error-body.js';
+import { errorCodeFor, parseErrorBody } from '../../src/failures/index.js';
 import { createMetricsSampler } from '../../src/target/metrics-sampler.js';
 import { probeTarget } from '../../src/target/probe.js';
 import { buildRequestBody } from '../../src/target/request-body.js';

@@ -102,7 +102,7 @@ export function kvFromSlots(
 
 async function firstSlotCtx(ctx: ProbeContext): Promise<number | undefined> {
   const r = await ctx.get('/slots');
-  const slots = r.ok && r.status === 200 && Array.isArray(r.json) ? (r.json as unknown[]) : [];
+  const slots = r.ok && Array.isArray(r.body) ? (r.body as unknown[]) : [];
   return posInt(obj(slots[0])?.n_ctx);
 }
 

@@ -82,5 +82,5 @@ export const tgi: EngineAdapter = {
 
 async function tgiTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
   const r = await ctx.post('/tokenize', { inputs: text });
-  return r.ok && r.status === 200 && Array.isArray(r.json) ? r.json.length : undefined;
+  return r.ok && Array.isArray(r.body) ? r.body.length : undefined;
 }

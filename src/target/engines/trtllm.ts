@@ -1,4 +1,4 @@
-import { tryJson } from '../http.js';
+import { tryJson } from '../../failures/error-body.js';
 import { obj, okJson, okText, posInt, promAt, str } from '../discovery-util.js';
 import { hasAny } from '../prometheus.js';
 import { readPromSample } from '../read-sample.js';
