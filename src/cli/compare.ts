@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { COMPARE_FORMATS, renderCompare, type CompareFormat } from '../report/index.js';
@@ -27,7 +28,7 @@ function gate(results: RunResult[], failOn: number): void {
     );
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('compare')
     .description(
@@ -54,14 +55,17 @@ export function register(program: Command): void {
           `--fail-on takes a percentage between 0 and 100, such as 5%, not "${opts.failOn}".`,
         );
       const results = paths.map(loadResult);
-      const width = opts.width === undefined ? terminalWidth(process.stdout) : Number(opts.width);
+      const width = opts.width === undefined ? terminalWidth(io.stdout) : Number(opts.width);
       if (!Number.isInteger(width) || width < 40)
         throw new BenchError('USAGE', `--width must be an integer of at least 40, not "${opts.width}".`);
-      const text = renderCompare(results, format, { width, color: !opts.output && useColor(process.stdout) });
+      const text = renderCompare(results, format, {
+        width,
+        color: !opts.output && useColor(io.stdout, io.env),
+      });
       if (opts.output) {
         writeOutput(opts.output, text);
-        process.stderr.write(`wrote ${opts.output}\n`);
-      } else process.stdout.write(text);
+        io.stderr.write(`wrote ${opts.output}\n`);
+      } else io.stdout.write(text);
       if (failOn !== undefined) gate(results, failOn);
     });
 }

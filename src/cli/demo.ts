@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { simProfileHardware } from '../bench/sim-hardware.js';
 import { BenchError } from '../errors.js';
@@ -15,7 +16,7 @@ interface DemoFlags {
 export const DEMO_CONTEXTS = [1024, 2048, 4096, 8192];
 export const DEMO_CONCURRENCY = [1, 4, 8, 16];
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('demo')
     .description(
@@ -35,7 +36,7 @@ export function register(program: Command): void {
       const { startSim } = await import('../sim/index.js');
       const sim = await startSim({ profile: 'demo', host: '127.0.0.1', port: 0 });
       const quiet = flags.quiet === true;
-      if (!quiet) process.stderr.write(`simulated engine (${sim.profile.name}) at ${sim.baseUrl}\n`);
+      if (!quiet) io.stderr.write(`simulated engine (${sim.profile.name}) at ${sim.baseUrl}\n`);
       try {
         const out = await runWithSignals(
           {
@@ -59,12 +60,13 @@ export function register(program: Command): void {
             // The profile's GPU facts, marked simulated: never this machine's GPUs (or their power).
             hardware: simProfileHardware(sim.profile),
           },
-          chooseProgress({ quiet }),
+          chooseProgress({ quiet, stream: io.stderr }),
+          io,
         );
-        printOutcome(out, quiet);
+        printOutcome(out, quiet, io);
         if (!quiet) {
           const html = out.reports.find((r) => r.endsWith('.html'));
-          if (html) process.stdout.write(`open ${html} in a browser to see the report\n`);
+          if (html) io.stdout.write(`open ${html} in a browser to see the report\n`);
         }
       } finally {
         await sim.close();

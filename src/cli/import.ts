@@ -1,10 +1,11 @@
+import type { CliIo } from './io.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { writeOutput } from '../report/load.js';
 import { importV062Text } from '../results/import-v062.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('import')
     .description('convert a v0.6.2 report (its text form) into a result file that report and compare read')
@@ -23,7 +24,7 @@ export function register(program: Command): void {
       const json = JSON.stringify(importV062Text(text), null, 2) + '\n';
       if (opts.output) {
         writeOutput(opts.output, json);
-        process.stderr.write(`wrote ${opts.output}\n`);
-      } else process.stdout.write(json);
+        io.stderr.write(`wrote ${opts.output}\n`);
+      } else io.stdout.write(json);
     });
 }

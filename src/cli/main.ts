@@ -3,8 +3,10 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { BenchError, isBenchError } from '../errors.js';
+import { terminalWidth, useColor } from '../report/terminal.js';
 import { redactSecrets } from '../secrets.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { processIo, type CliIo } from './io.js';
 import { register as registerCompare } from './compare.js';
 import { register as registerDemo } from './demo.js';
 import { register as registerImport } from './import.js';
@@ -14,9 +16,17 @@ import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerSim } from './sim.js';
 
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo = processIo()): Command {
   const program = new Command();
   program
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      getOutHelpWidth: () => terminalWidth(io.stdout),
+      getErrHelpWidth: () => terminalWidth(io.stderr),
+      getOutHasColors: () => useColor(io.stdout, io.env),
+      getErrHasColors: () => useColor(io.stderr, io.env),
+    })
     .name(TOOL_NAME)
     .description('Speed test matrix for OpenAI-compatible LLM servers')
     .version(TOOL_VERSION)
@@ -34,40 +44,42 @@ export function buildProgram(): Command {
     registerSim,
     registerDemo,
   ]) {
-    register(program);
+    register(program, io);
   }
   return program;
 }
 
-// The one place that turns errors into exit codes and one-line messages (STYLE.md).
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+// The one place that turns errors into exit codes and one-line messages (STYLE.md). Returns the exit code, so
+// tests can run the CLI in-process with their own io.
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io);
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
       // commander already printed the message (help, version, unknown option with suggestion).
       return e.exitCode;
     }
     if (isBenchError(e)) {
-      process.stderr.write(
+      io.stderr.write(
         `error [${e.code}]: ${redactSecrets(e.message)}${e.hint ? ` ${redactSecrets(e.hint)}` : ''}\n`,
       );
-      if (debug && e.stack) process.stderr.write(redactSecrets(e.stack) + '\n');
+      if (debug && e.stack) io.stderr.write(redactSecrets(e.stack) + '\n');
       return e.exitCode;
     }
     const err = e instanceof Error ? e : new Error(String(e));
-    process.stderr.write(
+    io.stderr.write(
       `error [INTERNAL]: ${redactSecrets(err.message)} (this is a bug; rerun with --debug and report it)\n`,
     );
-    if (debug && err.stack) process.stderr.write(redactSecrets(err.stack) + '\n');
+    if (debug && err.stack) io.stderr.write(redactSecrets(err.stack) + '\n');
     return 1;
   }
 }
 
 export { BenchError };
+export type { CliIo, CliStream } from './io.js';
 
 // Runs only as the bin (npm links it through a symlink), not when tests import buildProgram/main.
 const invokedDirectly = (() => {

@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { addOptions, resolveOptions } from '../config/resolve.js';
@@ -6,7 +7,7 @@ import { contextLabel, fmtEta } from '../format/index.js';
 import { estimateDuration, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('plan')
     .description(
@@ -20,7 +21,7 @@ export function register(program: Command): void {
     let source = 'flags';
     // Online: what the flags do not say, the server does.
     if (o.baseUrl && (maxModelLen === undefined || kvCapacity === undefined)) {
-      const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile });
+      const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
       const { probeTarget } = await import('../target/probe.js');
       const info = await probeTarget({
         baseUrl: normalizeBaseUrl(o.baseUrl),
@@ -41,7 +42,7 @@ export function register(program: Command): void {
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
     const est = estimateDuration(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats });
-    process.stdout.write(
+    io.stdout.write(
       o.json
         ? JSON.stringify({ ...plan, source, estimate: est }, null, 2) + '\n'
         : planTable(plan, est, source),

@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { probeTarget } from '../target/probe.js';
@@ -24,7 +25,7 @@ interface ProbeFlags {
   repository?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('probe')
     .description(
@@ -48,7 +49,7 @@ export function register(program: Command): void {
     .option('--build <b>', 'build, e.g. cuda-13.2')
     .option('--repository <r>', 'engine repository')
     .action(async (flags: ProbeFlags) => {
-      const apiKey = resolveApiKey({ apiKey: flags.apiKey, apiKeyFile: flags.apiKeyFile });
+      const apiKey = resolveApiKey({ apiKey: flags.apiKey, apiKeyFile: flags.apiKeyFile, env: io.env });
       const info = await probeTarget({
         baseUrl: flags.baseUrl,
         apiKey,
@@ -75,7 +76,7 @@ export function register(program: Command): void {
       const out = flags.json
         ? JSON.stringify(probeJson(info, flags.baseUrl), null, 2)
         : formatProbe(info, flags.baseUrl);
-      process.stdout.write(out + '\n');
+      io.stdout.write(out + '\n');
     });
 }
 

@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
@@ -10,7 +11,7 @@ export function parseFormat<T extends string>(value: string, allowed: readonly T
   throw new BenchError('USAGE', `unknown format "${value}"; use one of ${allowed.join(', ')}.`);
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('report')
     .description('render a result file as text, Markdown, HTML, CSV or JSON')
@@ -21,16 +22,16 @@ export function register(program: Command): void {
     .action((resultPath: string, opts: { format: string; output?: string; width?: string }) => {
       const format = parseFormat<ReportFormat>(opts.format, REPORT_FORMATS);
       const result = loadResult(resultPath);
-      const width = opts.width === undefined ? terminalWidth(process.stdout) : Number(opts.width);
+      const width = opts.width === undefined ? terminalWidth(io.stdout) : Number(opts.width);
       if (!Number.isInteger(width) || width < 40)
         throw new BenchError('USAGE', `--width must be an integer of at least 40, not "${opts.width}".`);
       const output =
         opts.output ??
         (format === 'html' ? join(dirname(resolveResultPath(resultPath)), 'report.html') : undefined);
-      const text = renderReport(result, format, { width, color: !output && useColor(process.stdout) });
+      const text = renderReport(result, format, { width, color: !output && useColor(io.stdout, io.env) });
       if (output) {
         writeOutput(output, text);
-        process.stderr.write(`wrote ${output}\n`);
-      } else process.stdout.write(text);
+        io.stderr.write(`wrote ${output}\n`);
+      } else io.stdout.write(text);
     });
 }

@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../bench/run.js';
 import type { RunSettings } from '../bench/settings.js';
@@ -7,7 +8,7 @@ import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('run')
     .description(
@@ -16,24 +17,28 @@ export function register(program: Command): void {
   addOptions(cmd, 'run');
   cmd.action(async (flags: Record<string, unknown>) => {
     const o = resolveOptions('run', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
-    const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile });
+    const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
     const settings = toRunSettings(o, apiKey);
-    const progress = chooseProgress({ quiet: o.quiet === true });
-    const out = await runWithSignals(settings, progress);
-    printOutcome(out, o.quiet === true);
+    const progress = chooseProgress({ quiet: o.quiet === true, stream: io.stderr });
+    const out = await runWithSignals(settings, progress, io);
+    printOutcome(out, o.quiet === true, io);
   });
 }
 
 // Ctrl-C (or SIGTERM): abort in-flight requests, keep finished cells, mark the result interrupted. A second
 // Ctrl-C exits at once (the last checkpoint is already on disk).
-export async function runWithSignals(settings: RunSettings, progress: ProgressSink): Promise<RunOutcome> {
+export async function runWithSignals(
+  settings: RunSettings,
+  progress: ProgressSink,
+  io: CliIo,
+): Promise<RunOutcome> {
   const { BenchRun } = await import('../bench/run.js'); // loaded on use: other commands start faster
   const run = new BenchRun(settings, { progress });
   let signals = 0;
   const onSignal = () => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    process.stderr.write('\ninterrupting: aborting the cell in progress and saving the result...\n');
+    io.stderr.write('\ninterrupting: aborting the cell in progress and saving the result...\n');
     run.interrupt();
   };
   process.on('SIGINT', onSignal);
@@ -57,10 +62,10 @@ export async function runWithSignals(settings: RunSettings, progress: ProgressSi
   return out;
 }
 
-export function printOutcome(out: RunOutcome, quiet: boolean): void {
+export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
   if (!quiet && out.reports.length === 0)
     lines.push('report: not written (the report module is not available in this build)');
   for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  io.stdout.write(lines.join('\n') + '\n');
 }

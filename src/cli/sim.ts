@@ -1,3 +1,4 @@
+import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { FLAVORS, type Flavor, type Profile } from '../sim/profile-schema.js';
@@ -35,7 +36,7 @@ interface SimFlags {
   metrics: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('sim')
     .description(
@@ -73,9 +74,9 @@ export function register(program: Command): void {
         truthLog: flags.truthLog,
         seed: flags.seed,
       });
-      process.stdout.write(`${sim.url}\n`);
+      io.stdout.write(`${sim.url}\n`);
       const p = sim.profile;
-      process.stderr.write(
+      io.stderr.write(
         `sim: profile ${p.name}, flavor ${p.flavor}, model ${p.servedModelName}, max length ${p.maxModelLen}, ` +
           `KV ${p.kvCapacityTokens} tokens, maxNumSeqs ${p.maxNumSeqs}${p.timeScale !== 1 ? `, time x${p.timeScale}` : ''}; ` +
           `base URL ${sim.baseUrl}; Ctrl-C to stop\n`,
@@ -91,7 +92,7 @@ export function register(program: Command): void {
       });
       await sim.close();
       const lag = sim.lag();
-      process.stderr.write(
+      io.stderr.write(
         `sim: stopped (scheduler lag p99 ${lag.p99Ms.toFixed(2)} ms, max ${lag.maxMs.toFixed(2)} ms)\n`,
       );
     });

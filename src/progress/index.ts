@@ -7,9 +7,13 @@ export * from './lines.js';
 export { liveProgress, plainProgress };
 
 // TTY: live view; otherwise one line per finished cell; --quiet: nothing (errors still reach stderr).
-export function chooseProgress(opts: { quiet?: boolean; stream?: NodeJS.WriteStream }): ProgressSink {
+export function chooseProgress(opts: {
+  quiet?: boolean;
+  stream?: { write(text: string): unknown; isTTY?: boolean };
+}): ProgressSink {
   if (opts.quiet) return silentProgress;
   const stream = opts.stream ?? process.stderr;
-  if (stream.isTTY) return liveProgress(stream);
+  // Only a terminal claims isTTY, and a terminal is a tty.WriteStream.
+  if (stream.isTTY) return liveProgress(stream as NodeJS.WriteStream);
   return plainProgress((line) => stream.write(`${line}\n`));
 }

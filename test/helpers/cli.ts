@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -38,4 +39,20 @@ export function runCli(
 
 export function cliCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: ['--import', 'tsx', MAIN] };
+}
+
+// Runs the CLI in this process through main(): same argv, same exit code and output as the bin, without the
+// cost of starting Node and tsx. Only for commands that need no real process (signals, exit, stdin).
+export async function runCliInProcess(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+  });
+  return { code, signal: null, stdout, stderr };
 }

@@ -1,0 +1,16 @@
+// What a command writes to and reads from its surroundings: the process for the bin, buffers for in-process tests.
+export interface CliStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
