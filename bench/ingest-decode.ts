@@ -7,13 +7,26 @@ import { SseDecoder } from '../src/client/sse-decoder.js';
 
 const WORDS = [' the', ' cat', ' sat', ' on', ' a', ' warm', ' mat', ' and', ' slept', ' well'];
 
-export function events(api: 'chat' | 'completions', n: number): Buffer[] {
+type Shape = 'chat' | 'completions' | 'chat+usage' | 'chat+usage 4/chunk' | 'reasoning+usage';
+const SHAPES: Shape[] = ['chat', 'completions', 'chat+usage', 'chat+usage 4/chunk', 'reasoning+usage'];
+
+// One stream's token events as vLLM writes them; `+usage` = continuous usage stats on every chunk.
+export function events(shape: Shape, n: number): Buffer[] {
+  const api = shape === 'completions' ? 'completions' : 'chat';
+  const usage = shape.includes('+usage');
+  const per = shape.includes('4/chunk') ? 4 : 1;
+  const field = shape.startsWith('reasoning') ? 'reasoning' : 'content';
   const head = `{"id":"chatcmpl-run1-s1-1","object":"${api === 'chat' ? 'chat.completion.chunk' : 'text_completion'}","created":1764672000,"model":"bench-model","choices":[{"index":0,`;
   const out: Buffer[] = [];
   for (let i = 0; i < n; i++) {
-    const t = JSON.stringify(WORDS[i % WORDS.length]);
-    const field = api === 'chat' ? `"delta":{"content":${t}},` : `"text":${t},`;
-    out.push(Buffer.from(`data: ${head}${field}"logprobs":null,"finish_reason":null}]}\n\n`));
+    let w = '';
+    for (let k = 0; k < per; k++) w += WORDS[(i * per + k) % WORDS.length];
+    const t = JSON.stringify(w);
+    const delta = api === 'chat' ? `"delta":{"${field}":${t}},` : `"text":${t},`;
+    const u = usage
+      ? `,"usage":{"prompt_tokens":100,"total_tokens":${100 + (i + 1) * per},"completion_tokens":${(i + 1) * per}}`
+      : '';
+    out.push(Buffer.from(`data: ${head}${delta}"logprobs":null,"finish_reason":null}]${u}}\n\n`));
   }
   return out;
 }
@@ -47,8 +60,11 @@ const variants: Record<string, Variant> = {
       buf = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.startsWith('data: ')) continue;
-        const o = JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string } }> };
-        if (o.choices[0]?.delta?.content) n++;
+        const o = JSON.parse(line.slice(6)) as {
+          choices: Array<{ delta?: { content?: string; reasoning?: string }; text?: string }>;
+        };
+        const c = o.choices[0];
+        if (c?.delta?.content || c?.delta?.reasoning || c?.text) n++;
       }
     }
     return n;
@@ -57,7 +73,7 @@ const variants: Record<string, Variant> = {
 
 export function decodeBench(): Array<{ variant: string; api: string; nsPerEvent: number }> {
   const rows: Array<{ variant: string; api: string; nsPerEvent: number }> = [];
-  for (const api of ['chat', 'completions'] as const) {
+  for (const api of SHAPES) {
     const reads = events(api, 20_000);
     for (const [name, fn] of Object.entries(variants)) {
       for (let w = 0; w < 3; w++) fn(reads); // JIT warm-up
@@ -77,5 +93,5 @@ export function decodeBench(): Array<{ variant: string; api: string; nsPerEvent:
 
 if (process.argv[1]?.endsWith('ingest-decode.ts')) {
   for (const r of decodeBench())
-    console.log(`${r.variant.padEnd(48)} ${r.api.padEnd(12)} ${String(r.nsPerEvent).padStart(6)} ns/event`);
+    console.log(`${r.variant.padEnd(48)} ${r.api.padEnd(20)} ${String(r.nsPerEvent).padStart(6)} ns/event`);
 }

@@ -311,7 +311,7 @@ async function main() {
     console.log(line(r, r.group === 'stacks' || r.concurrency === 64 ? floor : undefined));
   console.log('\nDecode only (no network, one event per read), CPU ns per event:');
   for (const d of decode)
-    console.log(`  ${d.variant.padEnd(48)} ${d.api.padEnd(12)} ${String(d.nsPerEvent).padStart(6)}`);
+    console.log(`  ${d.variant.padEnd(48)} ${d.api.padEnd(20)} ${String(d.nsPerEvent).padStart(6)}`);
   e.proc.send({ type: 'exit' });
   const outDir = fileURLToPath(new URL('./out/', import.meta.url));
   mkdirSync(outDir, { recursive: true });

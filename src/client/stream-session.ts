@@ -29,6 +29,8 @@ export class StreamSession {
   error: RequestError | undefined;
   /** Set once the response can no longer change the record: the transport should stop reading. */
   stopped = false;
+  /** Events read by the full JSON parse and by a chunk template (the fast path). */
+  readonly parses = { full: 0, fast: 0 };
   private mode: 'sse' | 'json' | 'error-body' = 'sse';
   private body: Buffer[] = [];
   private bodyBytes = 0;
@@ -171,6 +173,7 @@ export class StreamSession {
       return;
     }
     const templates = this.templates;
+    this.parses.full++;
     let o: unknown;
     try {
       o = JSON.parse(data);
@@ -187,7 +190,9 @@ export class StreamSession {
     if (this.stopped || type !== 'message') return this.stopped;
     const hit = this.templates!.match(line, start, end);
     if (hit === undefined) return false;
+    this.parses.fast++;
     if (hit.text !== '') this.text(hit.text, hit.reasoningChars); // "" = a special token: not token-bearing
+    if (hit.completionTokens !== undefined) this.ledger.usage(hit.completionTokens);
     return true;
   }
 

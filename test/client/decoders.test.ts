@@ -95,10 +95,11 @@ describe('chunk templates (the fast path)', () => {
   it('learns only from plain token events', () => {
     for (const d of [
       ev('x', '"logprobs":null,"finish_reason":"length"'),
-      '{"choices":[{"delta":{"content":"a","reasoning":"b"}}]}',
       '{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"a"}}]}',
-      '{"choices":[{"delta":{"content":"a"}}],"usage":{"completion_tokens":1}}',
+      '{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":1}}',
+      '{"choices":[],"usage":{"completion_tokens":1}}',
       '{"choices":[{"delta":{"role":"assistant","content":""}}]}',
+      '{"error":{"message":"x"}}',
     ]) {
       const t = learnFrom(d);
       expect(match(t, d), d).toBeUndefined();
@@ -108,6 +109,32 @@ describe('chunk templates (the fast path)', () => {
       text: 'more',
       reasoningChars: 4,
     });
+  });
+
+  it('reads cumulative usage, varying counters and mixed deltas from the bytes', () => {
+    const cu = (text: string, n: number, extra = '') =>
+      `{"id":"c1","created":7,"choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null${extra}}],"usage":{"prompt_tokens":9,"total_tokens":${9 + n},"completion_tokens":${n}}}`;
+    const t = learnFrom(cu('a', 1));
+    expect(match(t, cu(' bc', 12))).toEqual({ text: ' bc', reasoningChars: 0, completionTokens: 12 });
+    expect(match(t, cu('x', 3).replace('"prompt_tokens":9', '"prompt_tokens":8'))).toBeUndefined();
+    expect(match(t, cu('x', 3).replace('"completion_tokens":3', '"completion_tokens":3.5'))).toBeUndefined();
+    // TensorRT-LLM's per-chunk average is a hole too
+    const trt = learnFrom(cu('a', 1, ',"avg_decoded_tokens_per_iter":1.5'));
+    expect(match(trt, cu('z', 7, ',"avg_decoded_tokens_per_iter":2.333'))?.completionTokens).toBe(7);
+    // reasoning before content, as the full parse reads them; vLLM's alias pair counts once
+    const mixed = learnFrom('{"choices":[{"delta":{"content":"a","reasoning":"b"}}]}');
+    expect(match(mixed, '{"choices":[{"delta":{"content":"cd","reasoning":"e"}}]}')).toEqual({
+      text: 'ecd',
+      reasoningChars: 1,
+    });
+    const alias = learnFrom('{"choices":[{"delta":{"reasoning":"b","reasoning_content":"b"}}]}');
+    expect(match(alias, '{"choices":[{"delta":{"reasoning":"xy","reasoning_content":"xy"}}]}')).toEqual({
+      text: 'xy',
+      reasoningChars: 2,
+    });
+    expect(
+      match(alias, '{"choices":[{"delta":{"reasoning":"xy","reasoning_content":"zz"}}]}'),
+    ).toBeUndefined();
   });
 });
 
