@@ -12,6 +12,7 @@ import { TokenLedger, type TokenSource } from './token-ledger.js';
 
 export interface SessionOptions {
   keepText?: boolean;
+  keepChunkTexts?: boolean; // each chunk's text in the record, to pin estimated counts after the cell
   fastPath?: boolean; // default true (chunk templates); false = JSON.parse every event (benchmarks, tests)
   tokenize?: (text: string) => Promise<number | undefined>;
   charsPerTokenEstimate?: number; // last resort when neither usage nor tokenize gives a count
@@ -49,7 +50,9 @@ export class StreamSession {
 
   constructor(private readonly opts: SessionOptions = {}) {
     this.templates = opts.fastPath === false ? undefined : new TemplateCache();
-    this.ledger = new TokenLedger(opts.keepText === true || opts.tokenize !== undefined);
+    this.ledger = new TokenLedger(
+      opts.keepText === true || opts.keepChunkTexts === true || opts.tokenize !== undefined,
+    );
     this.sse = new SseDecoder(
       (type, data) => this.event(type, data),
       this.templates ? (type, line, start, end) => this.rawEvent(type, line, start, end) : undefined,
@@ -151,7 +154,17 @@ export class StreamSession {
     if (this.headersAtMs !== undefined) rec.headersAtMs = this.headersAtMs;
     if (this.firstTokenAtMs !== undefined) rec.firstTokenAtMs = this.firstTokenAtMs;
     const reasoning = this.usageReasoning ?? ledger.reasoningTokens();
-    if (reasoning > 0 || this.usageReasoning !== undefined) rec.reasoningTokens = reasoning;
+    if (reasoning > 0 || this.usageReasoning !== undefined) {
+      rec.reasoningTokens = reasoning;
+      rec.reasoningTokensSource = this.usageReasoning !== undefined ? 'usage' : 'chunks';
+    }
+    if (ledger.chunks.length > 0) {
+      const a = ledger.attribution();
+      rec.chunkAttribution = a.exact && fallback !== 'estimate' ? 'exact' : 'estimated';
+      if (rec.chunkAttribution === 'estimated')
+        rec.unpinnedTokens = fallback === 'estimate' ? rec.outputTokens : a.unpinnedTokens;
+    }
+    if (this.opts.keepChunkTexts) rec.chunkTexts = [...(ledger.chunkTexts() ?? [])];
     if (this.promptTokens !== undefined) rec.promptTokens = this.promptTokens;
     const cached = this.cachedTokens ?? this.cacheN;
     if (cached !== undefined) rec.cachedTokens = cached;

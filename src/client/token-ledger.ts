@@ -1,9 +1,10 @@
-// Exact token attribution to chunks (METHOD.md "Token counting"). Each usage report closes an interval:
+// Token attribution to chunks (METHOD.md "Token counting"). Each usage report closes an interval:
 // its completion-token delta goes to the token-bearing chunks received since the previous report.
 // - Continuous usage (vLLM/SGLang/TRT-LLM `continuous_usage_stats`): one chunk per interval -> exact.
 // - Final usage only: one interval holding every chunk. Each chunk gets 1 token when the total allows
 //   (the usual one-token-per-event case stays exact), the remainder goes proportional to the chunk's
-//   characters by cumulative rounding, so the integer total is exactly the server's.
+//   characters by cumulative rounding, so the integer total is exactly the server's but the split is an
+//   estimate: those remainder tokens are counted as `unpinned` (attribution.ts can pin them after the cell).
 // - Tokens reported while no new text arrived (special tokens, EOS) join the latest chunk.
 // Chunks never covered by usage (aborted at window close, no usage offered) are counted by the caller's
 // fallback (tokenize, else estimate) with the same distribution rule.
@@ -19,6 +20,7 @@ export class TokenLedger {
   private carry = 0;
   private usageReports = 0;
   private maxPerInterval = 0;
+  private unpinned = 0; // tokens whose chunk is a guess (split by characters)
 
   constructor(keepText: boolean) {
     this.texts = keepText ? [] : undefined;
@@ -81,6 +83,15 @@ export class TokenLedger {
     return s;
   }
 
+  /** Exact when every token's chunk is known; otherwise the tokens placed by the character split. */
+  attribution(): { exact: boolean; unpinnedTokens: number } {
+    return { exact: this.unpinned === 0, unpinnedTokens: this.unpinned };
+  }
+
+  chunkTexts(): string[] | undefined {
+    return this.texts;
+  }
+
   reasoningTokens(): number {
     let s = 0;
     for (let i = 0; i < this.chunks.length; i++) if (this.reasoning[i]) s += this.chunks[i]![1];
@@ -105,6 +116,9 @@ export class TokenLedger {
     }
     const base = tokens >= n ? 1 : 0;
     const rest = tokens - base * n;
+    // Each token-bearing chunk holds at least one token; only the rest is placed by characters. Fewer
+    // tokens than chunks cannot be true of a real stream: then every placement is a guess.
+    this.unpinned += base === 1 ? rest : tokens;
     let totalChars = 0;
     for (let i = from; i < to; i++) totalChars += this.chars[i]!;
     let cum = 0;

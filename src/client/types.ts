@@ -25,6 +25,12 @@ export interface RequestRecord {
   outputTokens: number;
   tokenCountSource: 'continuous_usage' | 'final_usage' | 'tokenize' | 'estimate' | 'none';
   reasoningTokens?: number; // tokens that arrived in reasoning fields, where distinguishable
+  reasoningTokensSource?: 'usage' | 'chunks'; // the server's completion_tokens_details, or the chunks' counts
+  // Per-chunk counts: exact (continuous usage, one token per chunk, or pinned by the tokenizer after the
+  // cell) or estimated (a request total split by characters); unpinnedTokens bounds the error.
+  chunkAttribution?: 'exact' | 'estimated';
+  unpinnedTokens?: number;
+  chunkTexts?: string[]; // each chunk's text, when asked (keepChunkTexts), to pin counts after the cell
   promptTokens?: number; // usage.prompt_tokens
   cachedTokens?: number; // usage.prompt_tokens_details.cached_tokens
   finishReason?: string;
