@@ -3,6 +3,7 @@
 import { redactSecrets } from '../secrets.js';
 import type { ErrorKind, RequestError, RequestRecord } from './types.js';
 import { TemplateCache } from './chunk-template.js';
+import { gapSummary } from './gaps.js';
 import { fullChunk, type FullChunk } from './full-chunk.js';
 import { classifyError } from '../failures/classify.js';
 import { errorOf, parseErrorBody, type ErrorBody } from '../failures/error-body.js';
@@ -163,6 +164,11 @@ export class StreamSession {
       rec.chunkAttribution = a.exact && fallback !== 'estimate' ? 'exact' : 'estimated';
       if (rec.chunkAttribution === 'estimated')
         rec.unpinnedTokens = fallback === 'estimate' ? rec.outputTokens : a.unpinnedTokens;
+    }
+    const gaps = gapSummary(ledger.chunks);
+    if (gaps) {
+      rec.maxGapMs = gaps.maxGapMs;
+      rec.stalls = gaps.stalls;
     }
     if (this.opts.keepChunkTexts) rec.chunkTexts = [...(ledger.chunkTexts() ?? [])];
     if (this.promptTokens !== undefined) rec.promptTokens = this.promptTokens;

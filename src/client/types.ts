@@ -30,6 +30,8 @@ export interface RequestRecord {
   // cell) or estimated (a request total split by characters); unpinnedTokens bounds the error.
   chunkAttribution?: 'exact' | 'estimated';
   unpinnedTokens?: number;
+  maxGapMs?: number; // largest gap between consecutive token-bearing chunks (two or more chunks)
+  stalls?: number; // gaps of at least max(1 s, 10 x the median gap) (src/client/gaps.ts)
   chunkTexts?: string[]; // each chunk's text, when asked (keepChunkTexts), to pin counts after the cell
   promptTokens?: number; // usage.prompt_tokens
   cachedTokens?: number; // usage.prompt_tokens_details.cached_tokens

@@ -78,7 +78,7 @@ describe.each(FLAVORS)('fast path on the %s flavor', (flavor) => {
       expect(p.fast + p.full).toBe(p.events);
       // first event, one per kind of text (reasoning, content), the finish and the usage-only events
       expect(p.full, `${p.full} full parses of ${p.events} events`).toBeLessThanOrEqual(6);
-      expect(p.fast).toBeGreaterThan(0);
+      if (p.events > 6) expect(p.fast).toBeGreaterThan(0);
     },
   );
 });

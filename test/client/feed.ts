@@ -35,6 +35,15 @@ export function randomCuts(b: Buffer, rng: Rng, meanRead = 7): number[] {
 
 /** The record without times: what must not depend on how the network split the bytes. */
 export function timeless(r: RequestRecord) {
-  const { sentAtMs: _s, endAtMs: _e, headersAtMs: _h, firstTokenAtMs: _f, chunks, ...rest } = r;
+  const {
+    sentAtMs: _s,
+    endAtMs: _e,
+    headersAtMs: _h,
+    firstTokenAtMs: _f,
+    maxGapMs: _g,
+    stalls: _st,
+    chunks,
+    ...rest
+  } = r;
   return { ...rest, chunkTokens: chunks.map((c) => c[1]) };
 }

@@ -1,0 +1,78 @@
+// The client checks itself (METHOD.md): a cell whose timings were shaped by our own process, not by the
+// server, must say so. Two signs, measured over the cell: the event loop ran late (a chunk that arrived
+// waited in the kernel for the loop, so its stamp is late), or the client's CPU was saturated.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+
+export interface ClientLoad {
+  loopDelayP99Ms: number; // event-loop delay p99 of the main thread over the cell
+  loopDelayMaxMs: number;
+  cpuPctPerThread: number; // client CPU (all threads of the process) / wall time / threads, in % of a core
+  threads: number; // the main thread plus decode workers
+  wallMs: number;
+}
+
+export interface ClientCheck extends ClientLoad {
+  clientBound: boolean;
+  reason?: string; // why, in one line, when clientBound
+}
+
+// Thresholds: a loop delay matters against the time between tokens it blurs (25%), never below 5 ms (GC and
+// timer noise); at 90% of a core per thread the client has no slack left to stamp arrivals on time.
+export const LOOP_DELAY_FLOOR_MS = 5;
+export const LOOP_DELAY_SHARE_OF_TBT = 0.25;
+export const CPU_BOUND_PCT = 90;
+
+/** Pure judge. `tbtMs`: the cell's time between tokens (median), null when unknown. */
+export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined): ClientCheck {
+  const limit = Math.max(LOOP_DELAY_FLOOR_MS, LOOP_DELAY_SHARE_OF_TBT * (tbtMs ?? 0));
+  const reasons: string[] = [];
+  if (load.loopDelayP99Ms > limit)
+    reasons.push(`event-loop delay p99 ${round1(load.loopDelayP99Ms)} ms > ${round1(limit)} ms`);
+  if (load.cpuPctPerThread >= CPU_BOUND_PCT)
+    reasons.push(`client CPU ${Math.round(load.cpuPctPerThread)}% of a core per thread`);
+  return reasons.length
+    ? { ...load, clientBound: true, reason: reasons.join('; ') }
+    : { ...load, clientBound: false };
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Measures one cell: start() at the window open, stop() at its close. */
+export class ClientMonitor {
+  private h: IntervalHistogram | undefined;
+  private cpu0: NodeJS.CpuUsage | undefined;
+  private t0 = 0;
+
+  constructor(
+    private readonly threads = 1,
+    private readonly resolutionMs = 10,
+  ) {}
+
+  start(): void {
+    this.h?.disable();
+    this.h = monitorEventLoopDelay({ resolution: this.resolutionMs });
+    this.h.enable();
+    this.cpu0 = process.cpuUsage();
+    this.t0 = performance.now();
+  }
+
+  stop(): ClientLoad {
+    const wallMs = Math.max(1e-3, performance.now() - this.t0);
+    const cpu = process.cpuUsage(this.cpu0);
+    const h = this.h;
+    h?.disable();
+    this.h = undefined;
+    // Node records each tick's full interval (resolution included, about 10.07 ms when idle at 10 ms): the
+    // delay is what exceeds the resolution. No samples (a window shorter than one tick) is no delay.
+    const has = h !== undefined && h.count > 0;
+    const late = (ns: number) => Math.max(0, ns / 1e6 - this.resolutionMs);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    return {
+      loopDelayP99Ms: has ? late(h.percentile(99)) : 0,
+      loopDelayMaxMs: has ? late(h.max) : 0,
+      cpuPctPerThread: (100 * cpuMs) / wallMs / this.threads,
+      threads: this.threads,
+      wallMs,
+    };
+  }
+}

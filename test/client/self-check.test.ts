@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { gapSummary } from '../../src/client/gaps.js';
+import { ClientMonitor, judgeClient, type ClientLoad } from '../../src/client/self-check.js';
+
+const load = (o: Partial<ClientLoad>): ClientLoad => ({
+  loopDelayP99Ms: 0,
+  loopDelayMaxMs: 0,
+  cpuPctPerThread: 10,
+  threads: 1,
+  wallMs: 1000,
+  ...o,
+});
+
+describe('client self-check', () => {
+  it('judges loop delay against max(5 ms, 25% of the time between tokens)', () => {
+    expect(judgeClient(load({ loopDelayP99Ms: 6 }), 10).clientBound).toBe(true); // limit 5 ms
+    expect(judgeClient(load({ loopDelayP99Ms: 6 }), 40).clientBound).toBe(false); // limit 10 ms
+    expect(judgeClient(load({ loopDelayP99Ms: 11 }), 40).clientBound).toBe(true);
+    expect(judgeClient(load({ loopDelayP99Ms: 4.9 }), null).clientBound).toBe(false);
+    expect(judgeClient(load({ loopDelayP99Ms: 5.1 }), null).reason).toBe(
+      'event-loop delay p99 5.1 ms > 5 ms',
+    );
+  });
+
+  it('judges CPU per thread at 90% of a core', () => {
+    expect(judgeClient(load({ cpuPctPerThread: 89.9 }), 20).clientBound).toBe(false);
+    const both = judgeClient(load({ cpuPctPerThread: 95, loopDelayP99Ms: 30 }), 20);
+    expect(both.clientBound).toBe(true);
+    expect(both.reason).toBe('event-loop delay p99 30 ms > 5 ms; client CPU 95% of a core per thread');
+  });
+
+  it('a starved client (the loop blocked 60 ms at a time) sees its own delay and is judged client-bound', async () => {
+    const m = new ClientMonitor(1);
+    m.start();
+    for (let i = 0; i < 6; i++) {
+      const t = performance.now();
+      while (performance.now() - t < 60) {
+        // block the event loop like a client drowning in chunks
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const l = m.stop();
+    expect(l.loopDelayMaxMs).toBeGreaterThan(40); // at least the 60 ms block less one 10 ms tick, whatever the load
+    expect(l.loopDelayP99Ms).toBeGreaterThan(40);
+    expect(l.cpuPctPerThread).toBeGreaterThan(0);
+    expect(l.threads).toBe(1);
+    expect(judgeClient(l, 20).clientBound).toBe(true);
+  });
+});
+
+describe('stalls', () => {
+  it('counts gaps of at least max(1 s, 10x the median) and keeps the largest', () => {
+    const chunks: Array<[number, number]> = [];
+    let t = 0;
+    for (let i = 0; i < 300; i++) {
+      t += i === 100 || i === 200 || i === 250 ? 1500 : 20;
+      chunks.push([t, 1]);
+    }
+    expect(gapSummary(chunks)).toEqual({ maxGapMs: 1500, stalls: 3 });
+    // slow but steady streams (a 2 s step) are not stalls
+    expect(gapSummary(chunks.map(([x], i) => [i * 2000 + x * 0, 1] as [number, number]))?.stalls).toBe(0);
+    expect(gapSummary([[5, 1]])).toBeUndefined();
+  });
+});
