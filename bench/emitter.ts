@@ -3,18 +3,24 @@
 // global tick, like an engine step. Each token event's write time (epoch ms, performance.timeOrigin +
 // now) is logged per request id and handed to the parent over IPC.
 import net from 'node:net';
+import {
+  ENGINES,
+  closingEvents,
+  roleEvent,
+  tokenEvent,
+  type Engine,
+  type ShapeStream,
+} from './ingest-shapes.js';
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
 interface Stream {
   sock: net.Socket;
   id: string;
-  prefix: string;
-  suffix: string;
+  shape: ShapeStream;
   maxTokens: number;
   tokensPerChunk: number;
-  continuous: boolean;
-  api: 'chat' | 'completions';
+  reasoningTokens: number; // the first tokens go to the engine's reasoning field
   sent: number;
   writes: number[];
 }
@@ -40,20 +46,10 @@ function tick(): void {
     for (let i = 0; i < n; i++) text += WORDS[(s.sent + i) % WORDS.length];
     s.sent += n;
     const last = s.sent >= s.maxTokens;
-    const fin = last ? '"length"' : 'null';
-    const field =
-      s.api === 'chat'
-        ? `"delta":{"content":${JSON.stringify(text)}},"logprobs":null,`
-        : `"text":${JSON.stringify(text)},"logprobs":null,`;
-    const usage = s.continuous
-      ? `,"usage":{"prompt_tokens":100,"total_tokens":${100 + s.sent},"completion_tokens":${s.sent}}`
-      : '';
-    let out = frame(`data: ${s.prefix}${field}"finish_reason":${fin}}]${usage}}\n\n`);
+    const reasoning = s.sent <= s.reasoningTokens;
+    let out = frame(tokenEvent(s.shape, text, reasoning, s.sent, last ? 'length' : undefined));
     if (last) {
-      out += frame(
-        `data: ${s.suffix}"choices":[],"usage":{"prompt_tokens":100,"total_tokens":${100 + s.sent},"completion_tokens":${s.sent}}}\n\n`,
-      );
-      out += frame('data: [DONE]\n\n') + '0\r\n\r\n';
+      out += frame(closingEvents(s.shape, s.sent)) + '0\r\n\r\n';
       active.delete(s);
       finishedWrites.set(s.id, s.writes);
     }
@@ -79,30 +75,32 @@ function tick(): void {
   setTimeout(tick, Math.max(0, next - now));
 }
 
+// The bench's knobs ride in the base URL (/b/<engine>/<interval ms>/<tokens per chunk>/<reasoning tokens>/v1)
+// so every client sends the runner's real request body unchanged; the body says whether continuous usage
+// was asked for, and the output cap (max_tokens, TGI's max_new_tokens and the like).
 function startStream(sock: net.Socket, path: string, headers: Map<string, string>, body: string): void {
   const req = JSON.parse(body) as Record<string, unknown>;
   const api = path.endsWith('/chat/completions') ? 'chat' : 'completions';
   const id = headers.get('x-request-id') ?? `anon-${Math.random()}`;
-  intervalMs = Number(req.bench_interval_ms ?? 10);
-  const head = `{"id":"${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${id}","object":"${api === 'chat' ? 'chat.completion.chunk' : 'text_completion'}","created":1764672000,"model":"bench-model",`;
+  const [, b, engineArg, interval, tpc, reasoning] = path.split('/');
+  const engine: Engine = b === 'b' && ENGINES.includes(engineArg as Engine) ? (engineArg as Engine) : 'vllm';
+  intervalMs = Number(interval) || 10;
+  const so = req.stream_options as { continuous_usage_stats?: boolean } | undefined;
+  const cap = Number(req.max_tokens ?? req.max_completion_tokens ?? req.max_new_tokens ?? 512);
   const s: Stream = {
     sock,
     id,
-    prefix: `${head}"choices":[{"index":0,`,
-    suffix: head,
-    maxTokens: Number(req.max_tokens ?? 512),
-    tokensPerChunk: Number(req.bench_tokens_per_chunk ?? 1),
-    continuous: req.bench_continuous_usage === true,
-    api,
+    shape: { engine, api, id, continuous: so?.continuous_usage_stats === true },
+    maxTokens: cap,
+    tokensPerChunk: Number(tpc) || 1,
+    reasoningTokens: Number(reasoning) || 0,
     sent: 0,
     writes: [],
   };
   let out =
     'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n';
-  if (api === 'chat')
-    out += frame(
-      `data: ${s.prefix}"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`,
-    );
+  const role = roleEvent(s.shape);
+  if (role) out += frame(role);
   sock.write(out);
   active.add(s);
   (sock as net.Socket & { streams?: Set<Stream> }).streams?.add(s);

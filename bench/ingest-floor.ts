@@ -31,11 +31,15 @@ export const rawNetFloor: Client = (c) =>
         headerDone = true;
         p = h + 4;
       }
-      // Count "content":"x / "text":"x events; the terminal chunk is "0\r\n\r\n".
+      // Count "content":"x / "text":"x / "reasoning...":"x events; the terminal chunk is "0\r\n\r\n".
       for (let i = d.indexOf('data: {', p); i !== -1; i = d.indexOf('data: {', i + 7)) {
         const e = d.indexOf('\n', i);
         const line = d.subarray(i, e === -1 ? d.length : e);
-        if (line.indexOf('"content":"') !== -1 || line.indexOf('"text":"') !== -1) {
+        if (
+          line.indexOf('"content":"') !== -1 ||
+          line.indexOf('"text":"') !== -1 ||
+          line.indexOf('"reasoning') !== -1
+        ) {
           if (line.indexOf('"content":""') === -1) chunks.push([t, 1]);
         }
       }

@@ -1,7 +1,11 @@
-// bench:ingest — client CPU per 1,000 output tokens and receive delay (emitter write -> client stamp) at
-// 1..4096 concurrent streams (issue 6, 1a). Emitter in a child process pinned to one core, client pinned
-// to the other where taskset exists. Prints a table, writes bench/out/ingest-<time>.json.
-// Usage: npm run bench:ingest [-- --quick] [-- --nice] [-- --stacks-only] [-- --repeat=3] [-- --only=<client substring>]
+// bench:ingest — client CPU per 1,000 output tokens and receive delay (emitter write -> client stamp).
+// Default: the runner's real request bodies per engine (buildRequestBody with each engine's extensions:
+// vLLM with continuous usage at 1 and 4 tokens per chunk and with reasoning, then SGLang, llama.cpp, TGI,
+// Ollama, TensorRT-LLM shapes) for our client beside the floor (raw node:net + hand parser) and a minimal
+// node:http client, at 64 and 256 streams, with ratios to the floor. `--stacks` adds the older HTTP-stack
+// comparison and `--matrix` the 1..4096-stream load matrix. Emitter in a child process pinned to one core,
+// client pinned to the other where taskset exists. Prints a table, writes bench/out/ingest-<time>.json.
+// Usage: npm run bench:ingest [-- --quick] [-- --nice] [-- --stacks] [-- --matrix] [-- --repeat=3] [-- --only=<client substring>]
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -10,22 +14,28 @@ import { fileURLToPath } from 'node:url';
 import { nowMs } from '../src/clock.js';
 import { CLIENTS, ourClient, type Client, type ClientResult } from './ingest-clients.js';
 import { decodeBench } from './ingest-decode.js';
+import type { Engine } from './ingest-shapes.js';
+import { adapterByName } from '../src/target/engines/index.js';
+import { buildRequestBody } from '../src/target/request-body.js';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
-const STACKS_ONLY = args.has('--stacks-only');
+const STACKS = args.has('--stacks');
+const MATRIX = args.has('--matrix');
 const MEASURE_MS = QUICK ? 1500 : 3000;
 const STACKS_N = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 64);
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const REPEAT = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? (QUICK ? 1 : 3));
 
 interface RunSpec {
-  group: 'matrix' | 'stacks';
+  group: 'engines' | 'matrix' | 'stacks';
   client: string;
   concurrency: number;
   tokensPerChunk: number;
   api: 'chat' | 'completions';
-  continuousUsage?: boolean;
+  engine?: Engine; // default vllm
+  continuousUsage?: boolean; // default: what the runner asks this engine for
+  reasoningTokens?: number;
 }
 interface RunOut extends RunSpec {
   intervalMs: number;
@@ -126,20 +136,23 @@ async function runOne(
   const results: Array<{ id: string; r: ClientResult }> = [];
   let stop = false;
   let seq = 0;
-  const body = {
-    model: 'bench-model',
-    max_tokens: 512,
-    bench_interval_ms: intervalMs,
-    bench_tokens_per_chunk: spec.tokensPerChunk,
-    bench_continuous_usage: spec.continuousUsage === true,
-    ...(spec.continuousUsage
-      ? { stream_options: { include_usage: true, continuous_usage_stats: true } }
-      : {}),
-  };
+  const engine = spec.engine ?? 'vllm';
+  const ext = adapterByName(engine).extensions;
+  // The runner's own body for this engine; the bench's knobs ride in the URL (see emitter.ts).
+  const body = buildRequestBody(
+    {
+      engine: { name: engine } as Parameters<typeof buildRequestBody>[0]['engine'],
+      model: 'bench-model',
+      extensions: { ...ext, continuousUsage: spec.continuousUsage ?? ext.continuousUsage },
+    },
+    { api: spec.api, prompt: 'Tell me a long story.', maxTokens: 512, ignoreEos: true },
+  );
+  const url = new URL(baseUrl);
+  const shapedUrl = `${url.origin}/b/${engine}/${intervalMs}/${spec.tokensPerChunk}/${spec.reasoningTokens ?? 0}/v1`;
   const slot = async (i: number) => {
     while (!stop) {
       const id = `run${runNo}-s${i}-${seq++}`;
-      const r = await client({ baseUrl, api: spec.api, body, requestId: id, signal: ac.signal });
+      const r = await client({ baseUrl: shapedUrl, api: spec.api, body, requestId: id, signal: ac.signal });
       results.push({ id, r });
     }
   };
@@ -201,30 +214,58 @@ async function runOne(
 
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 
-function specs(): RunSpec[] {
+const FLOOR = 'raw node:net floor';
+const MINIMAL = 'node:http + session';
+const OURS = 'undici-dispatch (ours)';
+
+// The shapes the runner's requests produce, each beside the floor and the minimal client.
+function engineSpecs(): RunSpec[] {
+  const shapes: Array<Omit<RunSpec, 'group' | 'client' | 'concurrency' | 'api'>> = [
+    { engine: 'vllm', tokensPerChunk: 1 },
+    { engine: 'vllm', tokensPerChunk: 4 },
+    { engine: 'vllm', tokensPerChunk: 1, reasoningTokens: 256 },
+    { engine: 'sglang', tokensPerChunk: 1 },
+    { engine: 'llamacpp', tokensPerChunk: 1 },
+    { engine: 'tgi', tokensPerChunk: 1 },
+    { engine: 'ollama', tokensPerChunk: 1 },
+    { engine: 'trtllm', tokensPerChunk: 4 },
+  ];
   const out: RunSpec[] = [];
-  for (const name of Object.keys(CLIENTS))
-    if (!ONLY || name.includes(ONLY))
-      out.push({ group: 'stacks', client: name, concurrency: STACKS_N, tokensPerChunk: 1, api: 'chat' });
-  out.push({
-    group: 'stacks',
-    client: 'undici-dispatch (ours)',
-    concurrency: STACKS_N,
-    tokensPerChunk: 1,
-    api: 'chat',
-    continuousUsage: true,
-  });
-  if (STACKS_ONLY) return out;
+  for (const concurrency of QUICK ? [64] : [64, 256])
+    for (const shape of shapes) {
+      if (concurrency === 256 && shape.engine !== 'vllm') continue;
+      for (const client of [FLOOR, MINIMAL, OURS])
+        if (!ONLY || client.includes(ONLY))
+          out.push({ group: 'engines', client, concurrency, api: 'chat', ...shape });
+    }
+  return out;
+}
+
+function specs(): RunSpec[] {
+  const out: RunSpec[] = engineSpecs();
+  if (STACKS)
+    for (const name of Object.keys(CLIENTS))
+      if (!ONLY || name.includes(ONLY))
+        out.push({
+          group: 'stacks',
+          client: name,
+          concurrency: STACKS_N,
+          tokensPerChunk: 1,
+          api: 'chat',
+          continuousUsage: false,
+        });
+  if (!MATRIX) return out;
   const levels = QUICK ? [1, 64, 512] : [1, 64, 512, 4096];
   for (const concurrency of levels)
     for (const tokensPerChunk of [1, 4])
       for (const api of ['chat', 'completions'] as const)
-        out.push({ group: 'matrix', client: 'undici-dispatch (ours)', concurrency, tokensPerChunk, api });
+        out.push({ group: 'matrix', client: OURS, concurrency, tokensPerChunk, api, continuousUsage: false });
   return out;
 }
 
-const keyOf = (s: RunSpec) =>
-  `${s.group}|${s.client}|${s.api}|${s.concurrency}|${s.tokensPerChunk}|${s.continuousUsage ? 'cu' : ''}`;
+const shapeOf = (s: RunSpec) =>
+  `${s.engine ?? 'vllm'}|${s.api}|${s.concurrency}|${s.tokensPerChunk}|${s.continuousUsage ?? ''}|${s.reasoningTokens ?? 0}`;
+const keyOf = (s: RunSpec) => `${s.group}|${s.client}|${shapeOf(s)}`;
 const median = (xs: number[]) => {
   const v = [...xs].sort((a, b) => a - b);
   return v.length === 0
@@ -261,10 +302,16 @@ function aggregate(runs: RunOut[]): RunOut & { repeats: number; cpuMsPer1kTokens
   };
 }
 
+function shapeLabel(r: RunSpec): string {
+  const engine = r.engine ?? 'vllm';
+  const cu = r.continuousUsage ?? adapterByName(engine).extensions.continuousUsage;
+  return `${engine}${cu ? ' +usage' : ''}${r.reasoningTokens ? ' +reasoning' : ''}`;
+}
+
 function line(r: RunOut, floor?: number): string {
-  const label = `${r.client}${r.continuousUsage ? ' +continuous usage' : ''}`;
+  const label = `${r.client} · ${shapeLabel(r)}`;
   return [
-    label.padEnd(42),
+    label.padEnd(50),
     r.api.padEnd(11),
     `N=${r.concurrency}`.padEnd(7),
     `tpc=${r.tokensPerChunk}`.padEnd(6),
@@ -293,8 +340,8 @@ async function main() {
     n++,
   );
   for (let rep = 0; rep < REPEAT; rep++) {
-    // The stack comparison is repeated (interleaved); the load matrix runs once.
-    for (const spec of rep === 0 ? list : list.filter((s) => s.group === 'stacks')) {
+    // The engine shapes and the stack comparison are repeated (interleaved); the load matrix runs once.
+    for (const spec of rep === 0 ? list : list.filter((s) => s.group !== 'matrix')) {
       const r = await runOne(spec, CLIENTS[spec.client]!, e, baseUrl, n++);
       const k = keyOf(spec);
       byKey.set(k, [...(byKey.get(k) ?? []), r]);
@@ -302,13 +349,43 @@ async function main() {
     }
   }
   const rows = list.map((s) => aggregate(byKey.get(keyOf(s))!));
-  const floor = rows.find((r) => r.client === 'raw node:net floor')?.cpuMsPer1kTokens;
+  const floor = rows.find((r) => r.group === 'stacks' && r.client === FLOOR)?.cpuMsPer1kTokens;
+  const floorOf = (r: RunOut) =>
+    r.group === 'engines'
+      ? rows.find((x) => x.group === 'engines' && x.client === FLOOR && shapeOf(x) === shapeOf(r))
+          ?.cpuMsPer1kTokens
+      : r.group === 'stacks' || r.concurrency === 64
+        ? floor
+        : undefined;
+  const ratios = rows
+    .filter((r) => r.group === 'engines' && r.client === OURS)
+    .map((r) => {
+      const same = (c: string) =>
+        rows.find((x) => x.group === 'engines' && x.client === c && shapeOf(x) === shapeOf(r));
+      const f = same(FLOOR);
+      const m = same(MINIMAL);
+      return {
+        shape: shapeLabel(r),
+        streams: r.concurrency,
+        tokensPerChunk: r.tokensPerChunk,
+        cpuVsFloor: f ? round(r.cpuMsPer1kTokens / f.cpuMsPer1kTokens, 2) : null,
+        cpuVsMinimal: m ? round(r.cpuMsPer1kTokens / m.cpuMsPer1kTokens, 2) : null,
+        delayP50: r.delayP50Ms,
+        minimalDelayP50: m?.delayP50Ms ?? null,
+        delayP99: r.delayP99Ms,
+        minimalDelayP99: m?.delayP99Ms ?? null,
+      };
+    });
   const decode = decodeBench();
   console.log(
     `\nIngest (median of ${REPEAT}; ${MEASURE_MS} ms windows; client pinned: ${pinned}; nice -19: ${niced}; load avg ${load0.toFixed(2)})`,
   );
-  for (const r of rows)
-    console.log(line(r, r.group === 'stacks' || r.concurrency === 64 ? floor : undefined));
+  for (const r of rows) console.log(line(r, floorOf(r)));
+  console.log('\nOurs vs the floor and the minimal node:http client (CPU per 1k tokens; receive delay ms):');
+  for (const x of ratios)
+    console.log(
+      `  ${x.shape.padEnd(24)} N=${String(x.streams).padEnd(4)} tpc=${x.tokensPerChunk}  ${x.cpuVsFloor}x floor  ${x.cpuVsMinimal}x minimal  delay p50 ${x.delayP50} (minimal ${x.minimalDelayP50}) p99 ${x.delayP99} (minimal ${x.minimalDelayP99})`,
+    );
   console.log('\nDecode only (no network, one event per read), CPU ns per event:');
   for (const d of decode)
     console.log(`  ${d.variant.padEnd(48)} ${d.api.padEnd(20)} ${String(d.nsPerEvent).padStart(6)}`);
@@ -330,6 +407,7 @@ async function main() {
     repeats: REPEAT,
     floorCpuMsPer1kTokens: floor ?? null,
     rows,
+    ratios,
     decode,
   };
   writeFileSync(file, JSON.stringify(doc, null, 2));
