@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { clientCellFigures } from '../../src/client/cell-figures.js';
 import { gapSummary } from '../../src/client/gaps.js';
 import { ClientMonitor, judgeClient, type ClientLoad } from '../../src/client/self-check.js';
 
@@ -60,5 +61,36 @@ describe('stalls', () => {
     // slow but steady streams (a 2 s step) are not stalls
     expect(gapSummary(chunks.map(([x], i) => [i * 2000 + x * 0, 1] as [number, number]))?.stalls).toBe(0);
     expect(gapSummary([[5, 1]])).toBeUndefined();
+  });
+});
+
+describe('client figures of a cell', () => {
+  it('gathers the self-check, the largest in-window gap, stalls and the attribution label', () => {
+    const w = { openMs: 1000, closeMs: 5000 };
+    const steady = {
+      chunks: [1000, 1020, 1040, 1060].map((t) => [t, 1] as [number, number]),
+      chunkAttribution: 'exact' as const,
+    };
+    const stalled = {
+      chunks: [900, 1100, 1120, 2620, 2640, 5200].map((t) => [t, 2] as [number, number]),
+      chunkAttribution: 'estimated' as const,
+      unpinnedTokens: 6,
+      stalls: 1,
+    };
+    const f = clientCellFigures([steady, stalled], w, {
+      load: { loopDelayP99Ms: 12, loopDelayMaxMs: 30, cpuPctPerThread: 40, threads: 1, wallMs: 4000 },
+      tbtMs: 20,
+    });
+    expect(f.maxChunkGapMs).toBe(1500); // 900 -> 1100 starts before the window, 2640 -> 5200 ends after it
+    expect(f.stalls).toBe(1);
+    expect(f.chunkAttribution).toBe('estimated');
+    expect(f.windowTokenErrorBound).toBe(6);
+    expect(f.client?.clientBound).toBe(true);
+    expect(clientCellFigures([steady], w)).toEqual({
+      maxChunkGapMs: 20,
+      stalls: 0,
+      chunkAttribution: 'exact',
+      windowTokenErrorBound: 0,
+    });
   });
 });
