@@ -5,7 +5,8 @@
 // node:http client, at 64 and 256 streams, with ratios to the floor. `--stacks` adds the older HTTP-stack
 // comparison and `--matrix` the 1..4096-stream load matrix. Emitter in a child process pinned to one core,
 // client pinned to the other where taskset exists. Prints a table, writes bench/out/ingest-<time>.json.
-// Usage: npm run bench:ingest [-- --quick] [-- --nice] [-- --stacks] [-- --matrix] [-- --repeat=3] [-- --only=<client substring>]
+// Usage: npm run bench:ingest [-- --quick] [-- --nice] [-- --stacks] [-- --matrix] [-- --repeat=3]
+//   [-- --only=<client substring>] [-- --engines=vllm,tgi] [-- --streams=64,256]
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,15 @@ const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
 const STACKS = args.has('--stacks');
 const MATRIX = args.has('--matrix');
+const ENGINE_FILTER = process.argv
+  .find((a) => a.startsWith('--engines='))
+  ?.slice(10)
+  .split(',');
+const STREAMS = process.argv
+  .find((a) => a.startsWith('--streams='))
+  ?.slice(10)
+  .split(',')
+  .map(Number);
 const MEASURE_MS = QUICK ? 1500 : 3000;
 const STACKS_N = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 64);
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
@@ -231,9 +241,10 @@ function engineSpecs(): RunSpec[] {
     { engine: 'trtllm', tokensPerChunk: 4 },
   ];
   const out: RunSpec[] = [];
-  for (const concurrency of QUICK ? [64] : [64, 256])
+  for (const concurrency of STREAMS ?? (QUICK ? [64] : [64, 256]))
     for (const shape of shapes) {
-      if (concurrency === 256 && shape.engine !== 'vllm') continue;
+      if (ENGINE_FILTER && !ENGINE_FILTER.includes(shape.engine!)) continue;
+      if (concurrency >= 256 && shape.engine !== 'vllm' && !ENGINE_FILTER) continue;
       for (const client of [FLOOR, MINIMAL, OURS])
         if (!ONLY || client.includes(ONLY))
           out.push({ group: 'engines', client, concurrency, api: 'chat', ...shape });
