@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { streamRequest } from '../../src/client/stream.js';
+import { startSim } from '../../src/sim/index.js';
 import { clientCellFigures } from '../../src/client/cell-figures.js';
 import { gapSummary } from '../../src/client/gaps.js';
 import { ClientMonitor, judgeClient, type ClientLoad } from '../../src/client/self-check.js';
@@ -46,6 +48,51 @@ describe('client self-check', () => {
     expect(l.cpuPctPerThread).toBeGreaterThan(0);
     expect(l.threads).toBe(1);
     expect(judgeClient(l, 20).clientBound).toBe(true);
+  });
+});
+
+describe('a starved client against the sim', () => {
+  it('streams while its loop is blocked: the monitor sees it and the judge says client-bound', async () => {
+    const sim = await startSim({ profile: 'tiny' });
+    try {
+      const m = new ClientMonitor(1);
+      m.start();
+      let blocking = true;
+      const hog = (async () => {
+        while (blocking) {
+          const t = performance.now();
+          while (performance.now() - t < 80) {
+            // a client drowning in its own work
+          }
+          await new Promise((r) => setTimeout(r, 1));
+        }
+      })();
+      const recs = await Promise.all(
+        [1, 2, 3, 4].map((i) =>
+          streamRequest({
+            baseUrl: sim.baseUrl,
+            api: 'chat',
+            body: {
+              model: sim.profile.servedModelName,
+              messages: [{ role: 'user', content: `s${i}` }],
+              max_tokens: 200,
+              ignore_eos: true,
+            },
+          }),
+        ),
+      );
+      blocking = false;
+      await hog;
+      const load = m.stop();
+      expect(recs.every((r) => r.ok)).toBe(true);
+      const check = judgeClient(load, 2); // the sim's 2 ms steps
+      expect(check.clientBound).toBe(true);
+      expect(check.reason).toContain('event-loop delay');
+      // the stamps carry the starvation (the in-process sim starves with it): gaps of about the blocked time
+      expect(Math.max(...recs.map((r) => r.maxGapMs ?? 0))).toBeGreaterThan(40);
+    } finally {
+      await sim.close();
+    }
   });
 });
 
