@@ -14,6 +14,7 @@ import { register as registerPlan } from './plan.js';
 import { register as registerProbe } from './probe.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
+import { register as registerServe } from './serve.js';
 import { register as registerSim } from './sim.js';
 
 export function buildProgram(io: CliIo = processIo()): Command {
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerImport,
     registerSim,
     registerDemo,
+    registerServe,
   ]) {
     register(program, io);
   }

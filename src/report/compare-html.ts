@@ -14,7 +14,7 @@ import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
 import { heatmapHtml } from './html/heatmap.js';
 import { lineChartSvg } from './html/line-chart.js';
-import { card, htmlPage, topHeader } from './html/page.js';
+import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
 
 function ratioHeatmap(m: CompareModel, bi: number): string {
   const a = m.runs[0]!;
@@ -109,7 +109,7 @@ function prefillTable(m: CompareModel): string {
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function renderCompareHtml(m: CompareModel): string {
+export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): string {
   const a = m.runs[0]!;
   const parts: string[] = [
     topHeader(
@@ -196,5 +196,5 @@ export function renderCompareHtml(m: CompareModel): string {
         .join('')}</div>`,
     ),
   );
-  return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'));
+  return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'), page);
 }

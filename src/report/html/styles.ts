@@ -166,6 +166,9 @@ table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px s
 table.diff th{color:var(--muted);font-weight:600}
 table.diff th[scope=row]{white-space:nowrap;width:1%}
 table.diff td{width:auto}
+/* Charts drawn twice, wide and narrow: an 880-unit chart squeezed into a phone would shrink its text to 4 px. */
+.chart-n{display:none}
+@media screen and (max-width:600px){.chart-w{display:none}.chart-n{display:block}}
 @media (min-width:1000px){.meta{grid-template-columns:1fr 1fr 1.5fr}}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
 @media print{

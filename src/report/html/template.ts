@@ -15,7 +15,7 @@ import {
 import { cellDetailHtml } from './details.js';
 import { esc } from './escape.js';
 import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
-import { card, htmlPage, topHeader } from './page.js';
+import { card, htmlPage, topHeader, type PageOptions } from './page.js';
 import { paretoSvg } from './pareto.js';
 import { prefillChartSvg } from './prefill-chart.js';
 
@@ -152,7 +152,7 @@ ${rows}
 </tbody></table></div>`;
 }
 
-export function renderHtml(r: RunResult): string {
+export function renderHtml(r: RunResult, page: PageOptions = {}): string {
   const title = reportTitle(r);
   const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
   const anomalies = findAnomalies(r);
@@ -239,5 +239,5 @@ export function renderHtml(r: RunResult): string {
       'allm',
     ),
   );
-  return htmlPage(`${title} · Speed test matrix`, parts.join('\n'));
+  return htmlPage(`${title} · Speed test matrix`, parts.join('\n'), page);
 }

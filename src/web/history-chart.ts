@@ -1,0 +1,90 @@
+import { fmtMs, fmtTokS, fmtTokSChart } from '../report/format.js';
+import { esc } from '../report/html/escape.js';
+import { linearScale, n1, text, tickLabel } from '../report/html/svg.js';
+import type { HistoryPoint } from './history.js';
+import { href } from './shell.js';
+
+// A figure across runs: one point per run in start order, its 95% interval as a whisker where the result has
+// one, the line broken where a run did not measure the cell. Each point links to its run's report.
+
+export function fmtFigure(v: number | null | undefined, unit: string): string {
+  return unit === 'ms' ? fmtMs(v) : fmtTokS(v);
+}
+
+export function historyChartSvg(points: HistoryPoint[], unit: string, label: string, W: number): string {
+  const narrow = W < 600;
+  const H = narrow ? 300 : 340;
+  const m = { l: narrow ? 48 : 64, r: 16, t: 28, b: 44 };
+  const measured = points.filter((p) => p.value !== null);
+  if (!measured.length) return '';
+  const top = Math.max(...measured.map((p) => Math.max(p.value!, p.interval?.[1] ?? 0)));
+  const y = linearScale(top * 1.08, H - m.b, m.t, narrow ? 4 : 5);
+  const band = (W - m.l - m.r) / Math.max(1, points.length);
+  const x = (i: number) => m.l + band * (i + 0.5);
+  const yFmt = unit === 'ms' ? (v: number) => fmtMs(v).replace(' ms', '') : fmtTokSChart;
+  const every = Math.max(
+    1,
+    Math.ceil(points.length / Math.max(1, Math.floor((W - m.l - m.r) / (narrow ? 80 : 96)))),
+  );
+  const grid =
+    y.ticks
+      .map(
+        (t) =>
+          `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
+          text(m.l - 6, y(t) + 4, tickLabel(yFmt)(t), 'class="tick" text-anchor="end"'),
+      )
+      .join('') +
+    points
+      .map((p, i) =>
+        i % every === 0
+          ? text(
+              x(i),
+              H - m.b + 18,
+              p.run.startedAt.slice(0, 10) || `run ${i + 1}`,
+              'class="tick" text-anchor="middle"',
+            )
+          : '',
+      )
+      .join('');
+  // Segments join consecutive measured runs only.
+  let d = '';
+  let open = false;
+  points.forEach((p, i) => {
+    if (p.value === null) {
+      open = false;
+      return;
+    }
+    d += `${open ? 'L' : 'M'}${n1(x(i))},${n1(y(p.value))}`;
+    open = true;
+  });
+  const dots = points
+    .map((p, i) => {
+      const cx = x(i);
+      const title = p.run.title || p.run.model;
+      const when = p.run.startedAt.slice(0, 16).replace('T', ' ');
+      const link = esc(href('/report', [['run', p.run.id]]));
+      if (p.value === null)
+        return `<a href="${link}" data-point="${esc(p.run.id)}" data-status="${esc(p.status ?? 'not run')}"><title>${esc(
+          `${title} · ${when}: ${p.status ?? 'not measured in this run'}`,
+        )}</title>${text(cx, H - m.b - 6, '×', 'class="sub" text-anchor="middle"')}</a>`;
+      const iv = p.interval;
+      const tip = `${title} · ${when}: ${fmtFigure(p.value, unit)}${
+        iv ? ` (95% interval ${fmtFigure(iv[0], unit)} – ${fmtFigure(iv[1], unit)})` : ''
+      }${p.status === 'Requests queued' ? ' · Requests queued' : ''}`;
+      const whisker = iv
+        ? `<path class="iv" d="M${n1(cx)},${n1(y(iv[0]))}V${n1(y(iv[1]))}M${n1(cx - 4)},${n1(y(iv[0]))}h8M${n1(cx - 4)},${n1(y(iv[1]))}h8"/>`
+        : '';
+      return `<a href="${link}" class="pt" data-point="${esc(p.run.id)}" data-value="${p.value}"${
+        iv ? ` data-lo="${iv[0]}" data-hi="${iv[1]}"` : ''
+      }><title>${esc(tip)}</title>${whisker}<circle cx="${n1(cx)}" cy="${n1(y(p.value))}" r="4.5" ${
+        p.status === 'Requests queued'
+          ? 'fill="var(--bg)" stroke="var(--s1)" stroke-width="2"'
+          : 'fill="var(--s1)"'
+      }/></a>`;
+    })
+    .join('');
+  return `<svg class="chart history" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)} across runs">
+${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
+${text(8, m.t - 12, `${label}`, 'class="axl"')}${text(W - m.r, H - 6, 'run start (UTC) →', 'class="axl" text-anchor="end"')}
+<path d="${d}" fill="none" stroke="var(--s1)" stroke-width="2" stroke-linejoin="round"/>${dots}</svg>`;
+}

@@ -1,0 +1,75 @@
+import { fmtDate } from '../report/format.js';
+import { esc } from '../report/html/escape.js';
+import { card, topHeader } from '../report/html/page.js';
+import { filterParams, type RunFilter } from './filter.js';
+import { fmtFigure, historyChartSvg } from './history-chart.js';
+import { cellChoices, cellRefLabel, figuresOf, historyPoints, type CellRef } from './history.js';
+import type { RunEntry } from './run-entry.js';
+import { appPage, href } from './shell.js';
+
+export interface HistoryPageInput {
+  runs: RunEntry[]; // the runs the filter (or the picked ids) selects
+  filter: RunFilter;
+  picked: string[]; // run ids given in the URL, if any
+  cell: CellRef;
+  figure: string;
+}
+
+function chooser(p: HistoryPageInput): string {
+  const keep = [...filterParams(p.filter), ...p.picked.map((id) => ['run', id] as [string, string])]
+    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
+    .join('');
+  const cellValue = p.cell.kind === 'decode' ? p.cell.key : `p${p.cell.key}`;
+  const cells = cellChoices(p.runs);
+  const figures = Object.entries(figuresOf(p.cell));
+  return `<form class="pick" method="get" action="/history" id="history-form">${keep}
+<label>Cell or prefill point<select name="cell">${cells
+    .map(([v, l]) => `<option value="${esc(v)}"${v === cellValue ? ' selected' : ''}>${esc(l)}</option>`)
+    .join('')}</select></label>
+<label>Figure<select name="figure">${figures
+    .map(([k, f]) => `<option value="${esc(k)}"${k === p.figure ? ' selected' : ''}>${esc(f.label)}</option>`)
+    .join('')}</select></label>
+<div class="actions"><button class="btn" type="submit">Show</button></div></form>`;
+}
+
+export function historyPage(p: HistoryPageInput): string {
+  const fig = figuresOf(p.cell)[p.figure]!;
+  const points = historyPoints(p.runs, p.cell, p.figure);
+  const where = cellRefLabel(p.cell);
+  const label = `${fig.label}${fig.higherIsBetter ? ' (higher is better)' : ' (lower is better)'}`;
+  const wide = historyChartSvg(points, fig.unit, fig.label, 880);
+  const chart = wide
+    ? `<div class="chart-w">${wide}</div><div class="chart-n">${historyChartSvg(points, fig.unit, fig.label, 360)}</div>` +
+      `<p class="detail-hint">Whiskers are 95% intervals where the result has them; a hollow point is a cell with Requests queued; × marks a run that did not measure it. Points link to their reports.</p>`
+    : `<p class="muted" id="no-points">No run among these measured ${esc(where)}.</p>`;
+  const rows = [...points]
+    .reverse()
+    .map(
+      (pt) =>
+        `<tr data-run="${esc(pt.run.id)}"><td>${esc(fmtDate(pt.run.startedAt))}</td><td><a href="${esc(
+          href('/report', [['run', pt.run.id]]),
+        )}">${esc(pt.run.title || pt.run.model)}</a></td><td>${esc(fmtFigure(pt.value, fig.unit))}</td><td>${
+          pt.interval
+            ? esc(`${fmtFigure(pt.interval[0], fig.unit)} – ${fmtFigure(pt.interval[1], fig.unit)}`)
+            : '—'
+        }</td><td>${esc(pt.status ?? 'not run')}</td></tr>`,
+    )
+    .join('');
+  const table = `<div class="tbl-wrap"><table class="data history" id="history-table"><thead><tr><th>Started</th><th>Run</th><th>${esc(
+    fig.label,
+  )}</th><th>95% interval</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  const listLink = href('/', filterParams(p.filter));
+  return appPage(
+    `History · ${where} · ${fig.label}`,
+    [
+      topHeader(
+        'History',
+        `${where} · ${fig.label}`,
+        `${points.length.toLocaleString('en-US')} runs, oldest to newest`,
+      ),
+      card('history-chart', label, '', chooser(p) + chart),
+      card('history-runs', 'Runs', 'Newest first.', table),
+    ].join('\n'),
+    [[listLink, 'These runs in the list']],
+  );
+}

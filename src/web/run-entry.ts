@@ -1,0 +1,109 @@
+import type { RunResult } from '../results/schema.js';
+import { prefillMeasured } from '../report/compare-verdicts.js';
+
+// What the results browser keeps in memory per run: the metadata it lists and filters by, and the headline
+// figures of every cell and prefill point (for the history view). The result file stays the source of truth:
+// a report or comparison always reads it again.
+
+export type Range = [lo: number, hi: number];
+
+export interface CellFigures {
+  status: string;
+  totalTokensPerS: number | null;
+  perRequestTokensPerS: number | null;
+  ttftMs: number | null;
+  tbtMs: number | null;
+  // 95% intervals where the result has them (docs/method.md "Intervals"); absent otherwise.
+  iv?: Partial<Record<'totalTokensPerS' | 'perRequestTokensPerS' | 'ttftMs' | 'tbtMs', Range>>;
+}
+
+export interface PrefillFigures {
+  status: string;
+  tokensPerS: number | null;
+  ttftMs: number | null;
+  iv?: { tokensPerS?: Range }; // from the spread of the repeats, as compare does
+}
+
+export interface RunEntry {
+  id: string; // the run's key in URLs: its folder relative to the served root
+  file: string; // absolute path of result.json
+  mtimeMs: number;
+  size: number;
+  runId: string;
+  title: string;
+  model: string;
+  engine: string;
+  engineVersion: string;
+  gpu: string;
+  startedAt: string;
+  status: string;
+  toolVersion: string;
+  counts: { valid: number; queued: number; over: number; failed: number };
+  peakTotalTokensPerS: number | null;
+  decode: Record<string, CellFigures>; // key "8192x4"
+  prefill: Record<string, PrefillFigures>; // key "8192"
+}
+
+const range = (i: { lo: number; hi: number } | null | undefined): Range | undefined =>
+  i ? [i.lo, i.hi] : undefined;
+
+export function gpuLabel(h: RunResult['hardware']): string {
+  if (!h.gpuName) return '';
+  return h.gpuCount && h.gpuCount > 1 ? `${h.gpuCount} × ${h.gpuName}` : h.gpuName;
+}
+
+export function runEntry(
+  r: RunResult,
+  at: { id: string; file: string; mtimeMs: number; size: number },
+): RunEntry {
+  const decode: Record<string, CellFigures> = {};
+  let peak: number | null = null;
+  const counts = { valid: 0, queued: 0, over: 0, failed: 0 };
+  for (const c of r.decode) {
+    if (c.status === 'Valid') counts.valid++;
+    else if (c.status === 'Requests queued') counts.queued++;
+    else if (c.status === 'Over capacity') counts.over++;
+    else counts.failed++;
+    if (c.status !== 'Failed' && c.totalTokensPerS !== null && (peak === null || c.totalTokensPerS > peak))
+      peak = c.totalTokensPerS;
+    const iv: NonNullable<CellFigures['iv']> = {};
+    for (const k of ['totalTokensPerS', 'perRequestTokensPerS', 'ttftMs', 'tbtMs'] as const) {
+      const x = range(c.intervals?.[k]);
+      if (x) iv[k] = x;
+    }
+    decode[`${c.contextTokens}x${c.concurrency}`] = {
+      status: c.status,
+      totalTokensPerS: c.totalTokensPerS,
+      perRequestTokensPerS: c.perRequestTokensPerS,
+      ttftMs: c.ttftMs,
+      tbtMs: c.tbtMs,
+      ...(Object.keys(iv).length ? { iv } : {}),
+    };
+  }
+  const prefill: Record<string, PrefillFigures> = {};
+  for (const p of r.prefill) {
+    const spread = range(prefillMeasured(p).interval);
+    prefill[String(p.contextTokens)] = {
+      status: p.status,
+      tokensPerS: p.tokensPerS,
+      ttftMs: p.ttftMs,
+      ...(spread ? { iv: { tokensPerS: spread } } : {}),
+    };
+  }
+  return {
+    ...at,
+    runId: r.runId,
+    title: r.title ?? '',
+    model: r.target.model,
+    engine: r.engine.name,
+    engineVersion: r.engine.version ?? '',
+    gpu: gpuLabel(r.hardware),
+    startedAt: r.startedAt,
+    status: r.status,
+    toolVersion: r.tool.version,
+    counts,
+    peakTotalTokensPerS: peak,
+    decode,
+    prefill,
+  };
+}

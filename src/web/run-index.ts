@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { parseResultText } from '../report/load.js';
+import { RESULT_FILE, writeFileAtomic } from '../results/io.js';
+import { runEntry, type RunEntry } from './run-entry.js';
+
+// The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
+// result.json; only new or changed files (mtime or size) are read again, so a refresh over thousands of runs
+// costs a directory walk. An optional cache file keeps the entries across restarts.
+
+export interface IndexProblem {
+  file: string;
+  message: string;
+}
+
+export interface RunIndexOptions {
+  roots: string[];
+  cacheFile?: string;
+  maxDepth?: number; // folders below a root that are searched for result.json (default 6)
+  now?: () => number;
+  refreshEveryMs?: number; // a listing within this time of the last walk reuses it (default 1000)
+}
+
+const CACHE_VERSION = 1;
+
+interface CacheFile {
+  version: number;
+  entries: RunEntry[];
+}
+
+export class RunIndex {
+  private readonly roots: string[];
+  private readonly byFile = new Map<string, RunEntry>();
+  private readonly failed = new Map<string, IndexProblem & { mtimeMs: number; size: number }>();
+  private lastWalk = -Infinity;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: RunIndexOptions) {
+    this.roots = opts.roots.map((r) => resolve(r));
+    this.now = opts.now ?? (() => performance.now());
+    if (opts.cacheFile) this.loadCache(opts.cacheFile);
+  }
+
+  /** Every run, newest first; walks the folders again when the last walk is older than refreshEveryMs. */
+  runs(): RunEntry[] {
+    if (this.now() - this.lastWalk >= (this.opts.refreshEveryMs ?? 1000)) this.refresh();
+    return [...this.byFile.values()].sort(
+      (a, b) => b.startedAt.localeCompare(a.startedAt) || a.id.localeCompare(b.id),
+    );
+  }
+
+  get(id: string): RunEntry | undefined {
+    return this.runs().find((e) => e.id === id);
+  }
+
+  problems(): IndexProblem[] {
+    return [...this.failed.values()].map(({ file, message }) => ({ file, message }));
+  }
+
+  refresh(): { added: number; changed: number; removed: number } {
+    const seen = new Set<string>();
+    let added = 0;
+    let changed = 0;
+    this.roots.forEach((root, ri) => {
+      for (const file of this.findResults(root)) {
+        seen.add(file);
+        let st;
+        try {
+          st = statSync(file);
+        } catch {
+          continue; // removed between the walk and the stat
+        }
+        const id = this.idOf(root, ri, file);
+        const old = this.byFile.get(file);
+        if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) {
+          old.id = id; // a cache written with other roots
+          continue;
+        }
+        const bad = this.failed.get(file);
+        if (bad && bad.mtimeMs === st.mtimeMs && bad.size === st.size) continue;
+        try {
+          const r = parseResultText(readFileSync(file, 'utf8'), file);
+          this.byFile.set(file, runEntry(r, { id, file, mtimeMs: st.mtimeMs, size: st.size }));
+          this.failed.delete(file);
+          if (old) changed++;
+          else added++;
+        } catch (e) {
+          // A run being written, or not a result of this tool: listed as a problem, read again when it changes.
+          this.byFile.delete(file);
+          this.failed.set(file, { file, message: (e as Error).message, mtimeMs: st.mtimeMs, size: st.size });
+        }
+      }
+    });
+    let removed = 0;
+    for (const file of [...this.byFile.keys()])
+      if (!seen.has(file)) {
+        this.byFile.delete(file);
+        removed++;
+      }
+    for (const file of [...this.failed.keys()]) if (!seen.has(file)) this.failed.delete(file);
+    this.lastWalk = this.now();
+    if (this.opts.cacheFile && (added || changed || removed)) this.saveCache(this.opts.cacheFile);
+    return { added, changed, removed };
+  }
+
+  private idOf(root: string, ri: number, file: string): string {
+    const rel = relative(root, join(file, '..')).split(sep).join('/') || '.';
+    return this.roots.length > 1 ? `${ri + 1}/${rel}` : rel;
+  }
+
+  private *findResults(root: string): Generator<string> {
+    const maxDepth = this.opts.maxDepth ?? 6;
+    const stack: Array<[string, number]> = [[root, 0]];
+    while (stack.length) {
+      const [dir, depth] = stack.pop()!;
+      let items: Dirent[];
+      try {
+        items = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue; // unreadable or gone
+      }
+      for (const d of items) {
+        if (d.isFile() && d.name === RESULT_FILE) yield join(dir, d.name);
+        else if (d.isDirectory() && depth < maxDepth && !d.name.startsWith('.') && d.name !== 'node_modules')
+          stack.push([join(dir, d.name), depth + 1]);
+      }
+    }
+  }
+
+  private loadCache(path: string): void {
+    let data: CacheFile;
+    try {
+      data = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
+    } catch {
+      return; // no cache yet, or a broken one: the walk rebuilds it
+    }
+    if (data.version !== CACHE_VERSION || !Array.isArray(data.entries)) return;
+    for (const e of data.entries) if (typeof e?.file === 'string') this.byFile.set(e.file, e);
+  }
+
+  private saveCache(path: string): void {
+    const data: CacheFile = { version: CACHE_VERSION, entries: [...this.byFile.values()] };
+    try {
+      writeFileAtomic(path, JSON.stringify(data));
+    } catch {
+      // the cache only saves time; the index in memory is complete without it
+    }
+  }
+}
