@@ -1,4 +1,4 @@
-import { fmtMs, fmtTokS, fmtTokSChart } from '../report/format.js';
+import { fmtMs, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { esc } from '../report/html/escape.js';
 import { linearScale, n1, text, tickLabel } from '../report/html/svg.js';
 import type { HistoryPoint } from './history.js';

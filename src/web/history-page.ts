@@ -1,4 +1,4 @@
-import { fmtDate } from '../report/format.js';
+import { fmtDate } from '../format/index.js';
 import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { filterParams, type RunFilter } from './filter.js';

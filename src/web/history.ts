@@ -1,4 +1,4 @@
-import { contextLabel } from '../report/format.js';
+import { contextLabel } from '../format/index.js';
 import type { Range, RunEntry } from './run-entry.js';
 
 // One cell ("8192x4") or prefill point ("p8192") followed across runs, oldest first.

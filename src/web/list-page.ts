@@ -1,4 +1,4 @@
-import { fmtDate, fmtTokS } from '../report/format.js';
+import { fmtDate, fmtTokS } from '../format/index.js';
 import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { facetCounts, FACETS, filterParams, type Facet, type RunFilter } from './filter.js';
