@@ -12,7 +12,7 @@ import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../f
 import { allVerdicts, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
-import { heatmapHtml } from './html/heatmap.js';
+import { heatmapHtml, matrixMinWidth } from './html/heatmap.js';
 import { lineChartSvg } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
 
@@ -51,7 +51,7 @@ function ratioHeatmap(m: CompareModel, bi: number): string {
   const legend = `<div class="legend"><div class="lg-scale"><span>¼×</span><span class="lg-rgrad" aria-hidden="true"></span><span>4× · ${esc(
     b.label,
   )} total tok/s ÷ ${esc(a.label)} total tok/s (log scale, 1.00× neutral)</span></div></div>`;
-  return `<div class="hm-wrap"><table class="heatmap ratio" data-ratio-of="${esc(b.label)}/${esc(a.label)}"><thead>${head}</thead><tbody>${body}</tbody></table></div>${legend}`;
+  return `<div class="hm-wrap"><table class="heatmap ratio" style="${matrixMinWidth(m.concurrency.length)}" data-ratio-of="${esc(b.label)}/${esc(a.label)}"><thead>${head}</thead><tbody>${body}</tbody></table></div>${legend}`;
 }
 
 function prefillOverlay(m: CompareModel): string {
@@ -139,7 +139,7 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): stri
         ? `<table class="diff"><thead><tr><th>Field</th>${m.runs.map((r) => `<th>${esc(r.label)}</th>`).join('')}</tr></thead><tbody>${m.metaDiffs
             .map(
               (d) =>
-                `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v) => `<td>${esc(v || DASH)}</td>`).join('')}</tr>`,
+                `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v, i) => `<td data-label="${esc(m.runs[i]!.label)}">${esc(v || DASH)}</td>`).join('')}</tr>`,
             )
             .join('')}</tbody></table>`
         : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',

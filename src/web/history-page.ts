@@ -1,6 +1,7 @@
 import { fmtDate } from '../format/index.js';
 import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
+import { twoWidths } from '../report/html/svg.js';
 import { filterParams, type RunFilter } from './filter.js';
 import { fmtFigure, historyChartSvg } from './history-chart.js';
 import { cellChoices, cellRefLabel, figuresOf, historyPoints, type CellRef } from './history.js';
@@ -37,9 +38,9 @@ export function historyPage(p: HistoryPageInput): string {
   const points = historyPoints(p.runs, p.cell, p.figure);
   const where = cellRefLabel(p.cell);
   const label = `${fig.label}${fig.higherIsBetter ? ' (higher is better)' : ' (lower is better)'}`;
-  const wide = historyChartSvg(points, fig.unit, fig.label, 880);
-  const chart = wide
-    ? `<div class="chart-w">${wide}</div><div class="chart-n">${historyChartSvg(points, fig.unit, fig.label, 360)}</div>` +
+  const drawn = twoWidths((w) => historyChartSvg(points, fig.unit, fig.label, w));
+  const chart = drawn
+    ? drawn +
       `<p class="detail-hint">Whiskers are 95% intervals where the result has them; a hollow point is a cell with Requests queued; × marks a run that did not measure it. Points link to their reports.</p>`
     : `<p class="muted" id="no-points">No run among these measured ${esc(where)}.</p>`;
   const rows = [...points]

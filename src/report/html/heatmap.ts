@@ -8,6 +8,10 @@ import { esc } from './escape.js';
 // The decode matrix as a table heatmap: colour = total tok/s (log scale), TTFT in every cell,
 // status as pattern and badge so it survives greyscale printing. Cells open their details on click.
 
+/** A matrix's least width: about 64 px a column (54 in the side-by-side matrices of a comparison). */
+export const matrixMinWidth = (columns: number, compact = false) =>
+  `min-width:${compact ? 48 + columns * 54 : 70 + columns * 64}px`;
+
 export const cellId = (c: { contextTokens: number; concurrency: number }) =>
   `cell-${c.contextTokens}x${c.concurrency}`;
 
@@ -74,7 +78,9 @@ export function heatmapHtml(
       return `<tr><th scope="row">${esc(contextLabel(x))}</th>${tds.join('')}</tr>`;
     })
     .join('\n');
-  return `<div class="hm-wrap"><table class="heatmap${run ? ' static' : ''}"${run ? '' : ' id="decode-heatmap"'}>
+  // Wide enough for a cell's figures, never wider: a phone scrolls the matrix sideways (context labels stay).
+  const minWidth = ` style="${matrixMinWidth(conc.length, !!run)}"`;
+  return `<div class="hm-wrap"><table class="heatmap${run ? ' static' : ''}"${run ? '' : ' id="decode-heatmap"'}${minWidth}>
 <thead>${head}</thead>
 <tbody>
 ${body}

@@ -1,5 +1,5 @@
 import { esc } from './escape.js';
-import { linearScale, logScale, n1, text, tickLabel } from './svg.js';
+import { linearScale, logScale, n1, text, tickLabel, twoWidths } from './svg.js';
 
 // A generic multi-series line chart (Pareto, compare prefill overlay): numeric log-x or categorical x.
 export interface LinePoint {
@@ -29,11 +29,23 @@ export interface LineChartOptions {
 }
 
 export function lineChartSvg(o: LineChartOptions): string {
-  const W = 880;
-  const H = o.height ?? 360;
-  const m = { l: 64, r: 24, t: 30, b: 48 };
+  if (!o.series.some((s) => s.points.length)) return '';
+  const legend = o.series
+    .map(
+      (s) =>
+        `<li><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="${s.color}" stroke-width="3"${
+          s.dashed ? ' stroke-dasharray="5 3"' : ''
+        }/></svg>${esc(s.name)}</li>`,
+    )
+    .join('');
+  return `<figure class="linechart">${twoWidths((w) => drawLines(o, w))}<ul class="series-legend">${legend}</ul></figure>`;
+}
+
+function drawLines(o: LineChartOptions, W: number): string {
+  const narrow = W < 600;
+  const H = narrow ? Math.round((o.height ?? 360) * 0.8) : (o.height ?? 360);
+  const m = narrow ? { l: 44, r: 10, t: 30, b: 44 } : { l: 64, r: 24, t: 30, b: 48 };
   const all = o.series.flatMap((s) => s.points);
-  if (!all.length) return '';
   const y = linearScale(Math.max(...all.map((p) => p.y)) * 1.08, H - m.b, m.t, 5);
   let x: (v: number) => number;
   let xTicks: Array<[number, string]>;
@@ -48,6 +60,13 @@ export function lineChartSvg(o: LineChartOptions): string {
     x = (i: number) => m.l + band * (i + 0.5);
     xTicks = cats.map((c, i) => [i, c]);
   }
+  let lastTick = -Infinity;
+  const roomFor = (px: number, label: string) => {
+    if (!narrow) return true;
+    if (px - lastTick < label.length * 7 + 6) return false;
+    lastTick = px;
+    return true;
+  };
   const grid =
     y.ticks
       .map(
@@ -61,7 +80,8 @@ export function lineChartSvg(o: LineChartOptions): string {
         ([v, l]) =>
           (o.xKind === 'log'
             ? `<line class="grid" x1="${n1(x(v))}" x2="${n1(x(v))}" y1="${m.t}" y2="${H - m.b}"/>`
-            : '') + text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"'),
+            : '') +
+          (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
       )
       .join('');
   // Greedy label placement: a label that would overlap one already drawn is left to the tooltip.
@@ -86,21 +106,13 @@ export function lineChartSvg(o: LineChartOptions): string {
             `</g>`,
         )
         .join('');
-      return `<g class="series" data-series="${si}"><path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
+      return `<g class="series"${narrow ? '' : ` data-series="${si}"`}><path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
         s.dashed ? ' stroke-dasharray="6 4"' : ''
       } stroke-linejoin="round"/>${dots}</g>`;
     })
     .join('\n');
-  const legend = o.series
-    .map(
-      (s) =>
-        `<li><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="${s.color}" stroke-width="3"${
-          s.dashed ? ' stroke-dasharray="5 3"' : ''
-        }/></svg>${esc(s.name)}</li>`,
-    )
-    .join('');
-  return `<figure class="linechart"><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
+  return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
 ${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
-${text(16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
-${lines}</svg><ul class="series-legend">${legend}</ul></figure>`;
+${text(narrow ? 6 : 16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
+${lines}</svg>`;
 }

@@ -1,18 +1,28 @@
 import type { PrefillPoint } from '../../results/schema.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import { esc } from './escape.js';
-import { linearScale, n1, text, tickLabel } from './svg.js';
+import { linearScale, n1, text, tickLabel, twoWidths } from './svg.js';
 
 // Bars of prompt tok/s by context with the value on top and the TTFT under each context label,
-// as in the seeds; outliers in the warning colour with a marker.
+// as in the seeds; outliers in the warning colour with a marker. Drawn twice (see twoWidths).
 export function prefillChartSvg(points: PrefillPoint[], outliers: Set<number>): string {
-  const W = 880;
-  const H = 320;
-  const m = { l: 64, r: 16, t: 30, b: 62 };
+  return twoWidths((w) => drawPrefill(points, outliers, w));
+}
+
+function drawPrefill(points: PrefillPoint[], outliers: Set<number>, W: number): string {
+  const narrow = W < 600;
+  const H = narrow ? 260 : 320;
+  const m = narrow ? { l: 44, r: 6, t: 30, b: 40 } : { l: 64, r: 16, t: 30, b: 62 };
   const max = Math.max(1, ...points.map((p) => p.tokensPerS ?? 0));
   const y = linearScale(max * 1.08, H - m.b, m.t, 4);
   const band = (W - m.l - m.r) / Math.max(1, points.length);
   const bw = Math.min(64, band * 0.62);
+  // Under a narrow bar there is room for the context only; the TTFT stays in the tooltip and the table.
+  const roomy = !narrow || band >= 56;
+  const small = narrow && band < 44 ? ' font-size="10"' : ''; // labels of a crowded narrow chart
+  // The narrow copy carries no data attributes: pages and tests address the wide one.
+  const data = (p: PrefillPoint) =>
+    narrow ? '' : ` data-prefill="${p.contextTokens}" data-status="${esc(p.status)}"`;
   const grid = y.ticks
     .map(
       (t) =>
@@ -25,18 +35,20 @@ export function prefillChartSvg(points: PrefillPoint[], outliers: Set<number>): 
       const cx = m.l + band * (i + 0.5);
       const label = contextLabel(p.contextTokens);
       const under =
-        text(cx, H - m.b + 18, label, 'class="xl" text-anchor="middle"') +
-        text(
-          cx,
-          H - m.b + 34,
-          p.ttftMs === null ? '' : `${fmtMs(p.ttftMs)}`,
-          'class="sub" text-anchor="middle"',
-        ) +
-        (p.decodeContext === false
+        text(cx, H - m.b + 18, label, `class="xl" text-anchor="middle"${small}`) +
+        (roomy
+          ? text(
+              cx,
+              H - m.b + 34,
+              p.ttftMs === null ? '' : `${fmtMs(p.ttftMs)}`,
+              'class="sub" text-anchor="middle"',
+            )
+          : '') +
+        (roomy && p.decodeContext === false
           ? text(cx, H - m.b + 48, 'prefill only', 'class="sub" text-anchor="middle"')
           : '');
       if (p.tokensPerS === null)
-        return `<g data-prefill="${p.contextTokens}" data-status="${esc(p.status)}">${text(cx, H - m.b - 8, p.status, 'class="fail" text-anchor="middle"')}${under}</g>`;
+        return `<g${data(p)}>${text(cx, H - m.b - 8, narrow ? '×' : p.status, 'class="fail" text-anchor="middle"')}${under}</g>`;
       const top = y(p.tokensPerS);
       const out = outliers.has(p.contextTokens);
       const cls = out ? 'bar bar-out' : p.decodeContext === false ? 'bar bar-only' : 'bar';
@@ -44,13 +56,13 @@ export function prefillChartSvg(points: PrefillPoint[], outliers: Set<number>): 
         p.promptTokens ? `, ${p.promptTokens.toLocaleString('en-US')} prompt tokens` : ''
       }${out ? ' — outlier, see Anomalies' : ''}`;
       return (
-        `<g data-prefill="${p.contextTokens}" data-status="${esc(p.status)}"${out ? ' data-outlier' : ''}><title>${esc(tip)}</title>` +
+        `<g${data(p)}${out && !narrow ? ' data-outlier' : ''}><title>${esc(tip)}</title>` +
         `<rect class="${cls}" x="${n1(cx - bw / 2)}" y="${n1(top)}" width="${n1(bw)}" height="${n1(H - m.b - top)}" rx="3"/>` +
         text(
           cx,
           top - 7,
           fmtTokSChart(p.tokensPerS),
-          `class="val${out ? ' val-out' : ''}" text-anchor="middle"`,
+          `class="val${out ? ' val-out' : ''}" text-anchor="middle"${small}`,
         ) +
         (out ? text(cx + bw / 2 - 2, top + 16, '!', 'class="mark" text-anchor="end"') : '') +
         `${under}</g>`

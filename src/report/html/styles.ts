@@ -71,9 +71,11 @@ svg.chart .pt:hover circle{r:6.5}
 .series-legend{list-style:none;display:flex;flex-wrap:wrap;gap:6px 16px;padding:0;margin:8px 0 0;font-size:13px;color:var(--muted)}
 .series-legend li{display:flex;align-items:center;gap:6px}
 .hm-wrap{overflow-x:auto}
-table.heatmap{border-collapse:separate;border-spacing:3px;width:100%;table-layout:fixed;min-width:720px}
+table.heatmap{border-collapse:separate;border-spacing:3px;width:100%;table-layout:fixed}
 .heatmap th{font-size:12.5px;color:var(--muted);font-weight:600;padding:4px}
 .heatmap thead th{text-align:center}
+/* The context labels stay in view while a wide matrix scrolls sideways. */
+.heatmap tbody th,.heatmap th.corner{position:sticky;left:0;z-index:2;background:var(--card)}
 .heatmap tbody th{text-align:right;padding-right:10px;color:var(--ink);width:70px}
 .heatmap th.corner{width:70px;text-align:left;font-weight:500;font-size:10.5px;line-height:1.2}
 .heatmap th.corner span{display:block}
@@ -159,7 +161,8 @@ table.heatmap.static{min-width:0;border-spacing:2px}
 .heatmap.static .hm-t{font-size:10px}
 .heatmap.static tbody th,.heatmap.static th.corner{width:48px;font-size:11px}
 .heatmap.static th.corner span:last-child{display:none}
-.side{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
+.side{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(520px,100%),1fr));gap:16px}
+.side>div{min-width:0}
 .side h3{margin-bottom:8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 table.diff{border-collapse:collapse;width:100%;font-size:13.5px}
 table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line2);vertical-align:top;overflow-wrap:anywhere}
@@ -171,6 +174,13 @@ table.diff td{width:auto}
 @media screen and (max-width:600px){.chart-w{display:none}.chart-n{display:block}}
 @media (min-width:1000px){.meta{grid-template-columns:1fr 1fr 1.5fr}}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
+@media (max-width:600px){section.card{padding:14px 12px}
+dl.kv{grid-template-columns:minmax(0,1fr);gap:0}dl.kv dt{font-size:12.5px;margin-top:6px}
+.lg-status li{display:block}.lg-status .lg-chip{vertical-align:-2px;margin-right:4px}
+table.diff thead{display:none}table.diff tr{display:block;border-bottom:1px solid var(--line2);padding:6px 0}
+table.diff th[scope=row],table.diff td{display:block;border:0;padding:2px 0;width:auto;white-space:normal}
+table.diff td[data-label]::before{content:attr(data-label) "  ";color:var(--muted);font-weight:600}
+.heatmap tbody th,.heatmap th.corner{width:52px;padding-right:6px}.heatmap th.corner span:last-child{display:none}}
 @media print{
 .hm-v{font-size:12.5px}.hm-t{font-size:9px}.hm-g{font-size:8.5px}.heatmap td{height:60px;padding-top:15px}
 body{background:#fff;font-size:11.5px}
@@ -181,6 +191,6 @@ section.card.allm{break-inside:auto}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 table.data th{position:static}
 .hm-wrap,.tbl-wrap{overflow:visible}
-table.heatmap{min-width:0}
+table.heatmap{min-width:0!important}
 }
 `;

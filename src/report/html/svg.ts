@@ -43,3 +43,12 @@ export const n1 = (v: number) => v.toFixed(1);
 /** Axis tick label: chart format without a trailing ".0" (15K, not 15.0K). */
 export const tickLabel = (format: (v: number) => string) => (v: number) =>
   format(v).replace(/\.0(?=[KMG]$)/, '');
+
+/**
+ * A chart drawn at two widths: 880 units for screens and print, 360 for phones (CSS shows one). One drawing
+ * squeezed from 880 units into a phone's 340 px would shrink its 12-unit text to under 5 px.
+ */
+export function twoWidths(draw: (width: number) => string): string {
+  const wide = draw(880);
+  return wide ? `<div class="chart-w">${wide}</div><div class="chart-n">${draw(360)}</div>` : '';
+}
