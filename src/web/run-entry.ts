@@ -1,4 +1,5 @@
-import type { RunResult } from '../results/schema.js';
+import { z } from 'zod';
+import { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
 
 // What the results browser keeps in memory per run: the metadata it lists and filters by, and the headline
@@ -44,16 +45,46 @@ export interface RunEntry {
   prefill: Record<string, PrefillFigures>; // key "8192"
 }
 
+// The part of a result the index reads, validated with the result's own field schemas. Per-cell server
+// samples, percentiles and errors (most of a file's bytes) are skipped: a report validates the whole file.
+export const IndexedResult = RunResult.pick({
+  schema: true,
+  version: true,
+  runId: true,
+  title: true,
+  tool: true,
+  status: true,
+  startedAt: true,
+  target: true,
+  engine: true,
+  hardware: true,
+}).extend({
+  prefill: z.array(PrefillPoint),
+  decode: z.array(
+    DecodeCell.pick({
+      contextTokens: true,
+      concurrency: true,
+      status: true,
+      totalTokensPerS: true,
+      perRequestTokensPerS: true,
+      ttftMs: true,
+      tbtMs: true,
+      intervals: true,
+    }),
+  ),
+});
+export type IndexedResult = z.infer<typeof IndexedResult>;
+
 const range = (i: { lo: number; hi: number } | null | undefined): Range | undefined =>
   i ? [i.lo, i.hi] : undefined;
 
-export function gpuLabel(h: RunResult['hardware']): string {
+export function gpuLabel(h: IndexedResult['hardware']): string {
   if (!h.gpuName) return '';
   return h.gpuCount && h.gpuCount > 1 ? `${h.gpuCount} × ${h.gpuName}` : h.gpuName;
 }
 
 export function runEntry(
-  r: RunResult,
+  r: IndexedResult,
   at: { id: string; file: string; mtimeMs: number; size: number },
 ): RunEntry {
   const decode: Record<string, CellFigures> = {};

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { parseResultText } from '../report/load.js';
+import { BenchError } from '../errors.js';
 import { RESULT_FILE, writeFileAtomic } from '../results/io.js';
-import { runEntry, type RunEntry } from './run-entry.js';
+import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
 
 // The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
 // result.json; only new or changed files (mtime or size) are read again, so a refresh over thousands of runs
@@ -26,6 +26,26 @@ const CACHE_VERSION = 1;
 interface CacheFile {
   version: number;
   entries: RunEntry[];
+}
+
+/** The indexed part of a result file; a one-line error naming the file and the first problem otherwise. */
+export function readIndexed(file: string): IndexedResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new BenchError('RESULT_INVALID', `${file} is not JSON (${(e as Error).message}).`);
+  }
+  const parsed = IndexedResult.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : '(root)';
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${file} is not a result of this tool: ${where}: ${issue?.message ?? 'invalid'}.`,
+    );
+  }
+  return parsed.data;
 }
 
 export class RunIndex {
@@ -79,7 +99,7 @@ export class RunIndex {
         const bad = this.failed.get(file);
         if (bad && bad.mtimeMs === st.mtimeMs && bad.size === st.size) continue;
         try {
-          const r = parseResultText(readFileSync(file, 'utf8'), file);
+          const r = readIndexed(file);
           this.byFile.set(file, runEntry(r, { id, file, mtimeMs: st.mtimeMs, size: st.size }));
           this.failed.delete(file);
           if (old) changed++;
