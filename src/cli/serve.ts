@@ -40,7 +40,9 @@ export function register(program: Command): void {
         process.stderr.write(
           `warning: serving on ${flags.host}: anyone who can reach this port can read every result, including launch commands.\n`,
         );
-      process.stdout.write(`results browser at ${s.url} (${s.index.runs().length} runs; Ctrl-C to stop)\n`);
+      process.stdout.write(
+        `results browser at ${s.url} (${(await s.index.runs()).length} runs; Ctrl-C to stop)\n`,
+      );
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -55,10 +55,10 @@ export function createApp(o: AppOptions): Hono {
     c.header('Cache-Control', 'no-store');
   });
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const url = new URL(c.req.url);
     const filter = parseFilter(url.searchParams);
-    const all = o.index.runs();
+    const all = await o.index.runs();
     return c.html(
       listPage({
         all,
@@ -71,17 +71,17 @@ export function createApp(o: AppOptions): Hono {
     );
   });
 
-  app.get('/api/runs', (c) => {
+  app.get('/api/runs', async (c) => {
     const filter = parseFilter(new URL(c.req.url).searchParams);
-    const runs = filterRuns(o.index.runs(), filter).map(
+    const runs = filterRuns(await o.index.runs(), filter).map(
       ({ decode: _d, prefill: _p, file: _f, ...meta }) => meta,
     );
     return c.json({ count: runs.length, runs });
   });
 
-  app.get('/report', (c) => {
+  app.get('/report', async (c) => {
     const id = c.req.query('run') ?? '';
-    const e = o.index.get(id);
+    const e = await o.index.get(id);
     if (!e)
       return message(
         c,
@@ -101,12 +101,13 @@ export function createApp(o: AppOptions): Hono {
     );
   });
 
-  app.get('/compare', (c) => {
+  app.get('/compare', async (c) => {
     const ids = c.req.queries('run') ?? [];
-    const missing = ids.filter((id) => !o.index.get(id));
+    const byId = new Map((await o.index.runs()).map((e) => [e.id, e]));
+    const missing = ids.filter((id) => !byId.has(id));
     if (missing.length)
       return message(c, 404, 'No such run', `Not found under the served folders: ${missing.join(', ')}.`);
-    const picked = [...new Set(ids)].map((id) => o.index.get(id)!);
+    const picked = [...new Set(ids)].map((id) => byId.get(id)!);
     if (picked.length < 2)
       return message(
         c,
@@ -121,11 +122,11 @@ export function createApp(o: AppOptions): Hono {
     return c.html(renderCompareHtml(compareModel(results), appPageOptions()));
   });
 
-  app.get('/history', (c) => {
+  app.get('/history', async (c) => {
     const url = new URL(c.req.url);
     const filter = parseFilter(url.searchParams);
     const picked = url.searchParams.getAll('run');
-    const all = o.index.runs();
+    const all = await o.index.runs();
     const runs = picked.length ? all.filter((e) => picked.includes(e.id)) : filterRuns(all, filter);
     const firstCell = runs.flatMap((e) => Object.keys(e.decode))[0];
     const cell = parseCellRef(url.searchParams.get('cell') ?? firstCell);

@@ -8,6 +8,8 @@ import { cellChoices, cellRefLabel, figuresOf, historyPoints, type CellRef } fro
 import type { RunEntry } from './run-entry.js';
 import { appPage, href } from './shell.js';
 
+export const HISTORY_MAX_RUNS = 500;
+
 export interface HistoryPageInput {
   runs: RunEntry[]; // the runs the filter (or the picked ids) selects
   filter: RunFilter;
@@ -35,7 +37,9 @@ function chooser(p: HistoryPageInput): string {
 
 export function historyPage(p: HistoryPageInput): string {
   const fig = figuresOf(p.cell)[p.figure]!;
-  const points = historyPoints(p.runs, p.cell, p.figure);
+  // A chart of thousands of points says no more than one of the newest few hundred, and weighs megabytes.
+  const every = historyPoints(p.runs, p.cell, p.figure);
+  const points = every.slice(-HISTORY_MAX_RUNS);
   const where = cellRefLabel(p.cell);
   const label = `${fig.label}${fig.higherIsBetter ? ' (higher is better)' : ' (lower is better)'}`;
   const drawn = twoWidths((w) => historyChartSvg(points, fig.unit, fig.label, w));
@@ -66,7 +70,11 @@ export function historyPage(p: HistoryPageInput): string {
       topHeader(
         'History',
         `${where} · ${fig.label}`,
-        `${points.length.toLocaleString('en-US')} runs, oldest to newest`,
+        `${points.length.toLocaleString('en-US')} ${points.length === 1 ? 'run' : 'runs'}, oldest to newest${
+          every.length > points.length
+            ? ` (the newest ${HISTORY_MAX_RUNS} of ${every.length.toLocaleString('en-US')}: narrow the filters or dates for older runs)`
+            : ''
+        }`,
       ),
       card('history-chart', label, '', chooser(p) + chart),
       card('history-runs', 'Runs', 'Newest first.', table),

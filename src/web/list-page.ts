@@ -115,7 +115,7 @@ ${slice.map(row).join('\n')}
   const parts = [
     topHeader(
       'Results',
-      `${p.shown.length.toLocaleString('en-US')} of ${p.all.length.toLocaleString('en-US')} runs`,
+      `${p.shown.length.toLocaleString('en-US')} of ${p.all.length.toLocaleString('en-US')} ${p.all.length === 1 ? 'run' : 'runs'}`,
       `from ${p.roots.join(', ')}`,
     ),
     card('filter', 'Filter', '', filterForm(p.all, p.filter)),

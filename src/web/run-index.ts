@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readFileSync, type Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { BenchError } from '../errors.js';
 import { RESULT_FILE, writeFileAtomic } from '../results/io.js';
@@ -6,7 +7,7 @@ import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
 
 // The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
 // result.json; only new or changed files (mtime or size) are read again, so a refresh over thousands of runs
-// costs a directory walk. An optional cache file keeps the entries across restarts.
+// costs a directory walk, done asynchronously so pages keep answering from memory meanwhile. An optional cache file keeps the entries across restarts.
 
 export interface IndexProblem {
   file: string;
@@ -52,7 +53,9 @@ export class RunIndex {
   private readonly roots: string[];
   private readonly byFile = new Map<string, RunEntry>();
   private readonly failed = new Map<string, IndexProblem & { mtimeMs: number; size: number }>();
+  private sorted: RunEntry[] | undefined;
   private lastWalk = -Infinity;
+  private walking: Promise<unknown> | undefined;
   private readonly now: () => number;
 
   constructor(private readonly opts: RunIndexOptions) {
@@ -61,43 +64,64 @@ export class RunIndex {
     if (opts.cacheFile) this.loadCache(opts.cacheFile);
   }
 
-  /** Every run, newest first; walks the folders again when the last walk is older than refreshEveryMs. */
-  runs(): RunEntry[] {
-    if (this.now() - this.lastWalk >= (this.opts.refreshEveryMs ?? 1000)) this.refresh();
-    return [...this.byFile.values()].sort(
+  /**
+   * Every run, newest first. The first call waits for a whole walk; later ones answer from memory and, when
+   * the last walk is older than refreshEveryMs, start another in the background: a listing never waits for
+   * the disk, and a new run shows on a load a moment later.
+   */
+  async runs(): Promise<RunEntry[]> {
+    if (this.lastWalk === -Infinity) await this.refresh();
+    else if (!this.walking && this.now() - this.lastWalk >= (this.opts.refreshEveryMs ?? 1000))
+      void this.refresh();
+    this.sorted ??= [...this.byFile.values()].sort(
       (a, b) => b.startedAt.localeCompare(a.startedAt) || a.id.localeCompare(b.id),
     );
+    return this.sorted;
   }
 
-  get(id: string): RunEntry | undefined {
-    return this.runs().find((e) => e.id === id);
+  async get(id: string): Promise<RunEntry | undefined> {
+    return (await this.runs()).find((e) => e.id === id);
   }
 
   problems(): IndexProblem[] {
     return [...this.failed.values()].map(({ file, message }) => ({ file, message }));
   }
 
-  refresh(): { added: number; changed: number; removed: number } {
+  /** Walks the roots now (or joins the walk in progress). */
+  refresh(): Promise<{ added: number; changed: number; removed: number }> {
+    const walk =
+      (this.walking as Promise<{ added: number; changed: number; removed: number }>) ?? this.walk();
+    this.walking = walk;
+    return walk.finally(() => {
+      if (this.walking === walk) this.walking = undefined;
+    });
+  }
+
+  private async walk(): Promise<{ added: number; changed: number; removed: number }> {
     const seen = new Set<string>();
     let added = 0;
     let changed = 0;
-    this.roots.forEach((root, ri) => {
-      for (const file of this.findResults(root)) {
+    for (const [ri, root] of this.roots.entries()) {
+      for await (const file of this.findResults(root)) {
         seen.add(file);
         let st;
         try {
-          st = statSync(file);
+          st = await stat(file);
         } catch {
           continue; // removed between the walk and the stat
         }
         const id = this.idOf(root, ri, file);
         const old = this.byFile.get(file);
         if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) {
-          old.id = id; // a cache written with other roots
+          if (old.id !== id) {
+            old.id = id; // a cache written with other roots
+            this.sorted = undefined;
+          }
           continue;
         }
         const bad = this.failed.get(file);
         if (bad && bad.mtimeMs === st.mtimeMs && bad.size === st.size) continue;
+        this.sorted = undefined;
         try {
           const r = readIndexed(file);
           this.byFile.set(file, runEntry(r, { id, file, mtimeMs: st.mtimeMs, size: st.size }));
@@ -110,11 +134,12 @@ export class RunIndex {
           this.failed.set(file, { file, message: (e as Error).message, mtimeMs: st.mtimeMs, size: st.size });
         }
       }
-    });
+    }
     let removed = 0;
     for (const file of [...this.byFile.keys()])
       if (!seen.has(file)) {
         this.byFile.delete(file);
+        this.sorted = undefined;
         removed++;
       }
     for (const file of [...this.failed.keys()]) if (!seen.has(file)) this.failed.delete(file);
@@ -128,14 +153,14 @@ export class RunIndex {
     return this.roots.length > 1 ? `${ri + 1}/${rel}` : rel;
   }
 
-  private *findResults(root: string): Generator<string> {
+  private async *findResults(root: string): AsyncGenerator<string> {
     const maxDepth = this.opts.maxDepth ?? 6;
     const stack: Array<[string, number]> = [[root, 0]];
     while (stack.length) {
       const [dir, depth] = stack.pop()!;
       let items: Dirent[];
       try {
-        items = readdirSync(dir, { withFileTypes: true });
+        items = await readdir(dir, { withFileTypes: true });
       } catch {
         continue; // unreadable or gone
       }

@@ -54,7 +54,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     });
   const roots = o.roots.map((r) => resolve(r));
   const index = new RunIndex({ roots, ...(o.cacheFile ? { cacheFile: o.cacheFile } : {}) });
-  index.refresh();
+  await index.refresh();
   const hosts = allowedHosts(o.host);
   if (hosts) hosts.add(osHostname().toLowerCase());
   const app = createApp({ index, roots, ...(hosts ? { allowedHosts: hosts } : {}) });

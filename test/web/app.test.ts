@@ -15,7 +15,7 @@ let app: ReturnType<typeof createApp>;
 const get = (path: string, host = '127.0.0.1:8321') =>
   app.fetch(new Request(`http://${host}${path}`, { headers: { host } }));
 
-beforeAll(() => {
+beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'serve-app-'));
   writeRun(root, 'old', fakeRun(1, { startedAt: '2026-11-01T00:00:00Z', speed: 1, intervals: true }));
   writeRun(root, 'new', fakeRun(2, { startedAt: '2026-12-01T00:00:00Z', speed: 1.5, intervals: true }));
@@ -29,6 +29,7 @@ beforeAll(() => {
     }),
   );
   const index = new RunIndex({ roots: [root], refreshEveryMs: 0 });
+  await index.refresh();
   app = createApp({ index, roots: [root], allowedHosts: allowedHosts('127.0.0.1') });
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));

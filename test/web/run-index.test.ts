@@ -90,12 +90,12 @@ function sixRuns(root: string) {
 }
 
 describe('run index', () => {
-  it('finds every result.json below the roots, newest first, with ids from the folders', () => {
+  it('finds every result.json below the roots, newest first, with ids from the folders', async () => {
     const root = tmp();
     sixRuns(root);
     writeFileSync(join(root, 'a', 'notes.txt'), 'not a result');
     const index = new RunIndex({ roots: [root] });
-    const runs = index.runs();
+    const runs = await index.runs();
     expect(runs.map((r) => r.id)).toEqual([
       'deep/x/y/run-6',
       'run-5',
@@ -124,7 +124,7 @@ describe('run index', () => {
     expect(runs.find((e) => e.id === 'a/run-1')!.decode['8192x4']!.iv).toBeUndefined();
   });
 
-  it('several roots: ids carry the root number; a broken file is a problem, not a crash', () => {
+  it('several roots: ids carry the root number; a broken file is a problem, not a crash', async () => {
     const a = tmp();
     const b = tmp();
     writeRun(a, 'r', fakeRun(1));
@@ -132,59 +132,57 @@ describe('run index', () => {
     writeRun(b, 'broken', fakeRun(3));
     writeFileSync(join(b, 'broken', 'result.json'), '{"schema": "llm-inference-bench/result", "ver');
     const index = new RunIndex({ roots: [a, b] });
-    expect(
-      index
-        .runs()
-        .map((r) => r.id)
-        .sort(),
-    ).toEqual(['1/r', '2/r']);
+    expect((await index.runs()).map((r) => r.id).sort()).toEqual(['1/r', '2/r']);
     expect(index.problems()).toHaveLength(1);
     expect(index.problems()[0]!.message).toContain(join(b, 'broken', 'result.json'));
   });
 
-  it('picks up new, changed and removed runs on the next listing, without a restart', () => {
+  it('picks up new, changed and removed runs on the next listing, without a restart', async () => {
     const root = tmp();
     writeRun(root, 'one', fakeRun(1));
     let t = 0;
     const index = new RunIndex({ roots: [root], now: () => t, refreshEveryMs: 1000 });
-    expect(index.runs()).toHaveLength(1);
+    expect(await index.runs()).toHaveLength(1);
     writeRun(root, 'two', fakeRun(2));
     t = 500; // within the refresh interval: the last walk is reused
-    expect(index.runs()).toHaveLength(1);
+    expect(await index.runs()).toHaveLength(1);
     t = 1500;
-    expect(index.runs().map((r) => r.id)).toEqual(['two', 'one']);
+    // Past the interval a listing answers from memory at once and walks in the background.
+    expect(await index.runs()).toHaveLength(1);
+    await index.refresh(); // joins the walk in progress
+    expect((await index.runs()).map((r) => r.id)).toEqual(['two', 'one']);
     const file = writeRun(root, 'one', fakeRun(1, { title: 'renamed run' }));
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
     rmSync(join(root, 'two'), { recursive: true });
-    expect(index.refresh()).toEqual({ added: 0, changed: 1, removed: 1 });
-    expect(index.runs().map((r) => r.title)).toEqual(['renamed run']);
+    expect(await index.refresh()).toEqual({ added: 0, changed: 1, removed: 1 });
+    expect((await index.runs()).map((r) => r.title)).toEqual(['renamed run']);
   });
 
-  it('the cache file spares reading unchanged results after a restart, and is ignored when stale', () => {
+  it('the cache file spares reading unchanged results after a restart, and is ignored when stale', async () => {
     const root = tmp();
     const cacheFile = join(tmp(), 'index.json');
     const file = writeRun(root, 'one', fakeRun(1));
-    new RunIndex({ roots: [root], cacheFile }).refresh();
+    await new RunIndex({ roots: [root], cacheFile }).refresh();
     const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Array<{ title: string }> };
     expect(cache.entries).toHaveLength(1);
     // A cache entry that matches the file's mtime and size is trusted as is: the title proves it was not re-read.
     cache.entries[0]!.title = 'from the cache';
     writeFileSync(cacheFile, JSON.stringify(cache));
-    expect(new RunIndex({ roots: [root], cacheFile }).runs()[0]!.title).toBe('from the cache');
+    expect((await new RunIndex({ roots: [root], cacheFile }).runs())[0]!.title).toBe('from the cache');
     // The file changes: read again.
     const st = statSync(file);
     utimesSync(file, st.atime, new Date(st.mtimeMs + 10_000));
-    expect(new RunIndex({ roots: [root], cacheFile }).runs()[0]!.title).toBe('sim-model run 1');
+    expect((await new RunIndex({ roots: [root], cacheFile }).runs())[0]!.title).toBe('sim-model run 1');
     writeFileSync(cacheFile, 'not json');
-    expect(new RunIndex({ roots: [root], cacheFile }).runs()).toHaveLength(1);
+    expect(await new RunIndex({ roots: [root], cacheFile }).runs()).toHaveLength(1);
   });
 });
 
 describe('filters', () => {
-  it('by model, engine, version, GPU, status, dates and words; back to the same URL', () => {
+  it('by model, engine, version, GPU, status, dates and words; back to the same URL', async () => {
     const root = tmp();
     sixRuns(root);
-    const runs = new RunIndex({ roots: [root] }).runs();
+    const runs = await new RunIndex({ roots: [root] }).runs();
     const ids = (q: string) => filterRuns(runs, parseFilter(new URLSearchParams(q))).map((r) => r.id);
     expect(ids('model=qwen')).toEqual(['run-5', 'b/run-4']);
     expect(ids('model=llama&engine=vllm&version=0.10.0')).toEqual(['deep/x/y/run-6', 'a/run-2']);
@@ -206,10 +204,10 @@ describe('filters', () => {
 });
 
 describe('history', () => {
-  it('one cell across runs, oldest first, with intervals where the result has them', () => {
+  it('one cell across runs, oldest first, with intervals where the result has them', async () => {
     const root = tmp();
     sixRuns(root);
-    const runs = filterRuns(new RunIndex({ roots: [root] }).runs(), { model: 'llama' });
+    const runs = filterRuns(await new RunIndex({ roots: [root] }).runs(), { model: 'llama' });
     const cell = parseCellRef('8192x4')!;
     const pts = historyPoints(runs, cell, 'totalTokensPerS');
     expect(pts.map((p) => p.run.id)).toEqual(['a/run-1', 'a/run-2', 'b/run-3', 'deep/x/y/run-6']);
