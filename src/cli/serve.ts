@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
+import type { CliIo } from './io.js';
 
 interface ServeFlags {
   host: string;
@@ -8,7 +9,7 @@ interface ServeFlags {
   indexCache?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description('browse, filter and compare result folders in a local web app (loopback only by default)')
@@ -37,7 +38,7 @@ export function register(program: Command): void {
         ...(flags.indexCache ? { cacheFile: flags.indexCache } : {}),
       });
       if (!isLoopback(flags.host))
-        process.stderr.write(
+        io.stderr.write(
           `warning: serving on ${flags.host}: anyone who can reach this port can read every result, including launch commands.\n`,
         );
       process.stdout.write(
