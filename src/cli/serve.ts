@@ -41,7 +41,7 @@ export function register(program: Command, io: CliIo): void {
         io.stderr.write(
           `warning: serving on ${flags.host}: anyone who can reach this port can read every result, including launch commands.\n`,
         );
-      process.stdout.write(
+      io.stdout.write(
         `results browser at ${s.url} (${(await s.index.runs()).length} runs; Ctrl-C to stop)\n`,
       );
       await new Promise<void>((done) => {
