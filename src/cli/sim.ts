@@ -34,6 +34,7 @@ interface SimFlags {
   kvCapacity?: number;
   timeScale?: number;
   metrics: boolean;
+  kvUnified?: boolean;
 }
 
 export function register(program: Command, io: CliIo): void {
@@ -57,12 +58,14 @@ export function register(program: Command, io: CliIo): void {
     .option('--kv-capacity <tokens>', "override the profile's kvCapacityTokens", intArg('--kv-capacity', 1))
     .option('--time-scale <x>', 'run the profile x times faster than real hardware', posArg('--time-scale'))
     .option('--no-metrics', 'serve no /metrics (404), to test queue detection without metrics')
+    .option('--kv-unified', 'llama.cpp flavor: all slots share one KV pool of --kv-capacity tokens')
     .action(async (flags: SimFlags) => {
       const overrides: Partial<Profile> = {};
       if (flags.maxNumSeqs !== undefined) overrides.maxNumSeqs = flags.maxNumSeqs;
       if (flags.kvCapacity !== undefined) overrides.kvCapacityTokens = flags.kvCapacity;
       if (flags.timeScale !== undefined) overrides.timeScale = flags.timeScale;
       if (!flags.metrics) overrides.metrics = false;
+      if (flags.kvUnified) overrides.kvUnified = true;
       const sim = await startSim({
         profile: flags.profile,
         overrides,

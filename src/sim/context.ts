@@ -31,6 +31,7 @@ export interface SimContext {
   startedMs: number;
   sessions: Set<StreamSession>;
   nextId: number;
+  launchCommand?: string; // set once the server listens (GET /sim/launch)
   hist: { ttft: Histogram; e2e: Histogram; queue: Histogram; itl: Histogram };
 }
 

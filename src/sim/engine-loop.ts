@@ -6,6 +6,7 @@ import type { FinishReason, RequestSpec, Scheduler, Seq, StepPlan } from './sche
 export interface SeqSink {
   admitted?(atMs: number, cachedTokens: number): void;
   tokens(tokens: number, reasoningTokens: number, finish: FinishReason | undefined): void;
+  failed?(atMs: number): void; // the engine ended the request with an error (a full llama.cpp unified pool)
 }
 
 interface Pending {
@@ -119,5 +120,6 @@ export class EngineLoop {
     if (!plan) return;
     for (const s of plan.admitted)
       (s.sink as SeqSink | undefined)?.admitted?.(plan.startMs, s.cachedTokens ?? 0);
+    for (const s of plan.failed) (s.sink as SeqSink | undefined)?.failed?.(plan.startMs);
   }
 }

@@ -162,7 +162,7 @@ function generate(
     promptTokens = countTokens(text);
   }
 
-  const L = p.maxModelLen;
+  const L = ctx.engine.sched.limits.contextLimit; // llama.cpp: the slot's context, not the model's
   let explicit: number | undefined =
     (f.name === 'llamacpp' ? num(body.n_predict) : undefined) ??
     (f.maxCompletionTokens

@@ -20,6 +20,10 @@ export function handle(ctx: SimContext, req: SimHttpRequest, w: Writer): void {
     handleGenerate(ctx, req, w, path === '/v1/chat/completions' ? 'chat' : 'completions');
     return;
   }
+  if (method === 'GET' && path === '/sim/launch') {
+    writeResponse(w, jsonResponse(200, { command: ctx.launchCommand ?? null }));
+    return;
+  }
   if (method === 'GET' && path === '/sim/lag') {
     writeResponse(w, jsonResponse(200, ctx.engine.lag.summary()));
     return;

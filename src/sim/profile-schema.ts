@@ -44,6 +44,9 @@ export const ProfileSchema = z
     sseKeepAliveMs: z.number().int().positive().default(15_000), // tgi keep-alive, llamacpp ping
     maxConcurrentRequests: z.number().int().positive().default(128), // tgi: 429 beyond this
     maxQueue: z.number().int().positive().default(512), // ollama: 503 beyond this
+    // llama.cpp --kv-unified: every slot addresses one pool of kvCapacityTokens (-c); a full pool fails every
+    // running request. Off: each of maxNumSeqs (-np) slots gets its own share (serving-limits.ts).
+    kvUnified: z.boolean().default(false),
     engine: z
       .object({
         version: z.string().default('0.0.0-sim'),

@@ -44,7 +44,8 @@ export function validateProfile(raw: unknown, where: string): Profile {
     const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new BenchError('CONFIG_INVALID', `invalid sim profile ${where}: ${issues}`);
   }
-  if (r.data.kvCapacityTokens < r.data.maxModelLen) {
+  // llama.cpp caps a slot at what its KV holds, so there -c may be below the model's context.
+  if (r.data.flavor !== 'llamacpp' && r.data.kvCapacityTokens < r.data.maxModelLen) {
     throw new BenchError(
       'CONFIG_INVALID',
       `invalid sim profile ${where}: kvCapacityTokens (${r.data.kvCapacityTokens}) must hold one maxModelLen (${r.data.maxModelLen}) request`,

@@ -2,6 +2,7 @@ import { makeCurves, type Curves } from './curves.js';
 import { KvCache } from './kv-cache.js';
 import type { Profile } from './profile-schema.js';
 import { makeRng, mixSeed, type Rng } from './rng.js';
+import { servingLimits, type ServingLimits } from './serving-limits.js';
 import { acceptProbability, drawSpecTokens } from './speculative.js';
 
 export interface RequestSpec {
@@ -71,6 +72,7 @@ export interface StepPlan {
   entries: StepEntry[];
   admitted: Seq[];
   preempted: Seq[];
+  failed: Seq[]; // a full unified pool (llama.cpp) ended these with an error
 }
 
 export interface Emission {
@@ -96,6 +98,7 @@ export interface Counters {
 // The engine model of SIM.md in virtual time: plan(startMs) decides one step, complete(plan) applies it.
 export class Scheduler {
   readonly kv: KvCache;
+  readonly limits: ServingLimits;
   readonly curves: Curves;
   readonly waiting: Seq[] = [];
   readonly running: Seq[] = [];
@@ -119,7 +122,8 @@ export class Scheduler {
     readonly profile: Profile,
     readonly seed = 0,
   ) {
-    this.kv = new KvCache(profile.kvCapacityTokens, profile.blockSize, profile.prefixCaching);
+    this.limits = servingLimits(profile);
+    this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching);
     this.curves = makeCurves(profile);
     this.accept = profile.speculative
       ? acceptProbability(profile.speculative.k, profile.speculative.meanTokens)
@@ -182,11 +186,18 @@ export class Scheduler {
     const admitted: Seq[] = [];
     const preempted: Seq[] = [];
     const bs = this.profile.blockSize;
+    const failAll = this.limits.onKvExhausted === 'fail-all';
+    const exhausted = (): StepPlan => {
+      const failed = this.running.splice(0);
+      for (const s of failed) this.finish(s, 'error');
+      return { startMs, endMs: startMs, entries: [], admitted, preempted, failed };
+    };
 
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const seq = this.running[i]!;
       if (!seq.prefilled) {
         const chunk = Math.min(seq.target - seq.computed, budget);
+        if (failAll && !this.grow(seq, seq.computed + chunk)) return exhausted();
         budget -= chunk;
         entries.push({ seq, kind: 'prefill', tokens: chunk });
         continue;
@@ -198,7 +209,9 @@ export class Scheduler {
         this.profile.speculative ? drawSpecTokens(seq.rng, this.profile.speculative.k, this.accept) : 1,
       );
       if (n <= 0) continue;
-      if (!this.ensureBlocks(seq, seq.spec.promptTokens + seq.output + n, preempted)) continue;
+      if (failAll) {
+        if (!this.grow(seq, seq.spec.promptTokens + seq.output + n)) return exhausted();
+      } else if (!this.ensureBlocks(seq, seq.spec.promptTokens + seq.output + n, preempted)) continue;
       budget -= n;
       entries.push({ seq, kind: 'decode', tokens: n });
     }
@@ -214,7 +227,8 @@ export class Scheduler {
       const hashes = seq.spec.blockHashes;
       // At least one prompt token is always computed, as in vLLM (it needs logits to sample from).
       const hit = Math.min(this.kv.matchPrefix(hashes), Math.floor((seq.target - 1) / bs));
-      const fresh = this.kv.blocksFor(seq.target) - hit;
+      // A unified llama.cpp pool takes blocks as prefill goes (grow), so a free slot is all admission needs.
+      const fresh = failAll ? 0 : this.kv.blocksFor(seq.target) - hit;
       if (this.kv.freeNeeded(hashes, hit, fresh) > this.kv.freeBlocks) break;
       this.waiting.shift();
       seq.blocks = this.kv.acquire(hashes, hit, fresh);
@@ -230,12 +244,13 @@ export class Scheduler {
       this.running.push(seq);
       admitted.push(seq);
       const chunk = Math.min(seq.target - seq.computed, budget);
+      if (failAll && !this.grow(seq, seq.computed + chunk)) return exhausted();
       budget -= chunk;
       entries.push({ seq, kind: 'prefill', tokens: chunk, cachedTokens: hit * bs });
     }
 
     if (entries.length === 0) return null;
-    return { startMs, endMs: startMs + this.stepMs(entries), entries, admitted, preempted };
+    return { startMs, endMs: startMs + this.stepMs(entries), entries, admitted, preempted, failed: [] };
   }
 
   stepMs(entries: readonly StepEntry[]): number {
@@ -316,6 +331,14 @@ export class Scheduler {
     seq.blocks = [];
     this.byId.delete(seq.id);
     this.counters.finished[reason] = (this.counters.finished[reason] ?? 0) + 1;
+  }
+
+  // Grows seq to hold `tokens` from free blocks only; false when the pool is out of them.
+  private grow(seq: Seq, tokens: number): boolean {
+    const need = this.kv.blocksFor(tokens) - seq.blocks.length;
+    if (need > this.kv.freeBlocks) return false;
+    for (let i = 0; i < need; i++) seq.blocks.push(this.kv.allocOne()!);
+    return true;
   }
 
   // Grows seq to hold `tokens`; preempts the newest running sequence (possibly seq itself) when blocks run out.

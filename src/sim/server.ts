@@ -7,6 +7,7 @@ import { Histogram, type SimContext } from './context.js';
 import { EngineLoop } from './engine-loop.js';
 import { FaultPlan, parseFaults } from './faults.js';
 import { FLAVOR_SPECS } from './flavors/flavor.js';
+import { simLaunchCommand } from './launch-command.js';
 import { handle } from './handler.js';
 import type { Flavor, Profile, ProfileInput } from './profile-schema.js';
 import { loadProfile } from './profiles.js';
@@ -31,6 +32,7 @@ export interface SimHandle {
   url: string;
   baseUrl: string;
   profile: Profile;
+  launchCommand: string; // what a real server with this profile would have been started with
   truth(): TruthRecord[];
   lag(): { maxMs: number; p99Ms: number; meanMs: number };
   close(): Promise<void>;
@@ -109,11 +111,13 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  ctx.launchCommand = simLaunchCommand(ctx.profile, host, port);
   let closed: Promise<void> | undefined;
   return {
     url,
     baseUrl: `${url}/v1`,
     profile: ctx.profile,
+    launchCommand: ctx.launchCommand,
     truth: () => ctx.truth.all(),
     lag: () => {
       const s = ctx.engine.lag.summary();

@@ -137,6 +137,25 @@ export class StreamSession implements SeqSink {
     if (faultEnds) this.injectEnd(f2.name);
   }
 
+  // The engine dropped the request (llama.cpp's unified pool is full): llama.cpp fails every running request
+  // with one error event and closes the stream without [DONE]; before headers it is a plain HTTP 500.
+  failed(): void {
+    if (this.finished || this.writer.closed) return;
+    this.finished = true;
+    const message = 'Context size has been exceeded.';
+    const body = streamErrorEvent(this.flavor.name, message);
+    if (this.req.stream && this.writer.headSent) {
+      this.flushNow(`data: ${body}\n\n${this.flavor.doneAfterError ? 'data: [DONE]\n\n' : ''}`);
+      this.writer.end();
+    } else {
+      this.writer.head(500, { 'content-type': 'application/json' });
+      this.writer.end(body);
+      this.truth.status = 500;
+    }
+    this.truth.error = message;
+    this.close('error');
+  }
+
   private injectEnd(name: string): void {
     this.finished = true;
     this.abortEngine();

@@ -17,6 +17,7 @@ export interface TruthRecord {
   reasoningTokens: number;
   status?: number; // HTTP status when the request was refused before streaming
   fault?: string; // injected fault that shaped this request
+  error?: string; // the engine's own error that ended it (e.g. llama.cpp's full unified pool)
 }
 
 // Ground truth: every finished request, in memory and optionally as JSON lines.

@@ -96,13 +96,13 @@ describe('llamacpp flavor', () => {
       auth,
     );
     expect(tl.status).toBe(400);
-    expect(JSON.parse(tl.body).error).toMatchObject({ type: 'exceed_context_size_error', n_ctx: 32768 });
+    expect(JSON.parse(tl.body).error).toMatchObject({ type: 'exceed_context_size_error', n_ctx: 18944 }); // -c 300000 -np 16: GGML_PAD(300032 / 16, 256)
     const un = h.call('POST', '/v1/chat/completions', chatBody());
     expect([un.status, JSON.parse(un.body).error.type]).toEqual([401, 'authentication_error']);
     expect(h.call('GET', '/health').body).toBe('{"status":"ok"}');
     expect(h.call('GET', '/props').status).toBe(401);
     const props = JSON.parse(h.call('GET', '/props', undefined, auth).body);
-    expect(props.default_generation_settings.n_ctx).toBe(32768);
+    expect(props.default_generation_settings.n_ctx).toBe(18944);
     expect(typeof props.build_info).toBe('string');
     const tok = JSON.parse(h.call('POST', '/tokenize', { content: 'abcd efgh ijkl' }, auth).body);
     expect(tok.tokens).toHaveLength(3);

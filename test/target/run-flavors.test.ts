@@ -12,7 +12,7 @@ const KEY = 'sk-flavor-run-distinctive-8e1f';
 const EXPECT: Record<Flavor, { maxModelLen?: number; kv?: number; metrics: boolean }> = {
   vllm: { maxModelLen: 32768, kv: 300000, metrics: true },
   sglang: { maxModelLen: 32768, kv: 300000, metrics: true },
-  llamacpp: { maxModelLen: 32768, kv: 16 * 32768, metrics: true }, // split KV by llama.cpp's rules
+  llamacpp: { maxModelLen: 18944, kv: 16 * 18944, metrics: true }, // -c 300000 -np 16: 16 slots of GGML_PAD(300032 / 16, 256)
   tgi: { maxModelLen: 32768, kv: 300000, metrics: true },
   ollama: { maxModelLen: 32768, metrics: false },
   trtllm: { kv: 300000, metrics: true },

@@ -24,7 +24,7 @@ const EXPECT: Record<Flavor, { maxModelLen?: number; kv?: number; metrics: boole
   sglang: { maxModelLen: 32768, kv: 300000, metrics: true, reasoning: 'reasoning_content' },
   // The sim's llama.cpp reports per-slot n_ctx = maxModelLen (32768) below n_ctx_train (65536) with 16
   // slots: split KV by llama.cpp's rules, 16 × 32768 (the sim's own pool is 300000; see docs/engines.md).
-  llamacpp: { maxModelLen: 32768, kv: 16 * 32768, metrics: true, reasoning: 'reasoning_content' },
+  llamacpp: { maxModelLen: 18944, kv: 16 * 18944, metrics: true, reasoning: 'reasoning_content' }, // -c 300000 -np 16
   tgi: { maxModelLen: 32768, kv: 300000, metrics: true, reasoning: undefined },
   ollama: { maxModelLen: 32768, kv: undefined, metrics: false, reasoning: 'reasoning' },
   trtllm: { maxModelLen: undefined, kv: 300000, metrics: true, reasoning: 'reasoning_content' },
@@ -131,6 +131,6 @@ describe('sim auth per flavor', () => {
     expect(code).toBe(outcome);
     const withKey = await probeTarget({ baseUrl: sim.baseUrl, apiKey: 'sk-sim-secret-4242', hardware: noHw });
     expect(withKey.engine.name).toBe(flavor);
-    expect(withKey.maxModelLen).toBe(32768);
+    expect(withKey.maxModelLen).toBe(flavor === 'llamacpp' ? 18944 : 32768); // llama.cpp: the slot's context
   });
 });

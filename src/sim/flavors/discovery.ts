@@ -136,8 +136,8 @@ function sglangRoutes(): RouteTable {
 
 function llamacppRoutes(): RouteTable {
   const health: Route = () => jsonResponse(200, { status: 'ok' });
-  const models: Route = (ctx) =>
-    modelList(ctx, { meta: { n_ctx_train: ctx.profile.maxModelLen * 2, n_params: 0 } });
+  const kv = (ctx: SimContext) => ctx.engine.sched.limits.llamacpp!;
+  const models: Route = (ctx) => modelList(ctx, { meta: { n_ctx_train: kv(ctx).nCtxTrain, n_params: 0 } });
   return {
     'GET /health': health,
     'GET /v1/health': health,
@@ -145,11 +145,12 @@ function llamacppRoutes(): RouteTable {
     'GET /models': models,
     'GET /props': (ctx) =>
       jsonResponse(200, {
+        // Per slot only: neither the pool nor unified-vs-split shows anywhere in the API.
         default_generation_settings: {
-          n_ctx: ctx.profile.maxModelLen,
+          n_ctx: kv(ctx).nCtxSlot,
           params: { temperature: 0.8, top_k: 40, top_p: 0.95, min_p: 0.05 },
         },
-        total_slots: ctx.profile.maxNumSeqs,
+        total_slots: kv(ctx).slots,
         model_path: ctx.profile.servedModelName,
         chat_template: '{{ messages }}',
         modalities: { vision: false, audio: false },
@@ -162,7 +163,7 @@ function llamacppRoutes(): RouteTable {
         200,
         Array.from({ length: ctx.profile.maxNumSeqs }, (_, id) => ({
           id,
-          n_ctx: ctx.profile.maxModelLen,
+          n_ctx: kv(ctx).nCtxSlot,
           is_processing: id < running,
         })),
       );
