@@ -21,6 +21,14 @@ function posArg(name: string) {
   };
 }
 
+// --stalls 3:1500 -> the fault item "stall:count=3:ms=1500" (docs/sim.md "Faults").
+function stallsArg(v: string): string {
+  const m = /^(\d+):(\d+)$/.exec(v.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new InvalidArgumentError('--stalls must be COUNT:MS, e.g. 3:1500');
+  return `stall:count=${m[1]}:ms=${m[2]}`;
+}
+
 interface SimFlags {
   profile: string;
   host: string;
@@ -35,6 +43,7 @@ interface SimFlags {
   timeScale?: number;
   metrics: boolean;
   kvUnified?: boolean;
+  stalls?: string;
 }
 
 export function register(program: Command, io: CliIo): void {
@@ -59,6 +68,11 @@ export function register(program: Command, io: CliIo): void {
     .option('--time-scale <x>', 'run the profile x times faster than real hardware', posArg('--time-scale'))
     .option('--no-metrics', 'serve no /metrics (404), to test queue detection without metrics')
     .option('--kv-unified', 'llama.cpp flavor: all slots share one KV pool of --kv-capacity tokens')
+    .option(
+      '--stalls <count:ms>',
+      'stall that many streams for ms each (fault stall:count=N:ms=MS)',
+      stallsArg,
+    )
     .action(async (flags: SimFlags) => {
       const overrides: Partial<Profile> = {};
       if (flags.maxNumSeqs !== undefined) overrides.maxNumSeqs = flags.maxNumSeqs;
@@ -73,7 +87,7 @@ export function register(program: Command, io: CliIo): void {
         port: flags.port,
         flavor: flags.flavor,
         apiKey: flags.apiKey,
-        faults: flags.faults,
+        faults: [flags.faults, flags.stalls].filter(Boolean).join(',') || undefined,
         truthLog: flags.truthLog,
         seed: flags.seed,
       });

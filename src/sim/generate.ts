@@ -5,7 +5,7 @@ import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
 import type { FaultDecision } from './faults.js';
 import type { SimHttpRequest } from './http-types.js';
 import { SSE_HEADERS, StreamSession, type GenRequest } from './stream-session.js';
-import { blockHashes, countChatTokens, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
+import { blockHashes, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
 import type { TruthRecord } from './truth.js';
 import type { Writer } from './writer.js';
 
@@ -153,8 +153,8 @@ function generate(
     const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : undefined;
     if (!messages || messages.length === 0)
       return sendError(ctx, req, w, api, 'bad-request', { message: '`messages` is required.' });
-    promptTokens = countChatTokens(messages);
-    text = renderChat(messages);
+    text = renderChat(messages, p.chatTemplate);
+    promptTokens = countTokens(text);
   } else {
     const pr = body.prompt;
     text = typeof pr === 'string' ? pr : Array.isArray(pr) && typeof pr[0] === 'string' ? pr[0] : '';
@@ -208,6 +208,7 @@ function generate(
       : f.includeUsageDefault
     : false;
 
+  const bs = ctx.engine.sched.kv.blockSize;
   const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${(ctx.nextId++).toString(16).padStart(8, '0')}`;
   const gen: GenRequest = {
     id,
@@ -220,6 +221,7 @@ function generate(
     continuousUsage: f.continuousUsage && includeUsage && so?.continuous_usage_stats === true,
     cachedTokensInUsage:
       f.cachedTokensInUsage === 'always' || (f.cachedTokensInUsage === 'flag' && p.promptTokensDetails),
+    reasoningParser: p.reasoningTokens > 0,
   };
   const truth: TruthRecord = {
     id,
@@ -250,7 +252,7 @@ function generate(
       id,
       arrivalMs: ctx.clock.now() + apiDelayMs(p, promptTokens),
       promptTokens,
-      blockHashes: blockHashes(text, p.blockSize).slice(0, Math.floor(promptTokens / p.blockSize)),
+      blockHashes: blockHashes(text, bs).slice(0, Math.floor(promptTokens / bs)),
       maxTokens,
       minTokens: f.minTokens ? num(body.min_tokens) : undefined,
       ignoreEos: f.ignoreEos ? body.ignore_eos === true : false,

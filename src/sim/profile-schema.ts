@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_CHAT_TEMPLATE } from './tokenizer.js';
 
 export const FLAVORS = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm'] as const;
 export const FlavorSchema = z.enum(FLAVORS);
@@ -47,6 +48,16 @@ export const ProfileSchema = z
     // llama.cpp --kv-unified: every slot addresses one pool of kvCapacityTokens (-c); a full pool fails every
     // running request. Off: each of maxNumSeqs (-np) slots gets its own share (serving-limits.ts).
     kvUnified: z.boolean().default(false),
+    // Template tokens a chat request's prompt gets (tokenizer.ts renderChat): a common start, per message, and
+    // the generation prompt; one user message costs 15 by default, as real chat templates do.
+    chatTemplate: z
+      .object({
+        startTokens: z.number().int().nonnegative(),
+        perMessageTokens: z.number().int().min(2),
+        generationPromptTokens: z.number().int().min(1),
+      })
+      .strict()
+      .default(DEFAULT_CHAT_TEMPLATE),
     engine: z
       .object({
         version: z.string().default('0.0.0-sim'),

@@ -123,7 +123,7 @@ export class Scheduler {
     readonly seed = 0,
   ) {
     this.limits = servingLimits(profile);
-    this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching);
+    this.kv = new KvCache(this.limits.kvTokens, this.limits.blockSize, profile.prefixCaching);
     this.curves = makeCurves(profile);
     this.accept = profile.speculative
       ? acceptProbability(profile.speculative.k, profile.speculative.meanTokens)
@@ -185,7 +185,7 @@ export class Scheduler {
     const entries: StepEntry[] = [];
     const admitted: Seq[] = [];
     const preempted: Seq[] = [];
-    const bs = this.profile.blockSize;
+    const bs = this.kv.blockSize;
     const failAll = this.limits.onKvExhausted === 'fail-all';
     const exhausted = (): StepPlan => {
       const failed = this.running.splice(0);
@@ -275,7 +275,7 @@ export class Scheduler {
   complete(plan: StepPlan): Emission[] {
     this.counters.steps++;
     const out: Emission[] = [];
-    const bs = this.profile.blockSize;
+    const bs = this.kv.blockSize;
     for (const e of plan.entries) {
       const seq = e.seq;
       if (seq.status !== 'running') continue;

@@ -6,6 +6,7 @@ export interface ServingLimits {
   contextLimit: number; // tokens one request may hold (prompt + output)
   kvTokens: number; // the scheduler's pool
   onKvExhausted: 'preempt' | 'fail-all';
+  blockSize: number; // KV and prefix-cache granularity: llama.cpp reuses a cached prompt token by token
   llamacpp?: LlamacppKv;
 }
 
@@ -46,7 +47,12 @@ export function llamacppKv(
 
 export function servingLimits(p: Profile): ServingLimits {
   if (p.flavor !== 'llamacpp') {
-    return { contextLimit: p.maxModelLen, kvTokens: p.kvCapacityTokens, onKvExhausted: 'preempt' };
+    return {
+      contextLimit: p.maxModelLen,
+      kvTokens: p.kvCapacityTokens,
+      onKvExhausted: 'preempt',
+      blockSize: p.blockSize,
+    };
   }
   const kv = llamacppKv(p);
   // Split: a request never outgrows its slot, so the pool never runs short. Unified: slots admit without looking
@@ -55,6 +61,7 @@ export function servingLimits(p: Profile): ServingLimits {
     contextLimit: kv.nCtxSlot,
     kvTokens: kv.nCtx,
     onKvExhausted: kv.unified ? 'fail-all' : 'preempt',
+    blockSize: 1,
     llamacpp: kv,
   };
 }

@@ -18,6 +18,7 @@ export interface GenRequest {
   includeUsage: boolean;
   continuousUsage: boolean;
   cachedTokensInUsage: boolean;
+  reasoningParser: boolean; // the server splits reasoning out (the profile has reasoning tokens)
 }
 
 export const SSE_HEADERS: Record<string, string> = {
@@ -84,7 +85,10 @@ export class StreamSession implements SeqSink {
       this.faultDone = true;
       if (f.name === 'bad-json')
         this.send(`data: ${this.head}"choices":[{"index":0,"delta":{"content":"\n\n`, 0);
-      if (f.name === 'stall') this.stallUntil = this.clock.now() + f.ms;
+      if (f.name === 'stall') {
+        this.stallUntil = this.clock.now() + f.ms;
+        this.truth.stall = { atMs: this.clock.now(), ms: f.ms };
+      }
     }
     const contentTokens = tokens - reasoningTokens;
     if (!this.req.stream) {
@@ -125,10 +129,17 @@ export class StreamSession implements SeqSink {
       }
     }
     if (finish) {
+      // llama.cpp puts `timings` on the last chunk of the stream: the usage chunk when there is one.
+      const timings = this.flavor.timings ? `,"timings":${this.timings()}` : '';
       if (this.flavor.finishSeparate || tokens === 0)
-        out += this.event(this.choice(isChat ? '{}' : null, finish, ''), this.output);
+        out += this.event(
+          this.choice(isChat ? '{}' : null, finish, ''),
+          this.output,
+          '\n\n',
+          this.req.includeUsage ? '' : timings,
+        );
       if (this.req.includeUsage)
-        out += `data: ${this.head}"choices":[],"usage":${this.usage(this.output)}}\n\n`;
+        out += `data: ${this.head}"choices":[],"usage":${this.usage(this.output, true)}${timings}}\n\n`;
     }
     const f2 = this.fault;
     const faultEnds = f2 && this.faultDone && (f2.name === 'cut' || f2.name === 'error-event');
@@ -242,7 +253,8 @@ export class StreamSession implements SeqSink {
       choice = JSON.stringify({ index: 0, text: reasoning + content, logprobs: null, finish_reason: finish });
     }
     const object = this.req.api === 'chat' ? 'chat.completion' : 'text_completion';
-    const body = `{"id":${JSON.stringify(this.req.id)},"object":"${object}","created":${this.req.createdS},"model":${JSON.stringify(this.req.model)},"choices":[${choice}],"usage":${this.usage(this.output)}}`;
+    const timings = this.flavor.timings ? `,"timings":${this.timings()}` : '';
+    const body = `{"id":${JSON.stringify(this.req.id)},"object":"${object}","created":${this.req.createdS},"model":${JSON.stringify(this.req.model)},"choices":[${choice}],"usage":${this.usage(this.output, true)}${timings}}`;
     this.writer.head(200, { 'content-type': 'application/json' });
     const t = this.writer.end(body);
     this.recordChunk(t, this.output);
@@ -300,23 +312,49 @@ export class StreamSession implements SeqSink {
     return `{"index":0,"text":"${text ?? ''}","logprobs":null,"finish_reason":${fr}${extra}}`;
   }
 
-  private event(choice: string, completionTokens: number, suffix = '\n\n'): string {
+  private event(choice: string, completionTokens: number, suffix = '\n\n', extra = ''): string {
     const fp =
       this.flavor.fingerprint === 'always' ||
       (this.flavor.fingerprint === 'terminal' && choice.includes('"finish_reason":"'))
         ? `,"system_fingerprint":"${this.flavor.fingerprintValue}"`
         : '';
     const usage = this.req.continuousUsage ? `,"usage":${this.usage(completionTokens)}` : '';
-    return `data: ${this.head}"choices":[${choice}]${fp}${usage}}${suffix}`;
+    return `data: ${this.head}"choices":[${choice}]${fp}${usage}${extra}}${suffix}`;
   }
 
-  private usage(completion: number): string {
+  // llama.cpp's timings from the truth so far: cache_n is what the prefix cache saved, prompt_n what was computed.
+  private timings(): string {
+    const t = this.truth;
+    const now = this.clock.now();
+    const first = t.firstTokenMs ?? now;
+    const promptN = this.req.promptTokens - t.cachedTokens;
+    const promptMs = Math.max(0, first - (t.admittedMs ?? t.arrivalMs));
+    const predictedMs = Math.max(0, now - first);
+    const rate = (n: number, ms: number) => (ms > 0 ? (n * 1000) / ms : 0);
+    return JSON.stringify({
+      cache_n: t.cachedTokens,
+      prompt_n: promptN,
+      prompt_ms: promptMs,
+      prompt_per_token_ms: promptN > 0 ? promptMs / promptN : 0,
+      prompt_per_second: rate(promptN, promptMs),
+      predicted_n: this.output,
+      predicted_ms: predictedMs,
+      predicted_per_token_ms: this.output > 0 ? predictedMs / this.output : 0,
+      predicted_per_second: rate(this.output, predictedMs),
+    });
+  }
+
+  // `final`: the usage that closes a request (vLLM's reasoning detail is only there, not in continuous usage).
+  private usage(completion: number, final = false): string {
     const u: Record<string, unknown> = {
       prompt_tokens: this.req.promptTokens,
       total_tokens: this.req.promptTokens + completion,
       completion_tokens: completion,
     };
     if (this.flavor.reasoningTokensInUsage) u.reasoning_tokens = Math.min(this.reasoning, completion);
+    // Only with a reasoning parser configured (the profile's reasoningTokens > 0 stands for one).
+    if (final && this.flavor.reasoningTokensDetails && this.req.reasoningParser)
+      u.completion_tokens_details = { reasoning_tokens: Math.min(this.reasoning, completion) };
     if (this.req.cachedTokensInUsage) u.prompt_tokens_details = { cached_tokens: this.truth.cachedTokens };
     return JSON.stringify(u);
   }

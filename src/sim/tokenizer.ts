@@ -50,9 +50,23 @@ export function blockHashes(text: string, blockSize: number, salt = 0): number[]
   return out;
 }
 
-// Chat template of the sim: each message costs 4 tokens around its content, the generation prompt 3.
-export const CHAT_TOKENS_PER_MESSAGE = 4;
-export const CHAT_GENERATION_PROMPT_TOKENS = 3;
+// The sim's chat template, shaped like a real one (a fixed start: BOS and a default system preamble; markers
+// around each message; the generation prompt). Every marker is one sim token and markers are joined by
+// whitespace, which adds no token, so the rendered prompt's count is start + per message + generation prompt +
+// the content's tokens. The count is always taken on the rendered text, as servers do (a content ending in
+// whitespace loses that token when a marker follows). The start is the same in every conversation: a prefix
+// cache that works per token (llama.cpp) hits it on a cold prompt.
+export interface ChatTemplate {
+  startTokens: number;
+  perMessageTokens: number; // at least 2: an opening role marker and a closing marker
+  generationPromptTokens: number; // at least 1
+}
+
+export const DEFAULT_CHAT_TEMPLATE: ChatTemplate = {
+  startTokens: 10,
+  perMessageTokens: 3,
+  generationPromptTokens: 2,
+};
 
 export interface ChatMessage {
   role: string;
@@ -73,15 +87,24 @@ export function messageText(content: unknown): string {
   return '';
 }
 
-// The text the engine "sees" for a chat request; its token count is the chat prompt length.
-export function renderChat(messages: ChatMessage[]): string {
-  return messages.map((m) => `<|${m.role}|>\n${messageText(m.content)}`).join('\n');
+const marks = (n: number, mark: string) => Array.from({ length: Math.max(0, n) }, () => mark).join(' ');
+const roleMark = (role: string) => `<${role.replace(/[^a-z]/gi, '').slice(0, 2) || 'x'}>`; // 1 token
+
+// The text the engine "sees" for a chat request (GET /apply-template shows it); its token count is the prompt.
+export function renderChat(messages: ChatMessage[], t: ChatTemplate = DEFAULT_CHAT_TEMPLATE): string {
+  const parts: string[] = [];
+  if (t.startTokens > 0)
+    parts.push(Array.from({ length: t.startTokens }, (_, i) => `<s${i % 10}>`).join(' '));
+  for (const m of messages) {
+    const open = [roleMark(m.role), marks(t.perMessageTokens - 2, '<|>')].filter(Boolean).join(' ');
+    parts.push(`${open}\n${messageText(m.content)}\n<e>`);
+  }
+  parts.push(['<as>', marks(t.generationPromptTokens - 1, '<|>')].filter(Boolean).join(' '));
+  return parts.join('\n');
 }
 
-export function countChatTokens(messages: ChatMessage[]): number {
-  let n = CHAT_GENERATION_PROMPT_TOKENS;
-  for (const m of messages) n += CHAT_TOKENS_PER_MESSAGE + countTokens(messageText(m.content));
-  return n;
+export function countChatTokens(messages: ChatMessage[], t: ChatTemplate = DEFAULT_CHAT_TEMPLATE): number {
+  return countTokens(renderChat(messages, t));
 }
 
 // Output vocabulary: each word is exactly one sim token, so received text retokenizes to the true count.

@@ -18,6 +18,7 @@ export interface TruthRecord {
   status?: number; // HTTP status when the request was refused before streaming
   fault?: string; // injected fault that shaped this request
   error?: string; // the engine's own error that ended it (e.g. llama.cpp's full unified pool)
+  stall?: { atMs: number; ms: number }; // an injected stall: nothing was written from atMs for ms
 }
 
 // Ground truth: every finished request, in memory and optionally as JSON lines.

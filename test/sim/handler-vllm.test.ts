@@ -16,7 +16,12 @@ describe('vllm flavor: streaming chat', () => {
     const usage = js.at(-1)!;
     expect(usage.choices).toEqual([]);
     const prompt = countChatTokens(chatBody().messages);
-    expect(usage.usage).toEqual({ prompt_tokens: prompt, total_tokens: prompt + 12, completion_tokens: 12 });
+    expect(usage.usage).toEqual({
+      prompt_tokens: prompt,
+      total_tokens: prompt + 12,
+      completion_tokens: 12,
+      completion_tokens_details: { reasoning_tokens: 8 }, // tiny has 8 reasoning tokens: a reasoning parser
+    });
     const finish = js.at(-2)!;
     expect(finish.choices[0].finish_reason).toBe('length');
     expect(finish.choices[0].stop_reason).toBeNull();

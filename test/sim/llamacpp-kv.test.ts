@@ -32,7 +32,7 @@ describe('llama.cpp split KV (-np N)', () => {
   it('the API shows the per-slot context; the pool is slots x slot', () => {
     const h = harness(opts);
     // GGML_PAD(4096 / 4, 256) = 1024 per slot.
-    expect(h.ctx.engine.sched.kv.numBlocks * 16).toBe(4096);
+    expect(h.ctx.engine.sched.kv.numBlocks * h.ctx.engine.sched.kv.blockSize).toBe(4096);
     const props = JSON.parse(h.call('GET', '/props').body);
     expect(props.default_generation_settings.n_ctx).toBe(1024);
     expect(props.total_slots).toBe(4);
@@ -73,12 +73,18 @@ describe('llama.cpp split KV (-np N)', () => {
 describe('llama.cpp unified KV (--kv-unified)', () => {
   const opts = {
     flavor: 'llamacpp' as const,
-    overrides: { kvCapacityTokens: 4096, maxNumSeqs: 4, maxModelLen: 2048, kvUnified: true, reasoningTokens: 0 },
+    overrides: {
+      kvCapacityTokens: 4096,
+      maxNumSeqs: 4,
+      maxModelLen: 2048,
+      kvUnified: true,
+      reasoningTokens: 0,
+    },
   };
 
   it('the API shows only the per-slot cap, below the pool', () => {
     const h = harness(opts);
-    expect(h.ctx.engine.sched.kv.numBlocks * 16).toBe(4096);
+    expect(h.ctx.engine.sched.kv.numBlocks * h.ctx.engine.sched.kv.blockSize).toBe(4096);
     expect(JSON.parse(h.call('GET', '/props').body).default_generation_settings.n_ctx).toBe(2048);
     expect(JSON.parse(h.call('GET', '/slots').body)[3].n_ctx).toBe(2048);
     const over = h.call('POST', '/v1/chat/completions', chatBody({ messages: user(2100) }));
@@ -120,7 +126,6 @@ describe('llama.cpp unified KV (--kv-unified)', () => {
     const after = h.call('POST', '/v1/chat/completions', chatBody());
     expect(events(after.body).at(-1)).toBe('[DONE]');
   });
-
 });
 
 describe('launch command', () => {

@@ -1,6 +1,6 @@
 import type { SimContext } from '../context.js';
 import { jsonResponse, type SimHttpRequest, type SimHttpResponse } from '../http-types.js';
-import { countChatTokens, countTokens, type ChatMessage } from '../tokenizer.js';
+import { countChatTokens, countTokens, renderChat, type ChatMessage } from '../tokenizer.js';
 import { prometheusText, trtllmIterStats } from './metrics.js';
 
 type Route = (ctx: SimContext, req: SimHttpRequest) => SimHttpResponse;
@@ -21,8 +21,10 @@ function parseBody(req: SimHttpRequest): Record<string, unknown> {
 // Token ids are synthetic (the sim has no vocabulary); the count is what matters and is exact.
 const fakeIds = (n: number) => Array.from({ length: n }, (_, i) => 1000 + (i % 30000));
 
-function countOf(body: Record<string, unknown>, field: string): number | undefined {
-  if (Array.isArray(body.messages)) return countChatTokens(body.messages as ChatMessage[]);
+// A chat tokenize counts the rendered conversation (template tokens included), as the server's prompt count does.
+function countOf(ctx: SimContext, body: Record<string, unknown>, field: string): number | undefined {
+  if (Array.isArray(body.messages))
+    return countChatTokens(body.messages as ChatMessage[], ctx.profile.chatTemplate);
   const v = body[field];
   if (typeof v === 'string') return countTokens(v);
   if (Array.isArray(v) && typeof v[0] === 'string') return countTokens(v[0]);
@@ -69,7 +71,7 @@ function vllmRoutes(): RouteTable {
     'GET /metrics': metricsRoute,
     'POST /tokenize': (ctx, req) => {
       const body = parseBody(req);
-      const n = countOf(body, 'prompt');
+      const n = countOf(ctx, body, 'prompt');
       if (n === undefined)
         return jsonResponse(400, {
           error: { message: 'prompt or messages required', type: 'BadRequestError', param: null, code: 400 },
@@ -111,7 +113,7 @@ function sglangRoutes(): RouteTable {
       is_generation: true,
     });
   const tokenize: Route = (ctx, req) => {
-    const n = countOf(parseBody(req), 'prompt') ?? 0;
+    const n = countOf(ctx, parseBody(req), 'prompt') ?? 0;
     return jsonResponse(200, { tokens: fakeIds(n), count: n, max_model_len: 131072 });
   };
   const health: Route = () => empty();
@@ -169,10 +171,25 @@ function llamacppRoutes(): RouteTable {
       );
     },
     'GET /metrics': metricsRoute,
+    // The sim's BOS is part of the template's start, so add_special adds nothing: apply-template then tokenize
+    // gives the prompt count of a chat request exactly.
     'POST /tokenize': (_ctx, req) => {
       const body = parseBody(req);
       const n = typeof body.content === 'string' ? countTokens(body.content) : 0;
-      return jsonResponse(200, { tokens: fakeIds(n) });
+      const ids = fakeIds(n);
+      return jsonResponse(200, {
+        tokens: body.with_pieces === true ? ids.map((id) => ({ id, piece: ' tok' })) : ids,
+      });
+    },
+    'POST /apply-template': (ctx, req) => {
+      const body = parseBody(req);
+      if (!Array.isArray(body.messages))
+        return jsonResponse(400, {
+          error: { code: 400, message: "'messages' is required", type: 'invalid_request_error' },
+        });
+      return jsonResponse(200, {
+        prompt: renderChat(body.messages as ChatMessage[], ctx.profile.chatTemplate),
+      });
     },
     'POST /detokenize': (_ctx, req) => {
       const t = parseBody(req).tokens;
@@ -219,11 +236,13 @@ function tgiRoutes(): RouteTable {
         fakeIds(n).map((id, i) => ({ id, text: ' tok', start: i * 4, stop: i * 4 + 4 })),
       );
     },
-    'POST /chat_tokenize': (_ctx, req) => {
-      const n = countOf(parseBody(req), 'inputs') ?? 0;
+    'POST /chat_tokenize': (ctx, req) => {
+      const body = parseBody(req);
+      const n = countOf(ctx, body, 'inputs') ?? 0;
+      const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
       return jsonResponse(200, {
         tokenize_response: fakeIds(n).map((id, i) => ({ id, text: ' tok', start: i * 4, stop: i * 4 + 4 })),
-        templated_text: '',
+        templated_text: renderChat(messages, ctx.profile.chatTemplate),
       });
     },
   };
@@ -267,8 +286,8 @@ function trtllmRoutes(): RouteTable {
         ? jsonResponse(200, trtllmIterStats(ctx))
         : jsonResponse(404, { detail: 'Not Found' }),
     'GET /prometheus/metrics': metricsRoute,
-    'POST /_internal/tokenize': (_ctx, req) => {
-      const n = countOf(parseBody(req), 'prompt') ?? 0;
+    'POST /_internal/tokenize': (ctx, req) => {
+      const n = countOf(ctx, parseBody(req), 'prompt') ?? 0;
       return jsonResponse(200, { count: n, tokens: fakeIds(n) });
     },
   };

@@ -26,6 +26,9 @@ export interface FlavorSpec {
   streamOptionsNeedsStream: boolean;
   cachedTokensInUsage: 'always' | 'flag' | 'never';
   reasoningTokensInUsage: boolean;
+  // vLLM with a reasoning parser (PR #45802, 2026): usage.completion_tokens_details.reasoning_tokens
+  reasoningTokensDetails: boolean;
+  timings: boolean; // llama.cpp: a `timings` object (cache_n, prompt_n, ...) on the last chunk
   headersAtAdmission: boolean; // llama.cpp sends no headers until a slot frees
   firstErrorAsHttp: boolean; // errors before the first token come back as a plain HTTP error
   tooLongInStream: boolean; // tgi: validation errors inside a 200 stream
@@ -54,6 +57,8 @@ const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
   streamOptionsNeedsStream: false,
   cachedTokensInUsage: 'flag',
   reasoningTokensInUsage: false,
+  reasoningTokensDetails: false,
+  timings: false,
   headersAtAdmission: false,
   firstErrorAsHttp: false,
   tooLongInStream: false,
@@ -70,6 +75,7 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     fingerprintValue: 'fp_vllm_sim',
     validatesModel: true,
     streamOptionsNeedsStream: true,
+    reasoningTokensDetails: true,
   },
   sglang: {
     ...base,
@@ -96,6 +102,7 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     completionsDefaultMaxTokens: null,
     headersAtAdmission: true,
     firstErrorAsHttp: true,
+    timings: true,
   },
   tgi: {
     ...base,

@@ -251,12 +251,7 @@ function llamacpp(ctx: SimContext): string {
       'Number of requests deferred.',
       s.waitingAt(ctx.clock.now()),
     )
-    .metric(
-      'llamacpp:n_tokens_max',
-      'gauge',
-      'Largest observed n_tokens.',
-      s.kv.usedBlocks * ctx.profile.blockSize,
-    );
+    .metric('llamacpp:n_tokens_max', 'gauge', 'Largest observed n_tokens.', s.kv.usedBlocks * s.kv.blockSize);
   if (ctx.profile.speculative) {
     e.metric('llamacpp:spec_decode_num_drafts_total', 'counter', 'Number of drafts.', c.specDrafts)
       .metric(
