@@ -44,6 +44,7 @@ export function resultSkeleton(o: {
             kvCapacityTokens: o.kvCapacityTokens,
             kvCapacitySource:
               s.kvCapacity !== undefined ? '--kv-capacity' : (o.info.kvCapacitySource ?? 'probe'),
+            kvCapacityBound: s.kvCapacity !== undefined ? 'exact' : (o.info.kvCapacityBound ?? 'exact'),
           }
         : {}),
       ...(o.info.tokenizeAvailable !== undefined ? { tokenizeAvailable: o.info.tokenizeAvailable } : {}),

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { addOptions, resolveOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEta } from '../format/index.js';
+import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
 import { estimateDuration, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
+import type { KvBound } from '../target/types.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -19,6 +20,7 @@ export function register(program: Command, io: CliIo): void {
     let maxModelLen = o.maxModelLen;
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
+    let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
     // Online: what the flags do not say, the server does.
     if (o.baseUrl && (maxModelLen === undefined || kvCapacity === undefined)) {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
@@ -30,6 +32,8 @@ export function register(program: Command, io: CliIo): void {
         ...(o.engine ? { engine: o.engine } : {}),
       });
       maxModelLen ??= info.maxModelLen;
+      if (kvCapacity === undefined && info.kvCapacityTokens !== undefined)
+        kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
       source = `${info.engine.name} at ${o.baseUrl}`;
     }
@@ -44,18 +48,28 @@ export function register(program: Command, io: CliIo): void {
     const est = estimateDuration(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats });
     io.stdout.write(
       o.json
-        ? JSON.stringify({ ...plan, source, estimate: est }, null, 2) + '\n'
-        : planTable(plan, est, source),
+        ? JSON.stringify(
+            { ...plan, kvCapacitySource: kv.source, kvCapacityBound: kv.bound, source, estimate: est },
+            null,
+            2,
+          ) + '\n'
+        : planTable(plan, est, source, kv),
     );
   });
 }
 
 const SHORT: Record<string, string> = { run: 'run', 'Over capacity': 'over', 'Too long': 'long' };
 
-export function planTable(plan: Plan, est: Estimate, source: string): string {
+// Where the KV capacity came from and how sure it is (issue 16).
+interface KvNote {
+  source?: string | undefined;
+  bound?: KvBound | undefined;
+}
+
+export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}): string {
   const w = 6;
   const lines = [
-    `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}, max output ${plan.maxOutput}`,
+    `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
     `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
     '',
     ['context'.padEnd(8), ...plan.concurrency.map((n) => String(n).padStart(w))].join(' '),

@@ -12,3 +12,10 @@ export function parseContextLabel(label: string): number | undefined {
   if (!m) return undefined;
   return Number(m[1]) * (m[2] ? 1024 : 1);
 }
+
+/** How sure a KV capacity is, after its figure: nothing when exact (issue 16). */
+export function kvBoundNote(bound: 'exact' | 'lower-bound' | 'inferred' | undefined): string {
+  if (bound === 'lower-bound') return ', a lower bound (the server may hold more)';
+  if (bound === 'inferred') return ', inferred (the API cannot confirm it)';
+  return '';
+}

@@ -2,10 +2,14 @@
 export const DASH = '—';
 
 export const grouped0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-export const grouped1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+export const grouped1 = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
 const grouped2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-export const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+export const isNum = (v: number | null | undefined): v is number =>
+  typeof v === 'number' && Number.isFinite(v);
 
 // Rounds first so 9,999.96 becomes "10.0K" rather than "10,000.0".
 function thousands(v: number): string | undefined {
@@ -69,4 +73,3 @@ export function fmtMsCompact(v: number | null | undefined): string {
 export function fmtGb(v: number): string {
   return `${grouped0.format(v)} GB`;
 }
-

@@ -10,6 +10,7 @@ import {
   fmtMs,
   fmtS,
   fmtTokenMs,
+  kvBoundNote,
   fmtTokS,
 } from '../format/index.js';
 
@@ -135,7 +136,7 @@ export function metadata(r: RunResult): MetaSection[] {
         [
           'KV capacity',
           t.kvCapacityTokens
-            ? `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}`
+            ? `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}${kvBoundNote(t.kvCapacityBound)}`
             : undefined,
         ],
         ['API', r.status === 'imported' ? undefined : t.api],

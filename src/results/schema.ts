@@ -58,6 +58,8 @@ export const Target = z.object({
   maxModelLen: z.number().int().positive().optional(),
   kvCapacityTokens: z.number().int().positive().optional(),
   kvCapacitySource: z.string().optional(),
+  // exact, or a lower bound / an inference from the API (issue 16; src/target/types.ts KvBound)
+  kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
   reasoningField: z.string().optional(),

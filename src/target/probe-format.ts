@@ -1,3 +1,4 @@
+import { kvBoundNote } from '../format/index.js';
 import { redactSecrets } from '../secrets.js';
 import { serverRoot } from './probe.js';
 import type { TargetInfo } from './types.js';
@@ -38,7 +39,7 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
   rows.push([
     'KV capacity',
     info.kvCapacityTokens
-      ? `${fmt(info.kvCapacityTokens)} tokens (${info.kvCapacitySource ?? 'discovered'})`
+      ? `${fmt(info.kvCapacityTokens)} tokens (${info.kvCapacitySource ?? 'discovered'})${kvBoundNote(info.kvCapacityBound)}`
       : 'unknown (pass --kv-capacity)',
   ]);
   rows.push([

@@ -12,7 +12,17 @@ import { buildEngine } from './metadata.js';
 import { listModels, pickModel } from './models.js';
 import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
-import type { EngineAdapter, ModelsListing, ProbeContext, TargetInfo } from './types.js';
+import { obj, posInt } from './discovery-util.js';
+import { capacityFromLaunch } from './launch-capacity.js';
+import type {
+  Discovery,
+  EngineAdapter,
+  EngineName,
+  ModelEntry,
+  ModelsListing,
+  ProbeContext,
+  TargetInfo,
+} from './types.js';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -129,8 +139,7 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   };
   if (d.maxModelLen)
     Object.assign(info, { maxModelLen: d.maxModelLen, maxModelLenSource: d.maxModelLenSource });
-  if (d.kvCapacityTokens)
-    Object.assign(info, { kvCapacityTokens: d.kvCapacityTokens, kvCapacitySource: d.kvCapacitySource });
+  Object.assign(info, kvCapacity(adapter.name, d, model, launchCommand));
   if (d.metricsAvailable)
     Object.assign(info, { metricsPath: d.metricsPath ?? '/metrics', metricNames: adapter.metricNames });
   if (d.metricsAvailable)
@@ -142,6 +151,39 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   if (launchCommand) info.launchCommand = launchCommand;
   if (d.warnings?.length) info.warnings = d.warnings;
   return info;
+}
+
+// The best capacity source (issue 16): the engine's own report when it is exact, else the launch command when it
+// is readable and sizes the pool, else what the API shows, with how sure each figure is.
+function kvCapacity(
+  engine: EngineName,
+  d: Discovery,
+  model: ModelEntry,
+  launchCommand: string | undefined,
+): Pick<TargetInfo, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound'> {
+  const bound = d.kvCapacityBound ?? 'exact';
+  if (d.kvCapacityTokens && bound === 'exact')
+    return {
+      kvCapacityTokens: d.kvCapacityTokens,
+      kvCapacitySource: d.kvCapacitySource,
+      kvCapacityBound: bound,
+    };
+  const nCtxTrain = posInt(obj(model.raw.meta)?.n_ctx_train);
+  const fromLaunch = launchCommand
+    ? capacityFromLaunch(engine, launchCommand, nCtxTrain ? { nCtxTrain } : {})
+    : undefined;
+  if (fromLaunch)
+    return {
+      kvCapacityTokens: fromLaunch.tokens,
+      kvCapacitySource: fromLaunch.source,
+      kvCapacityBound: 'exact',
+    };
+  if (!d.kvCapacityTokens) return {};
+  return {
+    kvCapacityTokens: d.kvCapacityTokens,
+    kvCapacitySource: d.kvCapacitySource,
+    kvCapacityBound: bound,
+  };
 }
 
 // Which sample fields the server exposes right now (memoised GET: TRT-LLM's draining /metrics is read once).

@@ -27,6 +27,12 @@ export interface MetricNames {
   generationTokens?: string[];
 }
 
+// How sure a KV capacity is (issue 16): 'exact' from the engine's own report, the launch command or a flag;
+// 'lower-bound' when the pool holds at least this (llama.cpp's API shows one slot of a unified pool); 'inferred'
+// when the API figure rests on an assumption it cannot confirm (llama.cpp split KV read from slot n_ctx).
+export const KV_BOUNDS = ['exact', 'lower-bound', 'inferred'] as const;
+export type KvBound = (typeof KV_BOUNDS)[number];
+
 export interface TargetInfo {
   engine: Engine;
   models: string[];
@@ -35,6 +41,7 @@ export interface TargetInfo {
   maxModelLenSource?: string;
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
+  kvCapacityBound?: KvBound;
   metricsAvailable: boolean;
   metricsPath?: string; // relative to the server root, e.g. '/metrics'
   metricNames?: MetricNames;
@@ -80,6 +87,7 @@ export interface Discovery {
   maxModelLenSource?: string;
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
+  kvCapacityBound?: KvBound; // absent: exact (the engine's own report)
   metricsAvailable: boolean;
   metricsPath?: string;
   tokenize?: TargetInfo['tokenize'];

@@ -271,16 +271,52 @@ describe('engine specifics', () => {
 describe('llama.cpp KV pool: unified or split', () => {
   const model = (train?: number) => ({ id: 'm', raw: train ? { meta: { n_ctx_train: train } } : {} });
   it.each([
-    ['explicit kv_unified flag wins', 8192, 4, { kv_unified: true }, model(131072), 8192],
-    ['explicit split flag wins', 8192, 4, { kv_unified: false }, model(8192), 32768],
-    ['default -c 0, unified: slot holds the training context', 131072, 4, {}, model(131072), 131072],
-    ['split with a large -c: slots below the training context', 32768, 16, {}, model(131072), 524288],
-    ['split with default -c 0: a fraction of the training context', 32768, 4, {}, model(131072), 131072],
-    ['no training context known: assume one pool (the smaller figure)', 8192, 4, {}, model(), 8192],
-    ['one slot', 8192, 1, {}, model(131072), 8192],
-  ] as const)('%s', async (_what, slotCtx, slots, props, m, kv) => {
+    ['explicit kv_unified flag wins', 8192, 4, { kv_unified: true }, model(131072), 8192, 'exact'],
+    ['explicit split flag wins', 8192, 4, { kv_unified: false }, model(8192), 32768, 'lower-bound'],
+    [
+      'default -c 0, unified: slot holds the training context',
+      131072,
+      4,
+      {},
+      model(131072),
+      131072,
+      'lower-bound',
+    ],
+    [
+      'issue 16: -c 65536, 4 unified slots capped at n_ctx_train',
+      32768,
+      4,
+      {},
+      model(32768),
+      32768,
+      'lower-bound',
+    ],
+    [
+      'split with a large -c: slots below the training context',
+      32768,
+      16,
+      {},
+      model(131072),
+      524288,
+      'inferred',
+    ],
+    [
+      'split with default -c 0: a fraction of the training context',
+      32768,
+      4,
+      {},
+      model(131072),
+      131072,
+      'inferred',
+    ],
+    ['no training context known: one pool of at least a slot', 8192, 4, {}, model(), 8192, 'lower-bound'],
+    ['one slot below the training context', 8192, 1, {}, model(131072), 8192, 'exact'],
+  ] as const)('%s', async (_what, slotCtx, slots, props, m, kv, bound) => {
     const { kvFromSlots } = await import('../../src/target/engines/llamacpp.js');
-    expect(kvFromSlots(slotCtx, slots, props, m).kvCapacityTokens).toBe(kv);
+    expect(kvFromSlots(slotCtx, slots, props, m)).toMatchObject({
+      kvCapacityTokens: kv,
+      kvCapacityBound: bound,
+    });
   });
 });
 

@@ -68,36 +68,41 @@ export const llamacpp: EngineAdapter = {
   outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
 };
 
-// Unified KV (the default since late 2025 when -np is not given): every slot sees the whole pool, so the
-// per-slot n_ctx is the pool. Split KV (-np N): each slot has n_ctx/N. A build that reports kv_unified is
-// believed. Otherwise: with the default -c 0 a unified slot holds the training context while a split slot
-// holds a fraction of it, so slot n_ctx >= n_ctx_train means unified. Unknown: assume unified, the smaller
-// figure (cells judged Over capacity show; cells that overflow a pool would fail mid-run).
+// What /props tells of the pool. A slot holds min(its KV, n_ctx_train): unified KV (the default since late 2025
+// when -np is not given) lets each slot address the whole pool, split KV (-np N) gives each slot n_ctx/N. So a
+// slot below the training context shows its KV exactly (unified: the pool; split: one N-th of it), while a slot at
+// the training context may sit on a larger pool (issue 16: -c 65536, 4 unified slots capped at 32,768). A build
+// that reports kv_unified is believed; without it a slot below n_ctx_train is read as split (N x slot, inferred:
+// unified with a small -c would hold only one slot's worth), at n_ctx_train as one pool of at least a slot.
+// The launch command (probe.ts) replaces all of this with an exact figure when it is readable.
 export function kvFromSlots(
   slotCtx: number,
   slots: number,
   props: Record<string, unknown>,
   model: ModelEntry,
-): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource'> {
-  if (slots <= 1) return { kvCapacityTokens: slotCtx, kvCapacitySource: 'GET /props n_ctx (1 slot)' };
+): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound'> {
   const flag = props.kv_unified ?? obj(props.default_generation_settings)?.kv_unified;
   const train = posInt(obj(model.raw.meta)?.n_ctx_train);
-  if (typeof flag !== 'boolean' && train === undefined) {
+  const capped = train === undefined || slotCtx >= train; // the slot may hide a larger pool
+  const bound = capped ? 'lower-bound' : 'exact';
+  if (slots <= 1)
     return {
       kvCapacityTokens: slotCtx,
-      kvCapacitySource: `GET /props n_ctx (assumed one KV pool shared by ${slots} slots; pass --kv-capacity if not)`,
+      kvCapacitySource: 'GET /props n_ctx (1 slot)',
+      kvCapacityBound: bound,
+    };
+  if (flag === true || (typeof flag !== 'boolean' && capped)) {
+    return {
+      kvCapacityTokens: slotCtx,
+      kvCapacitySource: `GET /props n_ctx (unified KV shared by ${slots} slots${capped ? ', at least this' : ''})`,
+      kvCapacityBound: bound,
     };
   }
-  const unified = typeof flag === 'boolean' ? flag : slotCtx >= train!;
-  return unified
-    ? {
-        kvCapacityTokens: slotCtx,
-        kvCapacitySource: `GET /props n_ctx (unified KV shared by ${slots} slots)`,
-      }
-    : {
-        kvCapacityTokens: slotCtx * slots,
-        kvCapacitySource: `GET /props n_ctx × total_slots (${slots} slots)`,
-      };
+  return {
+    kvCapacityTokens: slotCtx * slots,
+    kvCapacitySource: `GET /props n_ctx × total_slots (${slots} slots)`,
+    kvCapacityBound: flag === false ? bound : 'inferred',
+  };
 }
 
 async function firstSlotCtx(ctx: ProbeContext): Promise<number | undefined> {
