@@ -5,7 +5,7 @@ import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
 import type { FaultDecision } from './faults.js';
 import type { SimHttpRequest } from './http-types.js';
 import { SSE_HEADERS, StreamSession, type GenRequest } from './stream-session.js';
-import { blockHashes, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
+import { blockHashes, commonPrefixTokens, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
 import type { TruthRecord } from './truth.js';
 import type { Writer } from './writer.js';
 
@@ -209,6 +209,13 @@ function generate(
     : false;
 
   const bs = ctx.engine.sched.kv.blockSize;
+  // llama.cpp reuses any common prefix with a slot's previous prompt, token by token: a new conversation hits the
+  // chat template's start. (One previous prompt stands for the slots' caches.)
+  let sharedPrefixTokens: number | undefined;
+  if (f.name === 'llamacpp') {
+    if (ctx.lastPrompt !== undefined) sharedPrefixTokens = commonPrefixTokens(text, ctx.lastPrompt);
+    ctx.lastPrompt = text;
+  }
   const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${(ctx.nextId++).toString(16).padStart(8, '0')}`;
   const gen: GenRequest = {
     id,
@@ -254,6 +261,7 @@ function generate(
       promptTokens,
       blockHashes: blockHashes(text, bs).slice(0, Math.floor(promptTokens / bs)),
       maxTokens,
+      ...(sharedPrefixTokens !== undefined ? { sharedPrefixTokens } : {}),
       minTokens: f.minTokens ? num(body.min_tokens) : undefined,
       ignoreEos: f.ignoreEos ? body.ignore_eos === true : false,
     },

@@ -11,6 +11,9 @@ export interface RequestSpec {
   promptTokens: number;
   blockHashes: readonly number[]; // hash per full prompt block (tokenizer.ts blockHashes)
   maxTokens: number;
+  // Prompt tokens shared with an earlier prompt, counted token by token (llama.cpp's slot cache reuses a common
+  // prefix of any length; block caches only whole blocks).
+  sharedPrefixTokens?: number;
   minTokens?: number;
   ignoreEos?: boolean;
 }
@@ -123,7 +126,7 @@ export class Scheduler {
     readonly seed = 0,
   ) {
     this.limits = servingLimits(profile);
-    this.kv = new KvCache(this.limits.kvTokens, this.limits.blockSize, profile.prefixCaching);
+    this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching);
     this.curves = makeCurves(profile);
     this.accept = profile.speculative
       ? acceptProbability(profile.speculative.k, profile.speculative.meanTokens)
@@ -227,18 +230,21 @@ export class Scheduler {
       const hashes = seq.spec.blockHashes;
       // At least one prompt token is always computed, as in vLLM (it needs logits to sample from).
       const hit = Math.min(this.kv.matchPrefix(hashes), Math.floor((seq.target - 1) / bs));
+      const cached = this.profile.prefixCaching
+        ? Math.max(hit * bs, Math.min(seq.spec.sharedPrefixTokens ?? 0, seq.target - 1))
+        : 0;
       // A unified llama.cpp pool takes blocks as prefill goes (grow), so a free slot is all admission needs.
       const fresh = failAll ? 0 : this.kv.blocksFor(seq.target) - hit;
       if (this.kv.freeNeeded(hashes, hit, fresh) > this.kv.freeBlocks) break;
       this.waiting.shift();
       seq.blocks = this.kv.acquire(hashes, hit, fresh);
-      seq.computed = hit * bs;
+      seq.computed = cached;
       seq.registered = hit;
       this.kv.queries += seq.target;
-      this.kv.hits += hit * bs;
+      this.kv.hits += cached;
       if (seq.admittedMs === undefined) {
         seq.admittedMs = startMs;
-        seq.cachedTokens = hit * bs;
+        seq.cachedTokens = cached;
       }
       seq.status = 'running';
       this.running.push(seq);
@@ -246,7 +252,7 @@ export class Scheduler {
       const chunk = Math.min(seq.target - seq.computed, budget);
       if (failAll && !this.grow(seq, seq.computed + chunk)) return exhausted();
       budget -= chunk;
-      entries.push({ seq, kind: 'prefill', tokens: chunk, cachedTokens: hit * bs });
+      entries.push({ seq, kind: 'prefill', tokens: chunk, cachedTokens: cached });
     }
 
     if (entries.length === 0) return null;

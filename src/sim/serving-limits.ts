@@ -6,7 +6,6 @@ export interface ServingLimits {
   contextLimit: number; // tokens one request may hold (prompt + output)
   kvTokens: number; // the scheduler's pool
   onKvExhausted: 'preempt' | 'fail-all';
-  blockSize: number; // KV and prefix-cache granularity: llama.cpp reuses a cached prompt token by token
   llamacpp?: LlamacppKv;
 }
 
@@ -51,7 +50,6 @@ export function servingLimits(p: Profile): ServingLimits {
       contextLimit: p.maxModelLen,
       kvTokens: p.kvCapacityTokens,
       onKvExhausted: 'preempt',
-      blockSize: p.blockSize,
     };
   }
   const kv = llamacppKv(p);
@@ -61,7 +59,6 @@ export function servingLimits(p: Profile): ServingLimits {
     contextLimit: kv.nCtxSlot,
     kvTokens: kv.nCtx,
     onKvExhausted: kv.unified ? 'fail-all' : 'preempt',
-    blockSize: 1,
     llamacpp: kv,
   };
 }

@@ -24,6 +24,16 @@ export function countTokens(text: string): number {
   return pendingSpace ? n + 1 : n;
 }
 
+// Whole tokens two texts start with (the token they differ in, or one next to it, is not counted: the count of the
+// common characters takes a partial token or a trailing space as one, so one is taken off).
+export function commonPrefixTokens(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let k = 0;
+  while (k < n && a.charCodeAt(k) === b.charCodeAt(k)) k++;
+  if (k === a.length && k === b.length) return countTokens(a);
+  return Math.max(0, countTokens(a.slice(0, k)) - 1);
+}
+
 // Hash per full block of blockSize tokens, each chained to the previous one (vLLM block hashing), for the prefix cache.
 export function blockHashes(text: string, blockSize: number, salt = 0): number[] {
   const out: number[] = [];

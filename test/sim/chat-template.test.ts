@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countChatTokens, countTokens, renderChat } from '../../src/sim/tokenizer.js';
+import { commonPrefixTokens, countChatTokens, countTokens, renderChat } from '../../src/sim/tokenizer.js';
 import { chatBody, harness, jsonEvents } from './handler-helpers.js';
 
 const ask = (content: string) => [{ role: 'user', content }];
@@ -67,6 +67,16 @@ describe('chat template tokens', () => {
       h.call('POST', '/v1/chat/completions', chatBody({ messages: ask(B), stream: false })).body,
     );
     expect(r.usage.prompt_tokens_details.cached_tokens).toBe(0);
+  });
+});
+
+describe('common prefix in tokens (llama.cpp slot cache)', () => {
+  it('counts the whole tokens two prompts share, never the one they differ in', () => {
+    expect(commonPrefixTokens('aa bb cc dd', 'aa bb cx dd')).toBe(2);
+    expect(commonPrefixTokens('abcdefgh ij', 'abcdefgx ij')).toBe(1); // "abcd" then "efgh" differs
+    expect(commonPrefixTokens('same text', 'same text')).toBe(2);
+    expect(commonPrefixTokens('x', 'y')).toBe(0);
+    expect(commonPrefixTokens(renderChat(ask(A)), renderChat(ask(B)))).toBe(12);
   });
 });
 
