@@ -116,7 +116,12 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     cell.tokensPerSPerW = r3(server.tokensPerSPerW ?? null);
   }
   if (prompt !== null) cell.promptTokens = Math.round(prompt);
-  if (measured) cell.intervals = roundIntervals(f.intervals);
+  if (measured) {
+    cell.intervals = roundIntervals(f.intervals);
+    cell.maxChunkGapMs = r3(f.stalls.maxGapMs);
+    cell.stalls = f.stalls.count;
+    cell.stalledMs = r3(f.stalls.totalMs)!;
+  }
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
   if (decision.error) cell.error = decision.error;
   return cell;

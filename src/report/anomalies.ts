@@ -11,6 +11,7 @@ export type AnomalyKind =
   | 'failed'
   | 'queued'
   | 'errors'
+  | 'stall'
   | 'warning';
 
 export interface Anomaly {
@@ -207,6 +208,16 @@ function cellFlags(r: RunResult): Anomaly[] {
           `${c.queueEvidence ? ` Evidence: ${c.queueEvidence.replace(/\.?$/, '.')}` : ''} Its TTFT and per-request speed include queueing.`,
       });
     }
+    if (c.status !== 'Failed' && c.stalls && c.measuredS)
+      out.push({
+        ...base,
+        kind: 'stall',
+        severity: 'warn',
+        text:
+          `Cell ${where}: ${c.stalls} stalled stream${c.stalls === 1 ? '' : 's'} (gaps between chunks over 1 s, ` +
+          `the longest ${fmtMs(c.maxChunkGapMs)}); some stream was stalled for ${fmtMs(c.stalledMs)}, ` +
+          `${pct((c.stalledMs ?? 0) / 1000 / c.measuredS)} of the window. Its figures include the pauses.`,
+      });
     if (c.status !== 'Failed' && errs > 0)
       out.push({
         ...base,

@@ -68,6 +68,9 @@ export const CSV_HEADERS = [
   'Outlier repeats',
   'Error',
   ...INTERVAL_FIELDS.flatMap(([, name]) => [`${name} 95% lo`, `${name} 95% hi`]),
+  'Max chunk gap ms',
+  'Stalls',
+  'Stalled ms',
 ];
 
 function intervalFields(c: DecodeCell): Array<number | null> {
@@ -105,6 +108,9 @@ export function renderCsv(r: RunResult): string {
       p.repeats.length ? p.repeats.filter((x) => x.outlier).length : null,
       p.error,
       ...INTERVAL_FIELDS.flatMap(() => [null, null]),
+      null,
+      null,
+      null,
     ]);
   }
   const cells = [...r.decode].sort(
@@ -147,6 +153,9 @@ export function renderCsv(r: RunResult): string {
       null,
       c.error,
       ...intervalFields(c),
+      c.maxChunkGapMs,
+      c.stalls,
+      c.stalledMs,
     ]);
   }
   return (

@@ -188,6 +188,10 @@ export const DecodeCell = z.object({
   maxFirstTokenWaitMs: z.number().nullable().optional(),
   intervals: CellIntervals.optional(),
   clientQueue: ClientQueue.optional(),
+  // Pauses in streaming (src/stats/window.ts "stall"): the longest chunk gap, stall count and stalled time.
+  maxChunkGapMs: z.number().nullable().optional(),
+  stalls: z.number().int().nonnegative().optional(),
+  stalledMs: z.number().nonnegative().optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
 

@@ -25,6 +25,18 @@ export interface CellIntervals {
   tbtMs: Interval | null;
 }
 
+// A stall: a gap between two chunks of one request longer than both 1 s and 10 x the cell's median chunk gap.
+// Counted per request; the stalled time is the union of the gaps (an engine-wide pause that hits every stream
+// at once counts N stalls but its length once).
+export const STALL_MIN_MS = 1000;
+export const STALL_GAP_FACTOR = 10;
+
+export interface Stalls {
+  count: number; // stalled gaps, over all requests
+  totalMs: number; // union of the stalled spans
+  maxGapMs: number | null; // the longest gap between chunks of one request in the window
+}
+
 export interface WindowFigures {
   outputTokens: number;
   totalTokensPerS: number | null;
@@ -41,6 +53,7 @@ export interface WindowFigures {
   errors: Partial<Record<ErrorKind, number>>;
   abortedAtClose: number;
   intervals: CellIntervals;
+  stalls: Stalls;
 }
 
 interface InWindow {
@@ -81,6 +94,7 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
   let completed = 0;
   let abortedAtClose = 0;
   const errors: Partial<Record<ErrorKind, number>> = {};
+  const spans: Array<[number, number]> = [];
   for (const r of requests) {
     const iw = inWindow(r, w);
     if (iw) {
@@ -94,7 +108,10 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
     let prev: number | undefined;
     for (const [t] of r.chunks) {
       if (t < w.openMs || t >= w.closeMs) continue;
-      if (prev !== undefined) gaps.push(t - prev);
+      if (prev !== undefined) {
+        gaps.push(t - prev);
+        spans.push([prev, t]);
+      }
       prev = t;
     }
     if (r.firstTokenAtMs !== undefined && r.sentAtMs < w.closeMs) ttfts.push(r.firstTokenAtMs - r.sentAtMs);
@@ -109,6 +126,7 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
       else errors[r.errorKind] = (errors[r.errorKind] ?? 0) + 1;
     }
   }
+  const gapS = sortSamples(gaps);
   const rateS = sortSamples(rates);
   const ttftS = sortSamples(ttfts);
   const tbtS = sortSamples(tbts);
@@ -120,7 +138,7 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
     ttftMs: median(ttftS),
     ttft: quantiles(ttftS),
     tbtMs: median(tbtS),
-    chunkGapMs: quantiles(sortSamples(gaps)),
+    chunkGapMs: quantiles(gapS),
     avgActive: lengthMs > 0 ? activeMs / lengthMs : null,
     completed,
     measuredS: lengthMs / 1000,
@@ -137,5 +155,28 @@ export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindo
       ttftMs: medianInterval(ttftS),
       tbtMs: medianInterval(tbtS),
     },
+    stalls: findStalls(spans, median(gapS)),
   };
+}
+
+export function findStalls(
+  spans: ReadonlyArray<readonly [number, number]>,
+  medianGapMs: number | null,
+): Stalls {
+  let maxGapMs: number | null = null;
+  for (const [a, b] of spans) maxGapMs = Math.max(maxGapMs ?? 0, b - a);
+  const threshold = Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
+  const long = spans.filter(([a, b]) => b - a > threshold).sort((x, y) => x[0] - y[0]);
+  let totalMs = 0;
+  let end = -Infinity;
+  for (const [a, b] of long) {
+    if (a >= end) {
+      totalMs += b - a;
+      end = b;
+    } else if (b > end) {
+      totalMs += b - end;
+      end = b;
+    }
+  }
+  return { count: long.length, totalMs, maxGapMs };
 }

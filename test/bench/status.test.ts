@@ -20,6 +20,7 @@ const figures = (over: Partial<WindowFigures> = {}): WindowFigures => ({
   errors: {},
   abortedAtClose: 4,
   intervals: { totalTokensPerS: null, perRequestTokensPerS: null, ttftMs: null, tbtMs: null },
+  stalls: { count: 0, totalMs: 0, maxGapMs: 40 },
   ...over,
 });
 // Four requests streaming through the whole 30 s window, first tokens 90-110 ms after their send.

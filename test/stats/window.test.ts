@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { avgPending, firstTokenWaitsMs, windowFigures, type TimedRequest } from '../../src/stats/index.js';
+import { findStalls } from '../../src/stats/window.js';
 
 // Steady single-token stream: one token every stepMs starting at firstMs.
 function stream(
@@ -79,5 +80,36 @@ describe('window accounting', () => {
     expect(firstTokenWaitsMs([fast, stuck], w)).toEqual([10, 1100]);
     // pending: fast 1000..1010 (10 ms), stuck 1000..2000 (1000 ms) over 1000 ms
     expect(avgPending([fast, stuck], w)).toBeCloseTo(1.01, 9);
+  });
+});
+
+describe('stalls', () => {
+  it('counts long gaps per request, their union as stalled time, and keeps the longest gap', () => {
+    const s = findStalls(
+      [
+        [0, 20],
+        [20, 40],
+        [100, 1600], // stall 1 ...
+        [110, 1610], // ... the same pause seen by a second stream
+        [5000, 5020],
+        [6000, 7200], // stall 2
+        [8000, 8900], // under 1 s: not a stall
+      ],
+      20,
+    );
+    expect(s).toEqual({ count: 3, totalMs: 1510 + 1200, maxGapMs: 1500 });
+    // 10 x the median gap raises the bar on a slow stream: 1.2 s gaps at a 200 ms median are not stalls.
+    expect(findStalls([[0, 1200]], 200).count).toBe(0);
+    expect(findStalls([], null)).toEqual({ count: 0, totalMs: 0, maxGapMs: null });
+  });
+
+  it('reports stalls in the window figures', () => {
+    const chunks: Array<[number, number]> = [];
+    for (let t = 0; t < 3000; t += 10) if (t < 1000 || t >= 2500) chunks.push([t, 1]);
+    const f = windowFigures([{ sentAtMs: -5, firstTokenAtMs: 0, endAtMs: 3000, chunks, ok: true }], {
+      openMs: 0,
+      closeMs: 3000,
+    });
+    expect(f.stalls).toEqual({ count: 1, totalMs: 1510, maxGapMs: 1510 });
   });
 });

@@ -159,6 +159,9 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
     c.maxFirstTokenWaitMs !== undefined && c.maxFirstTokenWaitMs !== null
       ? `Longest wait for a first token: ${fmtMs(c.maxFirstTokenWaitMs)}.`
       : '',
+    typeof c.maxChunkGapMs === 'number'
+      ? `Longest gap between chunks: ${fmtMs(c.maxChunkGapMs)}; ${c.stalls ? `${c.stalls} stalled gap${c.stalls > 1 ? 's' : ''} (over 1 s and 10× the median gap), ${fmtMs(c.stalledMs)} of the window with a stream stalled` : 'no stall'}.`
+      : '',
   ]
     .filter(Boolean)
     .join(' ');

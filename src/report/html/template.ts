@@ -98,6 +98,7 @@ function anomalyList(list: Anomaly[]): string {
     failed: 'failed',
     queued: 'requests queued',
     errors: 'errors',
+    stall: 'stall',
     warning: 'note',
   };
   return `<ol class="anomalies">${list
