@@ -1,34 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
-// Tests that compare measured timings with the sim's ground truth at millisecond tolerances run last and
-// alone: on a 2-core machine a neighbouring test file would steal the cores they measure.
-const TIMING = ['test/integration/run-matrix.test.ts', 'test/bench/workers.test.ts'];
+// Two tiers (test/README.md). `fast` is `npm test`: pure logic, the CLI in-process through main(), the sim on
+// 127.0.0.1; no child processes and no real-clock bound tighter than the client controls, so it passes on a
+// 2-core laptop with other work running. `integration` holds what needs real processes (the bin, signals,
+// kill -9, a preloaded full disk), a browser, or many full runs (every sim fault, the whole matrix).
+const INTEGRATION = [
+  'test/integration/bin.test.ts',
+  'test/integration/resume.test.ts',
+  'test/integration/run-matrix.test.ts',
+  'test/reliability/crash-resume.test.ts',
+  'test/reliability/fault-matrix.test.ts',
+  'test/reliability/full-disk.test.ts',
+  'test/browser/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
     reporters: ['default'],
     projects: [
       {
         test: {
-          name: 'main',
+          name: 'fast',
           include: ['test/**/*.test.ts'],
-          exclude: TIMING,
+          exclude: INTEGRATION,
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
-          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
-          name: 'timing',
-          include: TIMING,
+          name: 'integration',
+          include: INTEGRATION,
           testTimeout: 240_000,
           hookTimeout: 60_000,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
         },
       },
     ],

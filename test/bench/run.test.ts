@@ -57,8 +57,16 @@ describe('BenchRun (fake transport, no network)', () => {
   it('is an object that can be started twice in one process', { timeout: 30_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'lib-run-'));
     const srv = fakeServer({ stepMs: 2, slots: 8, ttftMs: 2 });
-    const run = new BenchRun(settings(out), deps(srv));
+    const prompts: string[] = []; // "<context>-<slot>" of every request, from the prompt text the slot built
+    const run = new BenchRun(settings(out), {
+      ...deps(srv),
+      stream: (o: Parameters<typeof srv.stream>[0]) => {
+        prompts.push(/p(\d+-\d+)/.exec(JSON.stringify(o.body))?.[1] ?? 'none');
+        return srv.stream(o);
+      },
+    });
     const a = await run.start();
+    const firstRun = [...prompts];
     const b = await run.start();
     expect(a.result.runId).not.toBe(b.result.runId);
     for (const o of [a, b]) {
@@ -70,8 +78,18 @@ describe('BenchRun (fake transport, no network)', () => {
       const onDisk = JSON.parse(readFileSync(o.resultPath, 'utf8'));
       expect(onDisk).toEqual(JSON.parse(JSON.stringify(o.result)));
     }
-    // slot prompts: prefill repeat 1 is slot 1, repeat 2 a fresh slot; the connect request is slot 0
-    expect(srv.sent.length).toBeGreaterThan(20);
+    // slot prompts: the connect request is slot 0; prefill repeat 1 is slot 1 (the cache the decode cells then
+    // reuse), repeat 2 a fresh slot no cell uses; each context's cells use slots 1..N and no others
+    expect(firstRun.slice(0, 3)).toEqual(['1024-0', '1024-1', expect.stringMatching(/^1024-\d+$/)]);
+    const fresh = Number(firstRun[2]!.split('-')[1]);
+    expect(fresh).toBeGreaterThan(4);
+    for (const c of [1024, 4096]) {
+      const slots = new Set(
+        firstRun.slice(3).flatMap((p) => (p.startsWith(`${c}-`) ? [Number(p.split('-')[1])] : [])),
+      );
+      expect([...slots].sort((x, y) => x - y)).toEqual([1, 2, 3, 4]);
+    }
+    expect(prompts.length).toBe(srv.sent.length);
   });
 
   it(

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from '../integration/run-helpers.js';
 
 // `run --workers 2` end to end: the option reaches the decode cells, the result records it, every request line
@@ -12,7 +12,7 @@ describe('run --workers', () => {
   it('runs decode cells on 2 worker threads with exact counts', { timeout: 120_000 }, async () => {
     sim = await startTestSim();
     const out = tempDir('workers');
-    const r = await runCli([
+    const r = await runCliInProcess([
       'run',
       ...fastFlags(sim.baseUrl, out),
       '--contexts',
@@ -52,7 +52,7 @@ describe('run --workers', () => {
   });
 
   it('rejects --workers 0 with a clear usage error', async () => {
-    const r = await runCli(['run', '--base-url', 'http://127.0.0.1:9/v1', '--workers', '0']);
+    const r = await runCliInProcess(['run', '--base-url', 'http://127.0.0.1:9/v1', '--workers', '0']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/workers/);
     expect(r.stderr).not.toMatch(/\n\s+at /);

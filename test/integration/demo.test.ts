@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { readRun, runDirs, tempDir } from './run-helpers.js';
 
 describe('demo', () => {
@@ -9,7 +9,7 @@ describe('demo', () => {
     { timeout: 150_000 },
     async () => {
       const out = tempDir('demo');
-      const r = await runCli(['demo', '--out', out, '--duration', '0.5'], { timeoutMs: 140_000 });
+      const r = await runCliInProcess(['demo', '--out', out, '--duration', '0.5']);
       expect(r.code, r.stderr).toBe(0);
       const [dir] = runDirs(out);
       expect(r.stdout).toContain(`result: ${dir}/result.json`);

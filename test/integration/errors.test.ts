@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
 // One clear line with a stable code, a non-zero exit, no stack trace (STYLE.md); finished cells kept.
@@ -36,7 +36,7 @@ describe('run errors', () => {
   const key = ['--api-key', 'sk-right-key-0001'];
 
   it('unreachable URL: TARGET_UNREACHABLE', async () => {
-    const r = await runCli([
+    const r = await runCliInProcess([
       'run',
       ...fastFlags('http://127.0.0.1:1/v1', tempDir('err')),
       '--contexts',
@@ -48,7 +48,7 @@ describe('run errors', () => {
   });
 
   it('wrong key: AUTH_FAILED', async () => {
-    const r = await runCli([
+    const r = await runCliInProcess([
       'run',
       ...fastFlags(sim.baseUrl, tempDir('err')),
       '--api-key',
@@ -60,7 +60,7 @@ describe('run errors', () => {
   });
 
   it('unknown model: MODEL_NOT_FOUND', async () => {
-    const r = await runCli([
+    const r = await runCliInProcess([
       'run',
       ...fastFlags(sim.baseUrl, tempDir('err')),
       ...key,
@@ -73,12 +73,20 @@ describe('run errors', () => {
   });
 
   it('server that is not OpenAI-compatible: NOT_OPENAI_COMPATIBLE', async () => {
-    const r = await runCli(['run', ...fastFlags(htmlUrl, tempDir('err')), '--contexts', '1K']);
+    const r = await runCliInProcess(['run', ...fastFlags(htmlUrl, tempDir('err')), '--contexts', '1K']);
     expectOneLineError(r, 'NOT_OPENAI_COMPATIBLE', 7);
   });
 
   it('bad flags: CONFIG_INVALID listing every problem', async () => {
-    const r = await runCli(['run', '--base-url', sim.baseUrl, '--duration', 'soon', '--concurrency', '0']);
+    const r = await runCliInProcess([
+      'run',
+      '--base-url',
+      sim.baseUrl,
+      '--duration',
+      'soon',
+      '--concurrency',
+      '0',
+    ]);
     expectOneLineError(r, 'CONFIG_INVALID', 2);
     expect(r.stderr).toContain('--duration');
     expect(r.stderr).toContain('--concurrency[0]');
@@ -89,7 +97,7 @@ describe('run errors', () => {
     { timeout: 60_000 },
     async () => {
       const out = tempDir('err');
-      const r = await runCli([
+      const r = await runCliInProcess([
         'run',
         ...fastFlags(sim.baseUrl, out),
         ...key,
@@ -118,7 +126,7 @@ describe('run errors', () => {
       const out = tempDir('err');
       // --max-model-len hides the real limit (32768) from the plan: the server's 400 must be recognised. 40K, not
       // 32K: a prompt aimed at exactly the limit may land a few tokens under it and be accepted.
-      const r = await runCli([
+      const r = await runCliInProcess([
         'run',
         ...fastFlags(sim.baseUrl, out),
         ...key,

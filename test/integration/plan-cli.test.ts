@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startTestSim } from './run-helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 interface Row {
   phase: string;
@@ -24,7 +24,7 @@ describe('plan CLI', () => {
     ['3500000', '000_9816ff1652ee407d.json'],
   ] as const) {
     it(`--kv-capacity ${capacity} marks the Over capacity cells of ${seed}`, async () => {
-      const r = await runCli([
+      const r = await runCliInProcess([
         'plan',
         '--max-model-len',
         '1048576',
@@ -52,7 +52,7 @@ describe('plan CLI', () => {
   it('online: asks the server for its max model length and KV capacity', async () => {
     const sim = await startTestSim({ overrides: { kvCapacityTokens: 30_000, maxModelLen: 16_384 } });
     try {
-      const r = await runCli([
+      const r = await runCliInProcess([
         'plan',
         '--base-url',
         sim.baseUrl,
@@ -84,7 +84,7 @@ describe('plan CLI', () => {
   });
 
   it('prints a table offline and refuses to guess without a max model length', async () => {
-    const t = await runCli([
+    const t = await runCliInProcess([
       'plan',
       '--contexts',
       '8K,16K',
@@ -98,7 +98,7 @@ describe('plan CLI', () => {
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/^8K\s+run\s+run$/m);
     expect(t.stdout).toMatch(/^16K\s+run\s+over$/m);
-    const bad = await runCli(['plan']);
+    const bad = await runCliInProcess(['plan']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error \[USAGE\]: cannot choose contexts/);
   });

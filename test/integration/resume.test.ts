@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { cliCommand, REPO_ROOT, runCli } from '../helpers/cli.js';
+import { cliCommand, REPO_ROOT, runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
 const matrix = ['--contexts', '1K,2K', '--concurrency', '1,2,4', '--max-output', '256', '--run-id', 'r1'];
@@ -55,7 +55,15 @@ describe('interrupt and resume', () => {
       const keptCells = new Set(kept.map((c) => `decode ${c.contextTokens}x${c.concurrency}`));
       const keptLines = before.lines.filter((l) => keptCells.has(l.cell));
 
-      const r = await runCli(['run', '--resume', dir, '--settle-pause', '0.1', '--metrics-interval', '0.1']);
+      const r = await runCliInProcess([
+        'run',
+        '--resume',
+        dir,
+        '--settle-pause',
+        '0.1',
+        '--metrics-interval',
+        '0.1',
+      ]);
       expect(r.stderr).not.toMatch(/error \[/);
       expect(r.code).toBe(0);
       expect(runDirs(out)).toEqual([dir]);
@@ -110,11 +118,11 @@ describe('interrupt and resume', () => {
       expect(stopped.stderr).toMatch(/error \[INTERRUPTED\]: .*--resume /s);
       const { result } = readRun(dir);
       expect(result.status).toBe('interrupted');
-      const r = await runCli(['run', '--resume', '--out', dir, '--settle-pause', '0.1']);
+      const r = await runCliInProcess(['run', '--resume', '--out', dir, '--settle-pause', '0.1']);
       expect(r.code, r.stderr).toBe(0);
       expect(readRun(dir).result.decode).toHaveLength(6);
       // nothing left to resume
-      const again = await runCli(['run', '--resume', dir]);
+      const again = await runCliInProcess(['run', '--resume', dir]);
       expect(again.code).toBe(2);
       expect(again.stderr).toMatch(/already complete/);
     },

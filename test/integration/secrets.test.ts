@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, startTestSim, tempDir } from './run-helpers.js';
 
 const KEY = 'sk-LIB-distinctive-7f3a9c2e51d04b88';
@@ -35,7 +35,7 @@ describe('API key never appears in any output', () => {
         ['--api-key-file', keyFile],
       ];
       for (const extra of runs) {
-        const r = await runCli([
+        const r = await runCliInProcess([
           'run',
           ...fastFlags(sim.baseUrl, out),
           ...extra,
@@ -51,7 +51,7 @@ describe('API key never appears in any output', () => {
         expect(r.code, r.stderr).toBe(0);
         outputs.push(r.stdout, r.stderr);
       }
-      const env = await runCli(
+      const env = await runCliInProcess(
         [
           'run',
           ...fastFlags(sim.baseUrl, out),
@@ -69,7 +69,7 @@ describe('API key never appears in any output', () => {
       expect(env.code, env.stderr).toBe(0);
       outputs.push(env.stdout, env.stderr);
       // and errors: a wrong key that shares a prefix, an unreachable server
-      const wrong = await runCli([
+      const wrong = await runCliInProcess([
         'run',
         ...fastFlags(sim.baseUrl, out),
         '--api-key',

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
 // maxNumSeqs 2 < N = 4 -> Requests queued; 8K x 4: 4 x (8192 + 1024) = 36,864 > 30,000 -> Over capacity.
@@ -32,7 +32,7 @@ describe('cell statuses', () => {
         sim = await startTestSim({ overrides: { ...overrides, metrics } });
         const out = tempDir('status');
         // Without metrics the sim's KV capacity cannot be discovered: the flag gives it.
-        const r = await runCli(args(sim.baseUrl, out, metrics ? [] : ['--kv-capacity', '30000']));
+        const r = await runCliInProcess(args(sim.baseUrl, out, metrics ? [] : ['--kv-capacity', '30000']));
         expect(r.stderr).not.toMatch(/error \[/);
         expect(r.code).toBe(0);
         const { result } = readRun(runDirs(out)[0]!);

@@ -29,7 +29,8 @@ describe('metrics sampler', () => {
     sampler.start(open);
     await sleep(400);
     const samples = await sampler.stop();
-    expect(samples.length).toBeGreaterThanOrEqual(4);
+    // 400 ms at 50 ms: at most 9 ticks; a busy machine delays ticks, so fewer is fine, none is not
+    expect(samples.length).toBeGreaterThanOrEqual(2);
     expect(samples.length).toBeLessThanOrEqual(10);
     expect(samples[0]).toMatchObject({
       running: 5,
@@ -42,7 +43,7 @@ describe('metrics sampler', () => {
       specDraftTokens: 7000,
     });
     expect(samples[0]!.tMs).toBeGreaterThanOrEqual(0);
-    expect(samples[0]!.tMs).toBeLessThan(100);
+    expect(samples[0]!.tMs).toBeLessThan(250);
     for (let i = 1; i < samples.length; i++) expect(samples[i]!.tMs).toBeGreaterThan(samples[i - 1]!.tMs);
     // Stopped: no more scrapes.
     const n = srv.requests.length;
@@ -131,10 +132,11 @@ describe('metrics sampler', () => {
     const sampler = createMetricsSampler(info, { baseUrl: srv.url, intervalMs: 50, power });
     sampler.start(0);
     expect(started).toBe(true);
-    await sleep(120);
+    await sleep(200);
     const samples = await sampler.stop();
     expect(started).toBe(false);
-    expect(samples.every((s) => s.powerW === 812.5)).toBe(true);
+    expect(samples.length).toBeGreaterThan(0);
+    for (const s of samples) expect(s.powerW).toBe(812.5);
   });
 
   it('nvidia-smi loop mode: sums a batch of one line per GPU, skips [N/A]', async () => {

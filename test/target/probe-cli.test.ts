@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import type { FixtureServer } from './fixture-server.js';
 import { serveFixture } from './fixture-server.js';
 
@@ -14,7 +14,7 @@ afterAll(async () => {
 
 describe('llm-inference-bench probe', () => {
   it('prints a readable block', async () => {
-    const r = await runCli([
+    const r = await runCliInProcess([
       'probe',
       '--base-url',
       `${srv.url}/v1`,
@@ -36,7 +36,7 @@ describe('llm-inference-bench probe', () => {
   });
 
   it('--json with the key from the environment', async () => {
-    const r = await runCli(
+    const r = await runCliInProcess(
       [
         'probe',
         '--base-url',
@@ -78,7 +78,7 @@ describe('llm-inference-bench probe', () => {
     ['unknown model', ['--api-key', KEY, '--model', 'nope'], 5, 'MODEL_NOT_FOUND'],
     ['unknown engine', ['--api-key', KEY, '--engine', 'foo'], 2, 'USAGE'],
   ])('%s: one line, stable code, no stack', async (_what, extra, code, name) => {
-    const r = await runCli(['probe', '--base-url', srv.url, ...extra], {
+    const r = await runCliInProcess(['probe', '--base-url', srv.url, ...extra], {
       env: { OPENAI_API_KEY: '', LLM_BENCH_API_KEY: '' },
     });
     expect(r.code).toBe(code);
@@ -88,7 +88,7 @@ describe('llm-inference-bench probe', () => {
   });
 
   it('unreachable and not-OpenAI servers', async () => {
-    const down = await runCli(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
+    const down = await runCliInProcess(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/^error \[TARGET_UNREACHABLE\]/);
     const html = await serveFixture('vllm', {
@@ -97,7 +97,7 @@ describe('llm-inference-bench probe', () => {
       },
     });
     try {
-      const r = await runCli(['probe', '--base-url', html.url]);
+      const r = await runCliInProcess(['probe', '--base-url', html.url]);
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/^error \[NOT_OPENAI_COMPATIBLE\].*HTML/);
     } finally {

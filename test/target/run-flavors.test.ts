@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSim } from '../../src/sim/index.js';
 import type { Flavor } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 // Issue 4 acceptance: a run against each sim flavor completes and its result carries engine, version, max
 // context and KV capacity where the flavor exposes them, without any flag; the API key is nowhere.
@@ -34,7 +34,7 @@ describe('run against each sim flavor', () => {
       const sim = await startSim({ profile: 'tiny', flavor, apiKey: KEY });
       const out = mkdtempSync(join(tmpdir(), `run-${flavor}-`));
       try {
-        const r = await runCli(
+        const r = await runCliInProcess(
           [
             'run',
             '--base-url',
@@ -53,7 +53,7 @@ describe('run against each sim flavor', () => {
             out,
             '--quiet',
           ],
-          { env: { OPENAI_API_KEY: KEY }, timeoutMs: 110_000 },
+          { env: { OPENAI_API_KEY: KEY } },
         );
         expect(r.code, r.stderr).toBe(0);
         const resultPath = filesUnder(out).find((f) => f.endsWith('result.json'));

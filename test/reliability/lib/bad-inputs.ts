@@ -7,7 +7,7 @@ import {
   type Socket,
 } from 'node:net';
 import { join } from 'node:path';
-import { runCli } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli.js';
 import { hasStackTrace, tempDir, TINY_ARGS } from './bench-run.js';
 
 // Servers that are not what the user meant to benchmark; each listens on 127.0.0.1, port 0.
@@ -231,7 +231,7 @@ export interface BadInputOutcome {
 export async function tryBadInput(b: BadInput, f: Fakes): Promise<BadInputOutcome> {
   const dir = tempDir('bad');
   for (const [name, text] of Object.entries(b.files ?? {})) writeFileSync(join(dir, name), text);
-  const r = await runCli(b.args(f, dir), { timeoutMs: 90_000 });
+  const r = await runCliInProcess(b.args(f, dir));
   // commander prints its suggestion on a line of its own: "(Did you mean --concurrency?)".
   const text = r.stderr.replace(/\n\(Did you mean/g, ' (Did you mean');
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !/^\(run with --help/.test(l));

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, type CliResult } from '../../helpers/cli.js';
+import { runCli, runCliInProcess, type CliResult } from '../../helpers/cli.js';
 import { readResult } from '../../../src/results/io.js';
 import type { RunResult } from '../../../src/results/schema.js';
 
@@ -29,18 +29,28 @@ export interface BenchRunResult extends CliResult {
 
 const ERROR_LINE = /^error \[([A-Z_]+)\]: /;
 
-// Runs the real CLI and reads back what it left on disk.
+// Runs the CLI (in this process, or as a child where the test needs one, e.g. a preload) and reads back what it
+// left on disk.
 export async function runBench(
   baseUrl: string,
   out: string,
   runId: string,
   extra: string[] = [],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; child?: boolean } = {},
 ): Promise<BenchRunResult> {
-  const r = await runCli(
-    ['run', '--base-url', baseUrl, '--out', out, '--run-id', runId, '--quiet', ...TINY_ARGS, ...extra],
-    opts,
-  );
+  const args = [
+    'run',
+    '--base-url',
+    baseUrl,
+    '--out',
+    out,
+    '--run-id',
+    runId,
+    '--quiet',
+    ...TINY_ARGS,
+    ...extra,
+  ];
+  const r = await (opts.child ? runCli : runCliInProcess)(args, { ...(opts.env ? { env: opts.env } : {}) });
   return describeRun(r, join(out, runId));
 }
 

@@ -55,7 +55,7 @@ export async function fullDiskRun(
       // not there yet
     }
   }, 50);
-  const run = await runBench(baseUrl, out, 'full', extra, { env });
+  const run = await runBench(baseUrl, out, 'full', extra, { env, child: true });
   clearInterval(watch);
   const stats = poll.stop();
   const p: string[] = [];

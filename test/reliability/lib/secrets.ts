@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runCli, type CliResult } from '../../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../../helpers/cli.js';
 import { startSim } from '../../../src/sim/index.js';
 import { tempDir, tinyArgs } from './bench-run.js';
 
@@ -99,16 +99,16 @@ export async function secretsSweep(): Promise<SecretsOutcome> {
     writeFileSync(keyFile, `${KEY}\n`);
     const env = { OPENAI_API_KEY: '', LLM_BENCH_API_KEY: '' };
     const [flag, viaEnv, viaFile] = await Promise.all([
-      runCli([...common('flag'), '--api-key', KEY], { env }),
-      runCli(common('env'), { env: { ...env, OPENAI_API_KEY: KEY } }),
-      runCli([...common('file'), '--api-key-file', keyFile], { env }),
+      runCliInProcess([...common('flag'), '--api-key', KEY], { env }),
+      runCliInProcess(common('env'), { env: { ...env, OPENAI_API_KEY: KEY } }),
+      runCliInProcess([...common('file'), '--api-key-file', keyFile], { env }),
     ]);
     check('run --api-key', flag);
     check('run OPENAI_API_KEY', viaEnv);
     check('run --api-key-file', viaFile);
-    const wrongKey = await runCli([...common('wrong'), '--api-key', WRONG_KEY], { env });
+    const wrongKey = await runCliInProcess([...common('wrong'), '--api-key', WRONG_KEY], { env });
     check('run with a wrong key', wrongKey);
-    const echoRun = await runCli(
+    const echoRun = await runCliInProcess(
       [
         'run',
         '--base-url',
@@ -125,11 +125,20 @@ export async function secretsSweep(): Promise<SecretsOutcome> {
       { env },
     );
     check('run against a server echoing the key', echoRun);
-    const probe = await runCli(['probe', '--base-url', echo.url, '--api-key', WRONG_KEY, '--debug'], { env });
+    const probe = await runCliInProcess(
+      ['probe', '--base-url', echo.url, '--api-key', WRONG_KEY, '--debug'],
+      { env },
+    );
     check('probe against a server echoing the key', probe);
     for (const id of ['flag']) {
       for (const format of ['txt', 'md', 'csv', 'html', 'json']) {
-        const r = await runCli(['report', join(out, id, 'result.json'), '--format', format, '--debug']);
+        const r = await runCliInProcess([
+          'report',
+          join(out, id, 'result.json'),
+          '--format',
+          format,
+          '--debug',
+        ]);
         check(`report --format ${format} (${id})`, r);
       }
     }
