@@ -1,5 +1,5 @@
 // bench:big-payload — a 1M-token prompt built (src/prompts) and sent (src/client streamRequest) to a loopback
-// sink in its own process, then SSE events of 1.5 and 8 MB received (issue 6, 1d). Targets: the 1M-token prompt
+// sink in its own process, then SSE events of 1.5 and 8 MB received. Targets: the 1M-token prompt
 // built in < 1 s with < 64 MB extra memory. Usage: npm run bench:big-payload [-- --tokens=1000000]
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,7 @@
 // bench:fidelity — the real runner (BenchRun: probe, prefill, warm-up, closed-loop decode cells) against the
 // simulated engine's ground truth (truth log), the sim in its own process: TTFT, per-request decode rate and
-// time between tokens per request and per cell, receive delay, and exact token counts at 1, 64 and 256 streams
-// (issue 6, 1b). Then the client's call -> write gap (undici's deferred write) at 1, 64, 256 and 1,024 streams.
+// time between tokens per request and per cell, receive delay, and exact token counts at 1, 64 and 256 streams.
+// Then the client's call -> write gap (undici's deferred write) at 1, 64, 256 and 1,024 streams.
 // Usage: npm run bench:fidelity [-- --quick] [-- --workers=2] [-- --concurrency=1,64,256] [-- --write-gap=1,64]
 import { rmSync } from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // bench:memory — resident memory of the client holding 1,024 and 4,096 concurrent slow streams (the runner's
-// decode cell against the sim in its own process; one token per stream every 500 ms) (issue 6, 1c).
+// decode cell against the sim in its own process; one token per stream every 500 ms).
 // Target: 4,096 streams in <= 300 MB RSS. Usage: npm run bench:memory [-- --streams=1024,4096] [-- --window=6]
 import { join } from 'node:path';
 import { windowFigures } from '../src/stats/window.js';

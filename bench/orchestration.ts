@@ -1,7 +1,7 @@
 // bench:orchestration — wall time of the demo matrix (`llm-inference-bench demo`: contexts 1K..8K, concurrency
 // 1..16, the demo sim profile, in its own process) against what a run cannot avoid: the sum of its measurement
 // windows and of its cold prefills. Every phase the runner announces is timed, so the overhead is attributed
-// (probe, warm-up, ramp, settle, ...). Target: overhead <= 10% (issue 6, 1e).
+// (probe, warm-up, ramp, settle, ...). Target: overhead <= 10%.
 // Usage: npm run bench:orchestration [-- --duration=3]
 import { DEMO_CONCURRENCY, DEMO_CONTEXTS } from '../src/cli/demo.js';
 import { BenchRun } from '../src/bench/run.js';

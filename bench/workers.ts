@@ -1,6 +1,6 @@
 // bench:workers — one decode cell (the runner's closed loop) on 1, 2, ... worker threads against the sim in its
 // own process: throughput, client CPU, receive delay (sim write -> client stamp, from the truth log) and exact
-// token counts, so the scaling of --workers shows where cores allow (issue 6, deliverable 3).
+// token counts, so the scaling of --workers shows where cores allow.
 // Usage: npm run bench:workers [-- --workers=0,1,2] [-- --streams=128] [-- --step=10] [-- --window=4]
 // (0 = the single-threaded cell, no worker threads)
 import { rmSync } from 'node:fs';

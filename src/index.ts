@@ -4,7 +4,7 @@ export type { RequestRecord, RequestError } from './client/types.js';
 export { BenchError, ERROR_CODES } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { TOOL_NAME, TOOL_VERSION } from './version.js';
-// Client: stream one request and get its timed record (issue 6 deliverable 4; docs/performance.md).
+// Client: stream one request and get its timed record (docs/performance.md).
 export { nowMs } from './clock.js';
 export { streamRequest, firstTokenTimeoutMs, defaultDispatcher } from './client/stream.js';
 export type { StreamRequestOptions } from './client/stream.js';

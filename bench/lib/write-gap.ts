@@ -1,4 +1,4 @@
-// The call -> write gap of the streaming client (issue: send time = write time): how long undici holds a
+// The call -> write gap of the streaming client (send time = write time): how long undici holds a
 // request back after streamRequest is called, on fresh sockets (connect) and on reused keep-alive sockets
 // (idle-socket validation defers the write to a later event-loop turn). Closed loops of N streams against
 // the sim in its own process; bounded by time and by request count.

@@ -8,7 +8,7 @@ export interface ApiKeySources {
   env?: NodeJS.ProcessEnv;
 }
 
-// Precedence: flag > file > OPENAI_API_KEY > LLM_BENCH_API_KEY. Never read from a config file (issue 3).
+// Precedence: flag > file > OPENAI_API_KEY > LLM_BENCH_API_KEY. Never read from a config file.
 // Every key found is registered so no output path can print it.
 export function resolveApiKey(src: ApiKeySources): string | undefined {
   const env = src.env ?? process.env;

@@ -1,4 +1,4 @@
-// Phase timeouts (issue 3): connect, first token scaled to prompt size, idle between token chunks.
+// Phase timeouts: connect, first token scaled to prompt size, idle between token chunks.
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 

@@ -13,7 +13,7 @@ export interface RequestError {
 }
 
 // One timed stream. Times are ms on the caller's clock (src/clock.ts nowMs, epoch ms, by default),
-// taken when bytes arrived, before parsing (METHOD.md, issue 3).
+// taken when bytes arrived, before parsing (METHOD.md).
 export interface RequestRecord {
   calledAtMs?: number; // streamRequest was called
   sentAtMs: number; // the request's bytes went to the socket (TTFT starts here); calledAtMs if never written

@@ -1,4 +1,4 @@
-// Public API of the simulated engine (INTERFACES.md).
+// Public API of the simulated engine.
 export { startSim, createSimContext } from './server.js';
 export type { SimOptions, SimHandle } from './server.js';
 export type { TruthRecord } from './truth.js';

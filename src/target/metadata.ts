@@ -1,7 +1,7 @@
 import type { Engine, Hardware } from '../results/schema.js';
 import type { Discovery, EngineAdapter } from './types.js';
 
-// Engine metadata flags (issue 4): used where discovery has nothing; an explicit flag wins over discovery.
+// Engine metadata flags: used where discovery has nothing; an explicit flag wins over discovery.
 export interface EngineFlags {
   engineVersion?: string;
   engineCommit?: string;

@@ -1,5 +1,5 @@
 // Every engine flavor's transcript (test/fixtures/streams, written from engines.md) decodes to the expected
-// record, and to the same record whatever the read splits, line endings or parsing path (issue 6).
+// record, and to the same record whatever the read splits, line endings or parsing path.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

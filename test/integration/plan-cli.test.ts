@@ -17,7 +17,7 @@ const seedOver = (name: string): string[] =>
     .map((r) => `${r.contextTokens}x${r.concurrency}`)
     .sort();
 
-// Acceptance (issue 3): the offline plan marks exactly the seeds' Over capacity cells.
+// Acceptance: the offline plan marks exactly the seeds' Over capacity cells.
 describe('plan CLI', () => {
   for (const [capacity, seed] of [
     ['2500000', '001_e957ef8128caa214.json'],

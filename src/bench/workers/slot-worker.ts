@@ -1,6 +1,6 @@
 // Worker thread entry: runs the closed loops of the slots it was given and reports first tokens, errors and,
 // at the close, every record. Timestamps are epoch ms (performance.timeOrigin + performance.now()), the one
-// clock every thread of the process shares (INTERFACES.md).
+// clock every thread of the process shares.
 import { setMaxListeners } from 'node:events';
 import { parentPort } from 'node:worker_threads';
 import { streamRequest } from '../../client/stream.js';
