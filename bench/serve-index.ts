@@ -1,4 +1,4 @@
-// bench:serve — the results browser over 5,000 synthetic runs (issue 14, item 3): how long the first index
+// bench:serve — the results browser over 5,000 synthetic runs: how long the first index
 // takes (every result.json read), a walk with nothing changed (what each listing pays at most once a second),
 // a restart from the cache file, and the pages a user opens: the list, a filtered list, the JSON list and the
 // history of one cell across every run. In-process through app.fetch (no socket), so the figures are the

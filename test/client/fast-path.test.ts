@@ -1,4 +1,4 @@
-// The fast path covers every chunk shape the runner asks engines for (issue: client at the floor): each
+// The fast path covers every chunk shape the runner asks engines for: each
 // flavor of the sim, chat and completions, continuous usage where the engine offers it, reasoning, several
 // tokens per chunk. The record is the one the full parse gives, and only the first, last, usage-only,
 // error and unknown events take the full parse.
