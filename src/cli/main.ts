@@ -9,8 +9,10 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { processIo, type CliIo } from './io.js';
 import { register as registerCompare } from './compare.js';
 import { register as registerDemo } from './demo.js';
+import { register as registerFit } from './fit.js';
 import { register as registerImport } from './import.js';
 import { register as registerPlan } from './plan.js';
+import { register as registerPredict } from './predict.js';
 import { register as registerProbe } from './probe.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
@@ -38,6 +40,8 @@ export function buildProgram(io: CliIo = processIo()): Command {
   for (const register of [
     registerRun,
     registerPlan,
+    registerFit,
+    registerPredict,
     registerProbe,
     registerReport,
     registerCompare,

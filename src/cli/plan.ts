@@ -15,6 +15,10 @@ export function register(program: Command, io: CliIo): void {
       'print the cells, their statuses (Over capacity) and an estimated duration, without running anything',
     );
   addOptions(cmd, 'plan');
+  cmd.option(
+    '--for-twin',
+    'print the few short runs that pin a twin of the server, and the fit (docs/twin.md)',
+  );
   cmd.action(async (flags: Record<string, unknown>) => {
     const o = resolveOptions('plan', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
     let maxModelLen = o.maxModelLen;
@@ -45,6 +49,14 @@ export function register(program: Command, io: CliIo): void {
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
+    if (flags.forTwin) {
+      const { forTwinText } = await import('../twin/for-twin.js');
+      const baseUrl = o.baseUrl ? { baseUrl: o.baseUrl } : {};
+      io.stdout.write(
+        forTwinText(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats, ...baseUrl }),
+      );
+      return;
+    }
     const est = estimateDuration(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats });
     io.stdout.write(
       o.json

@@ -82,10 +82,11 @@ function intervalFields(c: DecodeCell): Array<number | null> {
 
 export function renderCsv(r: RunResult): string {
   const rows: unknown[][] = [CSV_HEADERS];
+  const tag = r.predicted ? ' (predicted)' : ''; // a prediction stays labelled when the rows leave the report
   for (const p of prefillPoints(r)) {
     const errs = ERROR_KINDS.map((k) => p.errors?.[k]);
     rows.push([
-      'Prefill',
+      `Prefill${tag}`,
       contextLabel(p.contextTokens),
       p.contextTokens,
       1,
@@ -118,7 +119,7 @@ export function renderCsv(r: RunResult): string {
   );
   for (const c of cells) {
     rows.push([
-      'Sustained decode',
+      `Sustained decode${tag}`,
       contextLabel(c.contextTokens),
       c.contextTokens,
       c.concurrency,

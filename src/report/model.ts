@@ -26,7 +26,12 @@ export const TTFT_NOTE =
   "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
 export const MEDIANS_NOTE = 'Latencies are medians. Total tok/s is output across all simultaneous requests.';
 
+// A prediction (`predict --twin`) says so wherever its title shows: every report format and compare.
 export function reportTitle(r: RunResult): string {
+  return r.predicted ? `Predicted · ${measuredTitle(r)}` : measuredTitle(r);
+}
+
+function measuredTitle(r: RunResult): string {
   if (r.title) return r.title;
   const gpu = r.hardware.gpuName
     ? ` on ${r.hardware.gpuName}${r.hardware.gpuCount && r.hardware.gpuCount > 1 ? ` ×${r.hardware.gpuCount}` : ''}`

@@ -92,6 +92,19 @@ export const PrefillRepeat = z.object({
 });
 export type PrefillRepeat = z.infer<typeof PrefillRepeat>;
 
+export const Interval = z.object({ lo: z.number(), hi: z.number() });
+export type Interval = z.infer<typeof Interval>;
+
+// What a twin prediction (src/twin/predict.ts) says beyond the figures: where it extrapolates past the measured
+// range, and the other status the cell may have when the fitted KV capacity or max sequences leave it open.
+export const PredictionNote = z.object({
+  extrapolates: z.array(z.string()).optional(),
+  otherStatus: CellStatus.optional(),
+  tokensPerS: Interval.optional(), // prefill points, which have no intervals field
+  ttftMs: Interval.optional(),
+});
+export type PredictionNote = z.infer<typeof PredictionNote>;
+
 export const PrefillPoint = z.object({
   contextTokens: z.number().int().positive(), // target size
   status: CellStatus,
@@ -103,6 +116,7 @@ export const PrefillPoint = z.object({
   decodeContext: z.boolean().optional(), // false for prefill-only points (full window)
   error: z.string().optional(),
   errors: ErrorsByKind.optional(),
+  prediction: PredictionNote.optional(),
 });
 export type PrefillPoint = z.infer<typeof PrefillPoint>;
 
@@ -121,8 +135,6 @@ export const ServerSample = z.object({
 });
 export type ServerSample = z.infer<typeof ServerSample>;
 
-export const Interval = z.object({ lo: z.number(), hi: z.number() });
-export type Interval = z.infer<typeof Interval>;
 
 // 95% intervals (docs/method.md "Intervals"): order statistics for medians, batch means for the total rate.
 export const CellIntervals = z.object({
@@ -145,6 +157,7 @@ export const ClientQueue = z.object({
   maxWaitMs: z.number(),
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
+
 
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
@@ -192,6 +205,7 @@ export const DecodeCell = z.object({
   maxChunkGapMs: z.number().nullable().optional(),
   stalls: z.number().int().nonnegative().optional(),
   stalledMs: z.number().nonnegative().optional(),
+  prediction: PredictionNote.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
 
@@ -216,6 +230,15 @@ export const RunResult = z.object({
   warnings: z.array(z.string()),
   requestLog: z.string().optional(), // file name of the per-request JSON lines, relative to the result
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  // Present only on a prediction (`predict --twin`): nothing in it was measured.
+  predicted: z
+    .object({
+      twin: z.string(), // the twin profile's name
+      fittedFrom: z.array(z.string()), // the results the twin was fitted on
+      whatIf: z.record(z.string(), z.unknown()).optional(), // settings changed from the fit
+      note: z.string().optional(),
+    })
+    .optional(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 

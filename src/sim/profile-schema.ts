@@ -75,6 +75,8 @@ export const ProfileSchema = z
       })
       .default({}),
     launchCommand: z.string().optional(),
+    // A twin's fit provenance and fit quality (src/twin/twin-file.ts); the engine ignores it.
+    twin: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

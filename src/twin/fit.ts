@@ -1,0 +1,419 @@
+import { BenchError } from '../errors.js';
+import { contextLabel } from '../format/index.js';
+import { FLAVORS, type Flavor, type Profile } from '../sim/profile-schema.js';
+import { validateProfile } from '../sim/profiles.js';
+import { relativeLeastSquares } from './lsq.js';
+import { demand, type DecodeObs, type Observations } from './observe.js';
+import { profilePoints, stepAt, type StepCurve } from './step-model.js';
+
+// Fits a sim profile (src/sim/profile-schema.ts) to measured cells. Linear parts by least squares (decode step
+// time against batch size and context; API time against context), the rest read off directly (max sequences
+// from queued cells, KV capacity from which cells ran and which were over capacity, prefill speed per point).
+// Deterministic: no random search, no seeds.
+
+export interface FitOptions {
+  name?: string;
+  kvCapacityTokens?: number; // what the data cannot pin, the user may know
+  maxNumSeqs?: number;
+  contextSlopeMsPerMTokens?: number;
+}
+
+export interface ParamFit {
+  name: string;
+  value: string;
+  quality: string; // standard error, bracket, or why it is only a bound
+  from: string; // which cells pinned it
+}
+
+export interface FitState {
+  profile: Profile;
+  params: ParamFit[];
+  notes: string[];
+  kvCapacity: { lo: number; hi: number | null; source: string };
+  maxNumSeqs: { value: number; pinned: boolean };
+  specMeanTokens: number;
+  ranges: { contexts: [number, number]; batch: [number, number]; prefill: [number, number] };
+}
+
+export const cellLabel = (c: { contextTokens: number; concurrency: number }): string =>
+  `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+
+const refuse = (message: string, hint: string): never => {
+  throw new BenchError('USAGE', message, { hint });
+};
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const ran = (d: DecodeObs) => d.status === 'Valid' || d.status === 'Requests queued';
+
+const pct = (se: number | null, v: number) =>
+  se === null ? 'exact fit (no spare cells to judge it)' : `± ${((100 * se) / Math.abs(v)).toFixed(1)}%`;
+
+function listCells(cells: ReadonlyArray<{ contextTokens: number; concurrency: number }>, max = 4): string {
+  const names = cells.slice(0, max).map(cellLabel);
+  return names.join(', ') + (cells.length > max ? ` and ${cells.length - max} more` : '');
+}
+
+// Requests queued because the engine runs at most maxNumSeqs at once: the queued cells' active counts, as long
+// as they exceed every concurrency that ran unqueued (a cell queued below that queued for KV, not for seats).
+function fitMaxNumSeqs(cells: DecodeObs[], opts: FitOptions, params: ParamFit[]): FitState['maxNumSeqs'] {
+  const validMax = Math.max(0, ...cells.filter((d) => d.status === 'Valid').map((d) => d.concurrency));
+  if (opts.maxNumSeqs !== undefined) {
+    params.push({
+      name: 'max running sequences',
+      value: String(opts.maxNumSeqs),
+      quality: 'given',
+      from: '--max-num-seqs',
+    });
+    return { value: opts.maxNumSeqs, pinned: true };
+  }
+  const seat = cells.filter(
+    (d) => d.status === 'Requests queued' && d.avgActive !== null && Math.round(d.avgActive) >= validMax,
+  );
+  if (seat.length > 0) {
+    const v = Math.round(Math.max(...seat.map((d) => d.avgActive!)));
+    const spread = seat.map((d) => d.avgActive!);
+    params.push({
+      name: 'max running sequences',
+      value: String(v),
+      quality: `active ${Math.min(...spread).toFixed(1)}–${Math.max(...spread).toFixed(1)} in queued cells`,
+      from: listCells(seat),
+    });
+    return { value: v, pinned: true };
+  }
+  const top = cells.find((d) => d.status === 'Valid' && d.concurrency === validMax);
+  params.push({
+    name: 'max running sequences',
+    value: `>= ${validMax}`,
+    quality: 'lower bound only: no cell queued',
+    from: `${top ? cellLabel(top) : 'the largest cell'} ran unqueued; a cell above it (e.g. ${contextLabel(top?.contextTokens ?? 8192)} × ${validMax * 2}) would pin it`,
+  });
+  return { value: validMax, pinned: false };
+}
+
+// Speculative decoding moves several tokens per step: the server's acceptance length, or the client's chunk gap
+// against its time between tokens. Without either, per-token times are fitted directly (same throughput).
+function fitSpeculative(cells: DecodeObs[], params: ParamFit[], notes: string[]): number {
+  const accepted = cells.map((d) => d.specAcceptanceLength).filter((v): v is number => v !== null && v > 0);
+  if (accepted.length > 0) {
+    const m = median(accepted);
+    params.push({
+      name: 'speculative tokens per step',
+      value: m.toFixed(2),
+      quality: `server counters, ${Math.min(...accepted).toFixed(2)}–${Math.max(...accepted).toFixed(2)}`,
+      from: `${accepted.length} cells`,
+    });
+    return m > 1.05 ? m : 1;
+  }
+  const ratios = cells
+    .filter((d) => d.chunkGapP50Ms !== null && d.tbtMs !== null && d.tbtMs > 0)
+    .map((d) => d.chunkGapP50Ms! / d.tbtMs!);
+  if (ratios.length > 0) {
+    const m = median(ratios);
+    params.push({
+      name: 'speculative tokens per step',
+      value: m > 1.1 ? m.toFixed(2) : 'none',
+      quality: `chunk gap / time between tokens, ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
+      from: `${ratios.length} cells`,
+    });
+    return m > 1.1 ? m : 1;
+  }
+  notes.push(
+    'speculative decoding: not pinned (no server acceptance counters or chunk gaps); the twin decodes one token per step of the per-token time, which predicts the same tok/s but not chunk sizes.',
+  );
+  return 1;
+}
+
+interface DecodeFit {
+  curve: StepCurve;
+  slope: number;
+}
+
+function fitDecode(
+  cells: DecodeObs[],
+  maxNumSeqs: number,
+  m: number,
+  opts: FitOptions,
+  params: ParamFit[],
+  notes: string[],
+): DecodeFit {
+  // A cell that queued with no more requests than the engine has seats queued for KV room: its batch is
+  // neither N nor the seats, so it says nothing clean about step time.
+  const kvQueued = cells.filter((d) => d.status === 'Requests queued' && d.concurrency <= maxNumSeqs);
+  if (kvQueued.length)
+    notes.push(
+      `decode steps: left out ${listCells(kvQueued)}, queued at no more than ${maxNumSeqs} requests (waiting for KV room, at an unknown batch).`,
+    );
+  const rows = cells
+    .filter((d) => d.status === 'Valid' || (d.status === 'Requests queued' && d.concurrency > maxNumSeqs))
+    .filter((d) => d.perRequestTokensPerS !== null && d.perRequestTokensPerS > 0)
+    .map((d) => {
+      const b = d.status === 'Valid' ? d.concurrency : Math.min(d.concurrency, maxNumSeqs);
+      const outMean = Math.min(d.maxOutput, d.perRequestTokensPerS! * d.windowS) / 2;
+      return { d, b, ctxM: (b * (d.contextTokens + outMean)) / 1e6, y: (1000 * m) / d.perRequestTokensPerS! };
+    });
+  if (rows.length === 0)
+    refuse(
+      'cannot fit decode: no decode cell was measured (Valid or Requests queued) in the results given.',
+      'Fit on a run with at least two concurrency levels at one context and one at a second context (run --for-twin picks them).',
+    );
+  const knots = [...new Set(rows.map((r) => r.b))].sort((a, b) => a - b);
+  if (knots.length < 2) {
+    const c = rows[0]!.d;
+    refuse(
+      `cannot pin decode step time against batch size: every measured cell (${listCells(rows.map((r) => r.d))}) runs ${knots[0]} sequence(s) at once.`,
+      `Add a cell at a second concurrency level, e.g. ${contextLabel(c.contextTokens)} × ${knots[0]! >= 16 ? 1 : 16}.`,
+    );
+  }
+  let slopeFree = opts.contextSlopeMsPerMTokens === undefined;
+  const contextsAt = new Map<number, Set<number>>();
+  for (const r of rows) contextsAt.set(r.b, (contextsAt.get(r.b) ?? new Set()).add(r.d.contextTokens));
+  if (slopeFree && ![...contextsAt.values()].some((s) => s.size >= 2)) {
+    const r0 = rows[0]!;
+    const far = Math.max(...rows.map((r) => r.d.contextTokens)) * 8;
+    refuse(
+      `cannot pin how decode slows with context: no concurrency level was measured at two contexts (${listCells(rows.map((r) => r.d))}).`,
+      `Add e.g. ${contextLabel(far)} × ${r0.d.concurrency} beside ${cellLabel(r0.d)}, or pass --context-slope 0 to assume none.`,
+    );
+  }
+  const solve = (withSlope: boolean, s: number) => {
+    const design = rows.map((r) => [
+      ...knots.map((k) => (k === r.b ? 1 : 0)),
+      ...(withSlope ? [r.ctxM] : []),
+    ]);
+    return relativeLeastSquares(
+      design,
+      rows.map((r) => r.y - (withSlope ? 0 : s * r.ctxM)),
+    );
+  };
+  let slope = opts.contextSlopeMsPerMTokens ?? 0;
+  let ls = solve(slopeFree, slope);
+  if (slopeFree && ls.coef[knots.length]! < 0) {
+    notes.push('context slope: the fit found decode getting faster with context (noise); set to 0.');
+    slopeFree = false;
+    slope = 0;
+    ls = solve(false, 0);
+  } else if (slopeFree) slope = ls.coef[knots.length]!;
+  const ms = knots.map((_, i) => Math.max(0.01, ls.coef[i]!));
+  knots.forEach((b, i) =>
+    params.push({
+      name: `decode step at batch ${b}`,
+      value: `${ms[i]!.toFixed(2)} ms${m > 1 ? ` (${(ms[i]! / m).toFixed(2)} ms per token)` : ''}`,
+      quality: pct(ls.se[i] ?? null, ms[i]!),
+      from: listCells(rows.filter((r) => r.b === b).map((r) => r.d)),
+    }),
+  );
+  params.push({
+    name: 'decode context slope',
+    value: `${slope.toFixed(3)} ms per million tokens in the batch`,
+    quality: slopeFree
+      ? ls.se[knots.length] === null
+        ? 'exact fit (no spare cells to judge it)'
+        : `± ${ls.se[knots.length]!.toFixed(3)}`
+      : opts.contextSlopeMsPerMTokens !== undefined
+        ? 'given'
+        : 'set to 0',
+    from: slopeFree
+      ? listCells(rows.filter((r) => (contextsAt.get(r.b)?.size ?? 0) >= 2).map((r) => r.d))
+      : '--context-slope',
+  });
+  return { curve: { batch: knots, ms }, slope };
+}
+
+interface ApiFit {
+  overheadMs: number;
+  apiTokensPerS: number;
+}
+
+// Warm TTFT at the lowest concurrency of each context ~ API server time (fixed + per prompt token) + one step.
+function fitApi(cells: DecodeObs[], m: number, params: ParamFit[], notes: string[]): ApiFit {
+  const lowest = new Map<number, DecodeObs>();
+  for (const d of cells) {
+    if (d.status !== 'Valid' || d.ttftMs === null || !d.perRequestTokensPerS) continue;
+    const cur = lowest.get(d.contextTokens);
+    if (!cur || d.concurrency < cur.concurrency) lowest.set(d.contextTokens, d);
+  }
+  const pts = [...lowest.values()]
+    .map((d) => ({ d, y: d.ttftMs! - (1000 * m) / d.perRequestTokensPerS! }))
+    .filter((p) => p.y > 0);
+  if (pts.length === 0) {
+    notes.push('API server time: no warm TTFT to read it from; assumed 0.');
+    return { overheadMs: 0, apiTokensPerS: 0 };
+  }
+  let a: number;
+  let b = 0;
+  let quality: string;
+  if (new Set(pts.map((p) => p.d.contextTokens)).size >= 2) {
+    const ls = relativeLeastSquares(
+      pts.map((p) => [1, p.d.contextTokens / 1000]),
+      pts.map((p) => p.y),
+    );
+    [a, b] = [ls.coef[0]!, ls.coef[1]!];
+    if (b < 0) [a, b] = [median(pts.map((p) => p.y)), 0];
+    else if (a < 0) {
+      const through = relativeLeastSquares(
+        pts.map((p) => [p.d.contextTokens / 1000]),
+        pts.map((p) => p.y),
+      );
+      [a, b] = [0, Math.max(0, through.coef[0]!)];
+    }
+    quality = ls.se[0] === null ? 'exact fit (no spare cells to judge it)' : `± ${ls.se[0]!.toFixed(0)} ms`;
+  } else {
+    a = median(pts.map((p) => p.y));
+    quality = 'one context: per-token part not pinned, assumed 0';
+  }
+  const apiTokensPerS = b > 0 ? Math.round(1e6 / b) : 0;
+  params.push({
+    name: 'API server time',
+    value: `${a.toFixed(0)} ms${apiTokensPerS ? ` + prompt / ${(apiTokensPerS / 1000).toFixed(0)}K tok/s` : ''}`,
+    quality,
+    from: listCells(pts.map((p) => p.d)),
+  });
+  return { overheadMs: Math.max(0, a), apiTokensPerS };
+}
+
+function fitPrefill(obs: Observations, api: ApiFit, params: ParamFit[]): Array<[number, number]> {
+  if (obs.prefill.length === 0)
+    refuse(
+      'cannot pin prefill speed: the results have no Valid prefill point.',
+      "Every run measures its first context's cold prefill; fit on a result that has one (the prefill table of the report).",
+    );
+  const byCtx = new Map<number, number[]>();
+  for (const p of obs.prefill) {
+    const apiMs = api.overheadMs + (api.apiTokensPerS > 0 ? (p.promptTokens * 1000) / api.apiTokensPerS : 0);
+    // Where the API estimate eats most of a short prefill, trust the client's own rate.
+    const engineMs = p.ttftMs - apiMs > 0.2 * p.ttftMs ? p.ttftMs - apiMs : p.ttftMs;
+    byCtx.set(p.contextTokens, [...(byCtx.get(p.contextTokens) ?? []), (p.promptTokens * 1000) / engineMs]);
+  }
+  const pts = [...byCtx.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([c, rates]) => [c, Math.round(median(rates))] as [number, number]);
+  params.push({
+    name: 'prefill speed (engine)',
+    value: pts.map(([c, r]) => `${contextLabel(c)} ${(r / 1000).toFixed(1)}K`).join(', ') + ' tok/s',
+    quality:
+      pts.length >= 2
+        ? 'one value per measured point; log-interpolated between, flat below the first, along the last segment beyond'
+        : 'one point: the same speed at every context',
+    from: pts.map(([c]) => `prefill ${contextLabel(c)}`).join(', '),
+  });
+  return pts;
+}
+
+function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]): FitState['kvCapacity'] {
+  const known =
+    opts.kvCapacityTokens !== undefined
+      ? { tokens: opts.kvCapacityTokens, source: 'given', quality: 'given', from: '--kv-capacity' }
+      : obs.kvCapacityTokens !== undefined
+        ? {
+            tokens: obs.kvCapacityTokens,
+            source: 'server',
+            quality: 'reported by the server',
+            from: 'the result',
+          }
+        : null;
+  if (known) {
+    params.push({
+      name: 'KV capacity',
+      value: `${known.tokens} tokens`,
+      quality: known.quality,
+      from: known.from,
+    });
+    return { lo: known.tokens, hi: known.tokens, source: known.source };
+  }
+  const ranCells = obs.decode.filter(ran);
+  const over = obs.decode.filter((d) => d.status === 'Over capacity');
+  const lo = Math.max(0, ...ranCells.map(demand));
+  const loCell = ranCells.find((d) => demand(d) === lo);
+  if (over.length === 0) {
+    const c = loCell ?? obs.decode[0]!;
+    refuse(
+      `cannot pin the KV capacity: no cell was Over capacity and the results do not record the server's KV capacity (it held at least ${lo} tokens at ${cellLabel(c)}).`,
+      `Pass --kv-capacity TOKENS, or fit on a run that includes a cell over capacity (e.g. ${contextLabel(c.contextTokens)} × ${c.concurrency * 4}).`,
+    );
+  }
+  const hi = Math.min(...over.map(demand));
+  const hiCell = over.find((d) => demand(d) === hi)!;
+  if (hi <= lo)
+    refuse(
+      `cannot pin the KV capacity: ${cellLabel(hiCell)} was Over capacity (${hi} tokens) but ${cellLabel(loCell!)} ran with ${lo} tokens.`,
+      'Fit on results of one server configuration, or pass --kv-capacity TOKENS.',
+    );
+  params.push({
+    name: 'KV capacity',
+    value: `${Math.round(Math.sqrt(lo * hi))} tokens (geometric middle)`,
+    quality: `between ${lo} and ${hi} tokens`,
+    from: `${cellLabel(loCell!)} ran; ${cellLabel(hiCell)} was over capacity`,
+  });
+  return { lo, hi, source: 'statuses' };
+}
+
+export function fitProfile(obs: Observations, opts: FitOptions = {}): FitState {
+  const params: ParamFit[] = [];
+  const notes: string[] = [];
+  const cells = obs.decode;
+  const seqs = fitMaxNumSeqs(cells, opts, params);
+  const m = fitSpeculative(cells, params, notes);
+  const decode = fitDecode(cells, seqs.value, m, opts, params, notes);
+  const api = fitApi(cells, m, params, notes);
+  const prefill = fitPrefill(obs, api, params);
+  const kv = fitKvCapacity(obs, opts, params);
+  const kvTokens = Math.round(kv.hi === null ? kv.lo : Math.sqrt(kv.lo * kv.hi));
+  const ctxs = cells.filter(ran).map((d) => d.contextTokens);
+  const maxOut = Math.max(...cells.map((d) => d.maxOutput));
+  let maxModelLen = obs.maxModelLen ?? Math.max(...ctxs, ...prefill.map((p) => p[0])) + maxOut + 1024;
+  maxModelLen = Math.min(maxModelLen, kvTokens);
+  const batchTop = Math.max(256, 2 * Math.max(...decode.curve.batch), seqs.value);
+  const flavor: Flavor = (FLAVORS as readonly string[]).includes(obs.engine)
+    ? (obs.engine as Flavor)
+    : 'vllm';
+  const profile = validateProfile(
+    {
+      name: opts.name ?? `twin-${obs.model.replace(/[^A-Za-z0-9._-]+/g, '-')}`,
+      description: `Twin fitted by llm-inference-bench fit on ${obs.sources.join(', ')}`,
+      flavor,
+      servedModelName: obs.model,
+      maxModelLen,
+      kvCapacityTokens: kvTokens,
+      maxNumSeqs: seqs.value,
+      maxBatchedTokens: 8192,
+      prefillTokensPerS: prefill,
+      decodeStepMs: profilePoints(decode.curve, batchTop),
+      decodeContextSlopeMsPerMTokens: Math.round(decode.slope * 1000) / 1000,
+      prefillOnlyStepMs: 0,
+      requestOverheadMs: Math.round(api.overheadMs),
+      apiTokensPerS: api.apiTokensPerS,
+      speculative: m > 1 ? { k: Math.max(2, Math.ceil(2 * m)), meanTokens: Math.round(m * 100) / 100 } : null,
+      reasoningTokens: 0,
+      earlyStopRate: 0,
+      prefixCaching: true,
+      hardware: {
+        ...(obs.hardware.gpuName ? { gpuName: obs.hardware.gpuName } : {}),
+        ...(obs.hardware.gpuCount ? { gpuCount: obs.hardware.gpuCount } : {}),
+        ...(obs.hardware.gpuMemoryGb ? { gpuMemoryGb: obs.hardware.gpuMemoryGb } : {}),
+      },
+    },
+    'fitted by the twin',
+  );
+  notes.push('max batched tokens per step: not measured by the method; assumed 8192 (vLLM chunked prefill).');
+  const pre = prefill.map((p) => p[0]);
+  return {
+    profile,
+    params,
+    notes,
+    kvCapacity: kv,
+    maxNumSeqs: seqs,
+    specMeanTokens: m,
+    ranges: {
+      contexts: [Math.min(...ctxs), Math.max(...ctxs)],
+      batch: [decode.curve.batch[0]!, decode.curve.batch[decode.curve.batch.length - 1]!],
+      prefill: [Math.min(...pre), Math.max(...pre)],
+    },
+  };
+}
+
+export { stepAt };

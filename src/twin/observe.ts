@@ -1,0 +1,105 @@
+import type { CellStatus, RunResult } from '../results/schema.js';
+
+// What a fit can use from results: one row per decode cell and per prefill point, with the run settings that
+// shape them (max output and window), so results with different settings fit together.
+
+export interface DecodeObs {
+  source: string; // which result
+  contextTokens: number;
+  concurrency: number;
+  status: CellStatus;
+  maxOutput: number;
+  windowS: number;
+  totalTokensPerS: number | null;
+  perRequestTokensPerS: number | null;
+  ttftMs: number | null;
+  tbtMs: number | null;
+  avgActive: number | null;
+  specAcceptanceLength: number | null;
+  chunkGapP50Ms: number | null;
+}
+
+export interface PrefillObs {
+  source: string;
+  contextTokens: number;
+  promptTokens: number;
+  ttftMs: number;
+  tokensPerS: number;
+}
+
+export interface Observations {
+  decode: DecodeObs[];
+  prefill: PrefillObs[];
+  kvCapacityTokens?: number; // reported by the server (discovery)
+  maxModelLen?: number;
+  model: string;
+  engine: string;
+  hardware: RunResult['hardware'];
+  sources: string[];
+}
+
+export const demand = (o: { contextTokens: number; concurrency: number; maxOutput: number }): number =>
+  o.concurrency * (o.contextTokens + o.maxOutput);
+
+export function observe(results: ReadonlyArray<{ result: RunResult; source: string }>): Observations {
+  const decode: DecodeObs[] = [];
+  const prefill: PrefillObs[] = [];
+  let kv: number | undefined;
+  let maxLen: number | undefined;
+  for (const { result: r, source } of results) {
+    if (r.predicted) continue; // a prediction is not a measurement
+    kv ??= r.target.kvCapacityTokens;
+    maxLen = Math.max(maxLen ?? 0, r.target.maxModelLen ?? 0) || undefined;
+    for (const c of r.decode) {
+      decode.push({
+        source,
+        contextTokens: c.contextTokens,
+        concurrency: c.concurrency,
+        status: c.status,
+        maxOutput: r.config.maxOutput,
+        windowS: c.measuredS ?? r.config.duration,
+        totalTokensPerS: c.totalTokensPerS,
+        perRequestTokensPerS: c.perRequestTokensPerS,
+        ttftMs: c.ttftMs,
+        tbtMs: c.tbtMs,
+        avgActive: c.avgActive,
+        specAcceptanceLength: c.specAcceptanceLength ?? null,
+        chunkGapP50Ms: c.chunkGapMs?.p50 ?? null,
+      });
+    }
+    for (const p of r.prefill) {
+      if (p.status !== 'Valid' || p.ttftMs === null || p.ttftMs <= 0) continue;
+      const tokens = p.promptTokens ?? p.contextTokens;
+      prefill.push({
+        source,
+        contextTokens: p.contextTokens,
+        promptTokens: tokens,
+        ttftMs: p.ttftMs,
+        tokensPerS: p.tokensPerS ?? (tokens / p.ttftMs) * 1000,
+      });
+    }
+  }
+  const first = results.find((r) => !r.result.predicted)?.result ?? results[0]!.result;
+  return {
+    decode,
+    prefill,
+    ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
+    ...(maxLen !== undefined ? { maxModelLen: maxLen } : {}),
+    model: first.target.model,
+    engine: first.engine.name,
+    hardware: first.hardware,
+    sources: results.map((r) => r.source),
+  };
+}
+
+/** Keeps the decode cells and prefill points named (`8192x16`, `p8192`); the rest of a result is left out. */
+export function selectObservations(
+  obs: Observations,
+  keep: { decode: ReadonlySet<string>; prefill: ReadonlySet<number> },
+): Observations {
+  return {
+    ...obs,
+    decode: obs.decode.filter((d) => keep.decode.has(`${d.contextTokens}x${d.concurrency}`)),
+    prefill: obs.prefill.filter((p) => keep.prefill.has(p.contextTokens)),
+  };
+}

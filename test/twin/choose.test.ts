@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { chooseTwinCells, MAX_TWIN_CELLS } from '../../src/twin/choose.js';
+
+const K = 1024;
+const contexts = [8, 16, 32, 64, 128, 256, 512, 1019].map((k) => k * K);
+const concurrency = [1, 2, 4, 8, 16, 32, 64, 128];
+const prefill = [...contexts, 1024 * K - 256];
+const capacity = (kv: number) => (c: number, n: number) => n * (c + 4096) <= kv;
+const names = (cells: Array<{ contextTokens: number; concurrency: number; fits: boolean }>) =>
+  cells.map((c) => `${c.contextTokens / K}Kx${c.concurrency}${c.fits ? '' : '(over)'}`);
+
+describe('chooseTwinCells', () => {
+  it('picks a concurrency ladder at the first context and capacity bounds at a middle and the last', () => {
+    const ch = chooseTwinCells(contexts, concurrency, prefill, capacity(3_000_000));
+    expect(names(ch.cells)).toEqual([
+      '8Kx1',
+      '8Kx4',
+      '8Kx16',
+      '8Kx32',
+      '8Kx64',
+      '8Kx128',
+      '128Kx1',
+      '128Kx16',
+      '128Kx32(over)',
+      '1019Kx1',
+      '1019Kx2',
+      '1019Kx4(over)',
+    ]);
+    expect(ch.prefillContexts).toEqual([8 * K, 128 * K, 1024 * K - 256]);
+  });
+
+  it('never picks more than the cap, and no over-capacity rung in the ladder', () => {
+    const ch = chooseTwinCells(contexts, concurrency, prefill, capacity(600_000));
+    expect(ch.cells.length).toBeLessThanOrEqual(MAX_TWIN_CELLS);
+    // 8K: 600K / 12,288 = 48 requests fit, so 32 is the top rung (every level from 32 / 4 up), 64 the bound.
+    expect(names(ch.cells).filter((n) => n.startsWith('8Kx'))).toEqual([
+      '8Kx1',
+      '8Kx4',
+      '8Kx8',
+      '8Kx16',
+      '8Kx32',
+      '8Kx64(over)',
+    ]);
+  });
+});
+
+describe('plan --for-twin', () => {
+  it('asks for one short run per context and a fit of them, skipping the capacity bracket', async () => {
+    const { buildPlan } = await import('../../src/plan/plan.js');
+    const { twinRuns, forTwinText } = await import('../../src/twin/for-twin.js');
+    const plan = buildPlan({ maxModelLen: 1024 * K, kvCapacityTokens: 3_400_000, maxOutput: 4096 });
+    expect(twinRuns(plan).runs).toEqual([
+      { contextTokens: 8 * K, concurrency: [1, 4, 16, 32, 64, 128] },
+      { contextTokens: 128 * K, concurrency: [1, 2] },
+      { contextTokens: 1019 * K, concurrency: [1, 2] },
+    ]);
+    const text = forTwinText(plan, { durationS: 10, prefillRepeats: 1 });
+    expect(text).toContain(
+      '--contexts 128K --prefill-contexts 128K --concurrency 1,2 --max-output 4096 --duration 10',
+    );
+    expect(text).toContain('fit twin-run-1 twin-run-2 twin-run-3 -o twin.yaml');
+  });
+
+  it('predicts the full default matrix when fitted on several short runs', async () => {
+    const { planOfResults } = await import('../../src/twin/choose.js');
+    const { demoMeasured } = await import('./helpers.js');
+    const a = demoMeasured();
+    const b = { ...a, config: { ...a.config, contexts: [4096], concurrency: [3] } };
+    const plan = planOfResults([a, b]);
+    expect(plan.concurrency).toEqual([1, 2, 3, 4, 8, 16, 32, 64, 128]);
+    // The measured contexts plus METHOD.md's default list for max length 16K and max output 512: 8K, then
+    // the largest that fits, floor((16,384 - 512 - 1,024) / 1,024) K = 14K.
+    expect(plan.contexts).toEqual([1024, 2048, 4096, 8192, 14336]);
+  });
+});

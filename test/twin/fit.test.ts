@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { BenchError } from '../../src/errors.js';
+import { validateProfile } from '../../src/sim/profiles.js';
+import { observe, selectObservations } from '../../src/twin/observe.js';
+import { fitTwin } from '../../src/twin/twin.js';
+import { twinYaml } from '../../src/twin/twin-file.js';
+import { demoMeasured, demoProfile, planOf } from './helpers.js';
+
+const measured = demoMeasured();
+const obs = observe([{ result: measured, source: 'demo' }]);
+const plan = planOf(measured);
+
+function refusal(fn: () => unknown): BenchError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof BenchError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('fit', () => {
+  const twin = fitTwin(obs, plan);
+
+  it('recovers the hidden engine parameters the method can see', () => {
+    const truth = demoProfile();
+    const spec = truth.speculative!.meanTokens;
+    expect(twin.profile.maxNumSeqs).toBe(truth.maxNumSeqs);
+    expect(twin.profile.kvCapacityTokens).toBe(truth.kvCapacityTokens);
+    // Per-token step time (no acceptance counters in the result): the engine's step / tokens per step.
+    for (const [b, ms] of truth.decodeStepMs) {
+      const fitted = twin.profile.decodeStepMs.find((p) => p[0] === b)![1];
+      expect(fitted).toBeGreaterThan((ms / spec) * 0.97);
+      expect(fitted).toBeLessThan((ms / spec) * 1.06);
+    }
+    const slope = twin.profile.decodeContextSlopeMsPerMTokens;
+    expect(slope).toBeGreaterThan((truth.decodeContextSlopeMsPerMTokens / spec) * 0.7);
+    expect(slope).toBeLessThan((truth.decodeContextSlopeMsPerMTokens / spec) * 1.3);
+  });
+
+  it('reports a residual for every measured cell and reproduces them within a few percent', () => {
+    expect(twin.residuals).toHaveLength(measured.decode.length);
+    for (const r of twin.residuals) {
+      expect(r.twinStatus).toBe(r.measuredStatus);
+      if (r.measuredStatus === 'Valid') expect(Math.abs(r.total[1]! / r.total[0]! - 1)).toBeLessThan(0.03);
+    }
+    expect(twin.params.map((p) => p.name)).toContain('decode context slope');
+  });
+
+  it('writes a profile that the sim loads as it is, twice the same', () => {
+    const text = twinYaml(twin);
+    expect(text).toBe(twinYaml(fitTwin(obs, plan)));
+    const loaded = validateProfile(parseYaml(text), 'twin');
+    expect(loaded.decodeStepMs).toEqual(twin.profile.decodeStepMs);
+    expect(loaded.twin).toBeDefined();
+  });
+
+  it('brackets the KV capacity from the statuses when the server did not report it', () => {
+    const noCap = { ...obs, kvCapacityTokens: undefined };
+    const t = fitTwin(noCap, plan);
+    // Largest demand that ran: 2K x 16 queued = 16 x (2,048 + 512) = 40,960 tokens; smallest over capacity:
+    // 8K x 8 = 8 x (8,192 + 512) = 69,632. The true 65,536 lies between.
+    expect(t.meta.kvCapacity).toEqual({ lo: 40960, hi: 69632, source: 'statuses' });
+    expect(t.profile.kvCapacityTokens).toBe(Math.round(Math.sqrt(40960 * 69632)));
+  });
+
+  it('refuses, naming cells, when one concurrency level cannot pin the batch curve', () => {
+    const one = selectObservations(obs, { decode: new Set(['1024x1', '8192x1']), prefill: new Set([1024]) });
+    const e = refusal(() => fitTwin(one, plan));
+    expect(e.message).toMatch(/cannot pin decode step time against batch size/);
+    expect(e.message).toContain('1K × 1, 8K × 1');
+    expect(e.hint).toMatch(/second concurrency level, e\.g\. 1K × 16/);
+  });
+
+  it('refuses the context slope from one context unless told, then fits', () => {
+    const one = selectObservations(obs, { decode: new Set(['1024x1', '1024x4']), prefill: new Set([1024]) });
+    const e = refusal(() => fitTwin(one, plan));
+    expect(e.message).toMatch(/no concurrency level was measured at two contexts/);
+    expect(e.hint).toContain('--context-slope 0');
+    expect(fitTwin(one, plan, { contextSlopeMsPerMTokens: 0 }).profile.decodeContextSlopeMsPerMTokens).toBe(
+      0,
+    );
+  });
+
+  it('refuses the KV capacity when nothing bounds it from above, naming a cell that would', () => {
+    const under = selectObservations(
+      { ...obs, kvCapacityTokens: undefined },
+      { decode: new Set(['1024x1', '1024x4', '8192x1', '8192x4']), prefill: new Set([1024]) },
+    );
+    const e = refusal(() => fitTwin(under, plan));
+    expect(e.message).toMatch(/cannot pin the KV capacity.*at least 34816 tokens at 8K × 4/);
+    expect(e.hint).toMatch(/--kv-capacity TOKENS.*8K × 16/);
+    expect(fitTwin(under, plan, { kvCapacityTokens: 60000 }).profile.kvCapacityTokens).toBe(60000);
+  });
+
+  it('keeps max sequences as a lower bound when no cell queued', () => {
+    const calm = selectObservations(obs, {
+      decode: new Set(['1024x1', '1024x4', '1024x8', '8192x1', '8192x4', '8192x8']),
+      prefill: new Set([1024]),
+    });
+    const t = fitTwin(calm, plan);
+    expect(t.meta.maxNumSeqs).toEqual({ value: 8, pinned: false });
+    expect(t.params.find((p) => p.name === 'max running sequences')!.from).toMatch(
+      /1K × 8 ran unqueued; a cell above it \(e\.g\. 1K × 16\) would pin it/,
+    );
+  });
+});
