@@ -1,12 +1,12 @@
 // Stalls: a stream that stops for seconds and resumes leaves the chunk-gap percentiles untouched (three
 // 1.5 s stalls among thousands of 20 ms gaps are below p99). The largest gap and a count of long ones make
 // them visible per request; the cell sums the counts and keeps the largest gap.
-export const STALL_MIN_MS = 1000;
-export const STALL_FACTOR = 10;
+import { stallThresholdMs } from '../stats/window.js';
+
 
 export interface GapSummary {
   maxGapMs: number;
-  stalls: number; // gaps of at least max(STALL_MIN_MS, STALL_FACTOR x the request's median gap)
+  stalls: number; // gaps at or above the stall threshold of src/stats/window.ts, against this request's median
 }
 
 /** Gaps between consecutive token-bearing chunks; undefined with fewer than two chunks. */
@@ -22,7 +22,7 @@ export function gapSummary(chunks: ReadonlyArray<readonly [number, number]>): Ga
   }
   const sorted = gaps.slice().sort();
   const median = sorted[(sorted.length - 1) >> 1]!;
-  const limit = Math.max(STALL_MIN_MS, STALL_FACTOR * median);
+  const limit = stallThresholdMs(median);
   let stalls = 0;
   for (const g of gaps) if (g >= limit) stalls++;
   return { maxGapMs: max, stalls };

@@ -31,6 +31,11 @@ export interface CellIntervals {
 export const STALL_MIN_MS = 1000;
 export const STALL_GAP_FACTOR = 10;
 
+/** The gap at or above which a pause is a stall, given the median gap it stands among. */
+export function stallThresholdMs(medianGapMs: number | null): number {
+  return Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
+}
+
 export interface Stalls {
   count: number; // stalled gaps, over all requests
   totalMs: number; // union of the stalled spans
@@ -165,8 +170,8 @@ export function findStalls(
 ): Stalls {
   let maxGapMs: number | null = null;
   for (const [a, b] of spans) maxGapMs = Math.max(maxGapMs ?? 0, b - a);
-  const threshold = Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
-  const long = spans.filter(([a, b]) => b - a > threshold).sort((x, y) => x[0] - y[0]);
+  const threshold = stallThresholdMs(medianGapMs);
+  const long = spans.filter(([a, b]) => b - a >= threshold).sort((x, y) => x[0] - y[0]);
   let totalMs = 0;
   let end = -Infinity;
   for (const [a, b] of long) {
