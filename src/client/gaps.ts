@@ -3,7 +3,6 @@
 // them visible per request; the cell sums the counts and keeps the largest gap.
 import { stallThresholdMs } from '../stats/window.js';
 
-
 export interface GapSummary {
   maxGapMs: number;
   stalls: number; // gaps at or above the stall threshold of src/stats/window.ts, against this request's median

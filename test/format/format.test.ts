@@ -75,9 +75,15 @@ describe('durations', () => {
 // The live view used to say "0K" and "10,000.0" where the reports say "256" and "10.0K".
 describe('the live view reads like the reports', () => {
   it('a 256-token context and 9,999.96 tok/s', () => {
-    const cell = { ...emptyCell(256, 1, 'Valid' as const), totalTokensPerS: 9999.96, perRequestTokensPerS: 9999.96 };
+    const cell = {
+      ...emptyCell(256, 1, 'Valid' as const),
+      totalTokensPerS: 9999.96,
+      perRequestTokensPerS: 9999.96,
+    };
     expect(cellShort(cell)).toBe('10.0K');
-    expect(cellLine(cell)).toMatch(/^decode 256 x1: Valid, 10\.0K tok\/s total, 10\.0K tok\/s per request, TTFT —/);
+    expect(cellLine(cell)).toMatch(
+      /^decode 256 x1: Valid, 10\.0K tok\/s total, 10\.0K tok\/s per request, TTFT —/,
+    );
     const point = {
       contextTokens: 256,
       status: 'Valid' as const,
