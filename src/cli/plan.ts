@@ -44,6 +44,7 @@ export function register(program: Command, io: CliIo): void {
     const plan = buildPlan({
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
       ...(kvCapacity !== undefined ? { kvCapacityTokens: kvCapacity } : {}),
+      ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
       maxOutput: o.maxOutput,
       ...(o.contexts ? { contexts: o.contexts } : {}),
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
@@ -72,6 +73,9 @@ export function register(program: Command, io: CliIo): void {
 
 const SHORT: Record<string, string> = { run: 'run', 'Over capacity': 'over', 'Too long': 'long' };
 
+const planMark = (cell: Plan['cells'][number]): string =>
+  cell.capacityCheck ? 'check' : SHORT[cell.status]!;
+
 // Where the KV capacity came from and how sure it is (issue 16).
 interface KvNote {
   source?: string | undefined;
@@ -89,12 +93,12 @@ export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote 
       [
         contextLabel(c).padEnd(8),
         ...plan.concurrency.map((n) =>
-          SHORT[plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!.status]!.padStart(w),
+          planMark(plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!).padStart(w),
         ),
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured because it is only a bound' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

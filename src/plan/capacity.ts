@@ -1,3 +1,5 @@
+import type { KvBound } from '../target/types.js';
+
 // Over capacity (METHOD.md): N * (C + maxOutput) > KV capacity. Unknown capacity: run it, let the server decide.
 export function isOverCapacity(
   contextTokens: number,
@@ -16,4 +18,32 @@ export function fitsModelLen(
   maxModelLen: number | undefined,
 ): boolean {
   return maxModelLen === undefined || contextTokens + maxOutput <= maxModelLen;
+}
+
+// A cell the capacity rule would skip but that is measured anyway, so the server rather than our figure decides:
+// the capacity is only a bound (llama.cpp's API shows one slot of a unified pool), or --verify-capacity asked.
+export interface CapacityCheck {
+  needTokens: number; // N * (C + maxOutput)
+  kvCapacityTokens: number;
+  bound: KvBound;
+  why: 'bound' | 'verify';
+}
+
+// Which Over capacity cell of one context, if any, to measure: the first (lowest N) over the capacity, when the
+// capacity is not exact or the user asked to verify. One cell per context: it settles the question for that
+// context, and a cell that runs whole raises the bound for the rest (raisedCapacity).
+export function capacityCheckFor(
+  needTokens: number,
+  kvCapacityTokens: number,
+  bound: KvBound,
+  verify: boolean,
+): CapacityCheck | undefined {
+  if (bound !== 'exact') return { needTokens, kvCapacityTokens, bound, why: 'bound' };
+  return verify ? { needTokens, kvCapacityTokens, bound, why: 'verify' } : undefined;
+}
+
+// Whether a measured check cell upheld the rule: Over capacity predicted that the server cannot run all N at once.
+// Valid means it did (the capacity is larger than the figure); queued or failed means the rule held.
+export function capacityRuleHeld(status: string): boolean {
+  return status !== 'Valid';
 }

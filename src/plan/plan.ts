@@ -1,10 +1,13 @@
 import { BenchError } from '../errors.js';
-import { fitsModelLen, isOverCapacity } from './capacity.js';
+import type { KvBound } from '../target/types.js';
+import { capacityCheckFor, fitsModelLen, isOverCapacity, type CapacityCheck } from './capacity.js';
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
 
 export interface PlanInput {
   maxModelLen?: number;
   kvCapacityTokens?: number;
+  kvCapacityBound?: KvBound; // absent: exact
+  verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
   maxOutput: number;
   contexts?: number[]; // decode contexts; default from maxModelLen
   prefillContexts?: number[]; // default: decode contexts + full window
@@ -19,6 +22,7 @@ export interface PlannedCell {
   concurrency: number;
   status: PlannedStatus;
   reason?: string;
+  capacityCheck?: CapacityCheck; // status 'run' although the capacity rule says Over capacity
 }
 
 export interface PlannedPrefill {
@@ -31,6 +35,7 @@ export interface PlannedPrefill {
 export interface Plan {
   maxModelLen?: number;
   kvCapacityTokens?: number;
+  kvCapacityBound?: KvBound;
   maxOutput: number;
   contexts: number[];
   prefillContexts: number[];
@@ -67,24 +72,13 @@ export function buildPlan(input: PlanInput): Plan {
       ? { contextTokens: c, decodeContext: decodeSet.has(c), status: 'Too long', reason }
       : { contextTokens: c, decodeContext: decodeSet.has(c), status: 'run' };
   });
-  const cells: PlannedCell[] = [];
-  for (const c of contexts) {
-    for (const n of concurrency) {
-      const long = tooLong(c, maxOutput);
-      if (long) cells.push({ contextTokens: c, concurrency: n, status: 'Too long', reason: long });
-      else if (isOverCapacity(c, n, maxOutput, kvCapacityTokens))
-        cells.push({
-          contextTokens: c,
-          concurrency: n,
-          status: 'Over capacity',
-          reason: `${n} × (${c} + ${maxOutput}) = ${n * (c + maxOutput)} > KV capacity ${kvCapacityTokens}`,
-        });
-      else cells.push({ contextTokens: c, concurrency: n, status: 'run' });
-    }
-  }
+  const cells = contexts.flatMap((c) =>
+    contextCells(c, concurrency, { ...input, tooLong: tooLong(c, maxOutput) }),
+  );
   return {
     ...(maxModelLen !== undefined ? { maxModelLen } : {}),
     ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
+    ...(input.kvCapacityBound !== undefined ? { kvCapacityBound: input.kvCapacityBound } : {}),
     maxOutput,
     contexts,
     prefillContexts: prefillList,
@@ -92,4 +86,39 @@ export function buildPlan(input: PlanInput): Plan {
     prefill,
     cells,
   };
+}
+
+// The cells of one context in concurrency order: Too long, run, or Over capacity, with the first Over capacity
+// cell measured instead when capacityCheckFor says so.
+function contextCells(
+  c: number,
+  concurrency: readonly number[],
+  o: PlanInput & { tooLong: string | undefined },
+): PlannedCell[] {
+  const { kvCapacityTokens, maxOutput } = o;
+  let checked = false;
+  return concurrency.map((n): PlannedCell => {
+    if (o.tooLong) return { contextTokens: c, concurrency: n, status: 'Too long', reason: o.tooLong };
+    if (kvCapacityTokens === undefined || !isOverCapacity(c, n, maxOutput, kvCapacityTokens))
+      return { contextTokens: c, concurrency: n, status: 'run' };
+    const need = n * (c + maxOutput);
+    const check = checked
+      ? undefined
+      : capacityCheckFor(need, kvCapacityTokens, o.kvCapacityBound ?? 'exact', o.verifyCapacity ?? false);
+    checked = true;
+    if (check) return { contextTokens: c, concurrency: n, status: 'run', capacityCheck: check };
+    return {
+      contextTokens: c,
+      concurrency: n,
+      status: 'Over capacity',
+      reason: `${n} × (${c} + ${maxOutput}) = ${need} > KV capacity ${kvCapacityTokens}`,
+    };
+  });
+}
+
+// After a check cell ran whole (all N at once), the server holds at least its need: re-plan the cells not yet run
+// with that as the new lower bound, so the next context's first Over capacity cell is measured too.
+export function raisedCapacity(plan: Plan, provenTokens: number, input: PlanInput): Plan {
+  if (plan.kvCapacityTokens === undefined || provenTokens <= plan.kvCapacityTokens) return plan;
+  return buildPlan({ ...input, kvCapacityTokens: provenTokens, kvCapacityBound: 'lower-bound' });
 }

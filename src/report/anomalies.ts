@@ -1,5 +1,5 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
+import { contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
@@ -12,6 +12,7 @@ export type AnomalyKind =
   | 'queued'
   | 'errors'
   | 'stall'
+  | 'capacity'
   | 'warning';
 
 export interface Anomaly {
@@ -208,6 +209,7 @@ function cellFlags(r: RunResult): Anomaly[] {
           `${c.queueEvidence ? ` Evidence: ${c.queueEvidence.replace(/\.?$/, '.')}` : ''} Its TTFT and per-request speed include queueing.`,
       });
     }
+    if (c.capacityCheck) out.push({ ...base, ...capacityFlag(c, c.capacityCheck, where) });
     if (c.status !== 'Failed' && c.stalls && c.measuredS)
       out.push({
         ...base,
@@ -237,6 +239,27 @@ function cellFlags(r: RunResult): Anomaly[] {
     });
   }
   return out;
+}
+
+// A cell measured over the capacity figure: say what the server did and what that means for the figure.
+function capacityFlag(
+  c: DecodeCell,
+  k: NonNullable<DecodeCell['capacityCheck']>,
+  where: string,
+): Pick<Anomaly, 'kind' | 'severity' | 'text'> {
+  const rule =
+    `${c.concurrency} × (${fmtInt(c.contextTokens)} + max output) = ${fmtInt(k.needTokens)} tokens > ` +
+    `KV capacity ${fmtInt(k.kvCapacityTokens)}${k.bound === 'exact' ? '' : ` (${k.bound})`}`;
+  const why =
+    k.why === 'verify' ? 'measured for --verify-capacity' : 'measured because the capacity is only a bound';
+  const verdict = k.held
+    ? `the rule held: the server did not run all ${c.concurrency} requests at once (${c.status}).`
+    : `the server ran all ${c.concurrency} at once, so it holds more than ${fmtInt(k.kvCapacityTokens)} tokens.`;
+  return {
+    kind: 'capacity',
+    severity: k.held ? 'info' : 'warn',
+    text: `Cell ${where}: ${rule}, ${why}; ${verdict}`,
+  };
 }
 
 export function findAnomalies(r: RunResult): Anomaly[] {

@@ -157,6 +157,17 @@ export const ClientQueue = z.object({
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
 
+// A cell the capacity rule would have skipped, measured because the capacity was only a bound or
+// --verify-capacity asked (src/plan/capacity.ts); held: whether the server failed to run all N at once.
+export const CapacityCheckResult = z.object({
+  needTokens: z.number().int().positive(),
+  kvCapacityTokens: z.number().int().positive(),
+  bound: z.enum(['exact', 'lower-bound', 'inferred']),
+  why: z.enum(['bound', 'verify']),
+  held: z.boolean(),
+});
+export type CapacityCheckResult = z.infer<typeof CapacityCheckResult>;
+
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
   concurrency: z.number().int().positive(),
@@ -203,6 +214,7 @@ export const DecodeCell = z.object({
   maxChunkGapMs: z.number().nullable().optional(),
   stalls: z.number().int().nonnegative().optional(),
   stalledMs: z.number().nonnegative().optional(),
+  capacityCheck: CapacityCheckResult.optional(),
   prediction: PredictionNote.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;

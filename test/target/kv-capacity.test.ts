@@ -108,6 +108,9 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
     expect(r.stdout).toMatch(
       /KV capacity 32768 \(GET \/props n_ctx .*, a lower bound \(the server may hold more\)\)/,
     );
+    // 8K x 4 needs 4 x (8,192 + max output) > 32,768: over the bound, so planned as a check, not skipped.
+    expect(r.stdout).toMatch(/^8K\s+run\s+check$/m);
+    expect(r.stdout).toMatch(/check = over the capacity figure, measured because it is only a bound/);
     const j = await runCli(['plan', '--base-url', sim.baseUrl, '--contexts', '8K', '--json']);
     expect(JSON.parse(j.stdout)).toMatchObject({ kvCapacityTokens: 32_768, kvCapacityBound: 'lower-bound' });
   });

@@ -97,6 +97,7 @@ function anomalyList(list: Anomaly[]): string {
     'throughput-drop': 'throughput drop',
     failed: 'failed',
     queued: 'requests queued',
+    capacity: 'capacity check',
     errors: 'errors',
     stall: 'stall',
     warning: 'note',
