@@ -157,6 +157,18 @@ export const ClientQueue = z.object({
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
 
+// One window of a cell measured several times (--repeats); the cell's figures are their means (src/stats/repeats.ts).
+export const CellRepeat = z.object({
+  status: CellStatus,
+  totalTokensPerS: z.number().nullable(),
+  perRequestTokensPerS: z.number().nullable(),
+  ttftMs: z.number().nullable(),
+  tbtMs: z.number().nullable(),
+  measuredS: z.number().nullable(),
+  error: z.string().optional(),
+});
+export type CellRepeat = z.infer<typeof CellRepeat>;
+
 // A cell the capacity rule would have skipped, measured because the capacity was only a bound or
 // --verify-capacity asked (src/plan/capacity.ts); held: whether the server failed to run all N at once.
 export const CapacityCheckResult = z.object({
@@ -215,6 +227,7 @@ export const DecodeCell = z.object({
   stalls: z.number().int().nonnegative().optional(),
   stalledMs: z.number().nonnegative().optional(),
   capacityCheck: CapacityCheckResult.optional(),
+  repeats: z.array(CellRepeat).optional(),
   prediction: PredictionNote.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { mergeCellRepeats } from '../../src/bench/cell-repeats.js';
+import type { DecodeCell } from '../../src/results/schema.js';
+
+const cell = (over: Partial<DecodeCell>): DecodeCell => ({
+  contextTokens: 8192,
+  concurrency: 4,
+  status: 'Valid',
+  totalTokensPerS: 400,
+  perRequestTokensPerS: 100,
+  ttftMs: 50,
+  tbtMs: 10,
+  avgActive: 4,
+  completed: 10,
+  outputTokens: 4000,
+  measuredS: 10,
+  requestsSent: 14,
+  ...over,
+});
+
+describe('mergeCellRepeats', () => {
+  it('means the figures, adds the counts, and keeps each repeat', () => {
+    const m = mergeCellRepeats([
+      cell({ totalTokensPerS: 390, startedAt: 'a' }),
+      cell({ totalTokensPerS: 410, errors: { timeout_idle: 1 } }),
+      cell({ totalTokensPerS: 400, errors: { timeout_idle: 2 } }),
+    ]);
+    expect(m.totalTokensPerS).toBe(400);
+    expect(m.intervals!.totalTokensPerS!.lo).toBeLessThan(390);
+    expect(m.intervals!.ttftMs).toBeNull(); // three equal TTFTs, no within-repeat interval: nothing to say
+    expect(m.completed).toBe(30);
+    expect(m.measuredS).toBe(30);
+    expect(m.requestsSent).toBe(42);
+    expect(m.errors).toEqual({ timeout_idle: 3 });
+    expect(m.startedAt).toBe('a');
+    expect(m.repeats!.map((r) => r.totalTokensPerS)).toEqual([390, 410, 400]);
+  });
+
+  it('keeps the worst status seen, and leaves failed repeats out of the figures', () => {
+    const m = mergeCellRepeats([
+      cell({ status: 'Failed', totalTokensPerS: null, error: 'boom' }),
+      cell({ status: 'Requests queued', queueEvidence: 'peak 3 of 4' }),
+      cell({}),
+    ]);
+    expect(m.status).toBe('Requests queued');
+    expect(m.queueEvidence).toBe('peak 3 of 4');
+    expect(m.totalTokensPerS).toBe(400);
+    expect(m.repeats!.map((r) => r.status)).toEqual(['Failed', 'Requests queued', 'Valid']);
+    expect(m.repeats![0]!.error).toBe('boom');
+  });
+
+  it('a cell that failed every time stays Failed with its last error', () => {
+    const m = mergeCellRepeats([
+      cell({ status: 'Failed', error: 'first' }),
+      cell({ status: 'Failed', error: 'second' }),
+    ]);
+    expect(m.status).toBe('Failed');
+    expect(m.error).toBe('second');
+    expect(m.repeats).toHaveLength(2);
+  });
+
+  it('one repeat is the cell itself', () => {
+    const c = cell({});
+    expect(mergeCellRepeats([c])).toBe(c);
+  });
+});
