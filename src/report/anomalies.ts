@@ -13,6 +13,8 @@ export type AnomalyKind =
   | 'errors'
   | 'stall'
   | 'capacity'
+  | 'client-bound'
+  | 'estimated-tokens'
   | 'warning';
 
 export interface Anomaly {
@@ -210,6 +212,25 @@ function cellFlags(r: RunResult): Anomaly[] {
       });
     }
     if (c.capacityCheck) out.push({ ...base, ...capacityFlag(c, c.capacityCheck, where) });
+    if (c.client?.clientBound)
+      out.push({
+        ...base,
+        kind: 'client-bound',
+        severity: 'error',
+        text:
+          `Cell ${where}: the benchmark client was the bottleneck (${c.client.reason ?? 'overloaded'}); its ` +
+          `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,
+      });
+    if (c.chunkAttribution === 'estimated' && c.windowTokenErrorBound && c.outputTokens)
+      out.push({
+        ...base,
+        kind: 'estimated-tokens',
+        severity: 'info',
+        text:
+          `Cell ${where}: per-chunk token counts are estimated (the server sends several tokens per chunk ` +
+          `without per-chunk usage); the window's ${fmtInt(c.outputTokens)} tokens may be off by up to ` +
+          `${fmtInt(c.windowTokenErrorBound)} (${((100 * c.windowTokenErrorBound) / c.outputTokens).toPrecision(2)}%).`,
+      });
     if (c.status !== 'Failed' && c.stalls && c.measuredS)
       out.push({
         ...base,

@@ -71,7 +71,34 @@ export const CSV_HEADERS = [
   'Max chunk gap ms',
   'Stalls',
   'Stalled ms',
+  ...cellExtraHeaders(),
 ];
+
+// Beyond the figures: how far to trust them (client self-check, token split), the capacity check, the repeats.
+function cellExtraHeaders(): string[] {
+  return [
+    'Client bound',
+    'Client loop delay p99 ms',
+    'Client CPU % per thread',
+    'Token split',
+    'Window token error bound',
+    'Capacity check',
+    'Repeats',
+  ];
+}
+
+function cellExtras(c: DecodeCell): unknown[] {
+  const k = c.capacityCheck;
+  return [
+    c.client?.clientBound,
+    c.client?.loopDelayP99Ms,
+    c.client?.cpuPctPerThread,
+    c.chunkAttribution,
+    c.windowTokenErrorBound,
+    k ? `${k.needTokens} > ${k.kvCapacityTokens} (${k.bound}): ${k.held ? 'rule held' : 'ran whole'}` : null,
+    c.repeats?.length,
+  ];
+}
 
 function intervalFields(c: DecodeCell): Array<number | null> {
   return INTERVAL_FIELDS.flatMap(([k]) => {
@@ -112,6 +139,7 @@ export function renderCsv(r: RunResult): string {
       null,
       null,
       null,
+      ...cellExtraHeaders().map(() => null),
     ]);
   }
   const cells = [...r.decode].sort(
@@ -157,6 +185,7 @@ export function renderCsv(r: RunResult): string {
       c.maxChunkGapMs,
       c.stalls,
       c.stalledMs,
+      ...cellExtras(c),
     ]);
   }
   return (

@@ -157,6 +157,18 @@ export const ClientQueue = z.object({
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
 
+// The client checked itself over the window (src/client/self-check.ts): when clientBound, the cell's timings are
+// partly our own process's, and every report says so.
+export const ClientCheckResult = z.object({
+  loopDelayP99Ms: z.number().nonnegative(),
+  loopDelayMaxMs: z.number().nonnegative(),
+  cpuPctPerThread: z.number().nonnegative(),
+  threads: z.number().int().positive(),
+  clientBound: z.boolean(),
+  reason: z.string().optional(),
+});
+export type ClientCheckResult = z.infer<typeof ClientCheckResult>;
+
 // One window of a cell measured several times (--repeats); the cell's figures are their means (src/stats/repeats.ts).
 export const CellRepeat = z.object({
   status: CellStatus,
@@ -227,6 +239,12 @@ export const DecodeCell = z.object({
   stalls: z.number().int().nonnegative().optional(),
   stalledMs: z.number().nonnegative().optional(),
   capacityCheck: CapacityCheckResult.optional(),
+  client: ClientCheckResult.optional(),
+  // Which chunk carried which token: exact (continuous usage, one token per chunk, or pinned by the server's
+  // tokenizer after the cell) or estimated (split by characters); the window's token count is then off by at
+  // most windowTokenErrorBound tokens (src/client/attribution.ts).
+  chunkAttribution: z.enum(['exact', 'estimated']).optional(),
+  windowTokenErrorBound: z.number().int().nonnegative().optional(),
   repeats: z.array(CellRepeat).optional(),
   prediction: PredictionNote.optional(),
 });

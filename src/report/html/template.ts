@@ -98,6 +98,8 @@ function anomalyList(list: Anomaly[]): string {
     failed: 'failed',
     queued: 'requests queued',
     capacity: 'capacity check',
+    'client-bound': 'client was the bottleneck',
+    'estimated-tokens': 'estimated token split',
     errors: 'errors',
     stall: 'stall',
     warning: 'note',
