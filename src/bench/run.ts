@@ -24,7 +24,7 @@ import { buildDecodeCell } from './cell-result.js';
 import { realClock, type BenchClock, type StreamFn } from './context.js';
 import { runDecodeCell } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
-import { measurePrefill } from './prefill.js';
+import { measurePrefill, prefillWarnings } from './prefill.js';
 import { createPromptSource } from './prompt-source.js';
 import { resultSkeleton, settingsFromResult } from './result-state.js';
 import { Sender, toRequestLine, type Sent } from './sender.js';
@@ -301,17 +301,7 @@ export class BenchRun {
                 );
               }
             }
-            if (point.repeats.some((r) => r.outlier))
-              addWarning(
-                `prefill ${contextLabel(ctx)}: a repeat differs from the median by more than 25% (flagged as outlier)`,
-              );
-            if (point.repeats.some((r) => (r.cachedTokens ?? 0) > 0))
-              addWarning(`prefill ${contextLabel(ctx)}: the server reported cached tokens on a cold prompt`);
-            for (const r of point.repeats)
-              if (r.promptTokensSource === 'usage' && Math.abs(r.promptTokens - ctx) / ctx > 0.01)
-                addWarning(
-                  `prefill ${contextLabel(ctx)}: the prompt had ${r.promptTokens} tokens, more than 1% off its target`,
-                );
+            for (const w of prefillWarnings(point, contextLabel(ctx))) addWarning(w);
           }
           donePrefill.set(ctx, point);
           result.prefill.push(point);

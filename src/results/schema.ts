@@ -86,7 +86,7 @@ export const PrefillRepeat = z.object({
   promptTokens: z.number().int().nonnegative(), // from server usage when reported
   promptTokensSource: z.enum(['usage', 'tokenize', 'estimate']).optional(),
   ttftMs: z.number().nonnegative(),
-  tokensPerS: z.number().nonnegative(),
+  tokensPerS: z.number().nonnegative(), // (promptTokens - cachedTokens) / TTFT: the tokens actually computed
   outlier: z.boolean().optional(), // differs from the median by > 25% (METHOD.md)
   cachedTokens: z.number().int().nonnegative().optional(),
 });
@@ -111,9 +111,19 @@ export const PrefillPoint = z.object({
   promptTokens: z.number().int().nonnegative().nullable(), // median of repeats
   ttftMs: z.number().nonnegative().nullable(), // median of repeats
   tokensPerS: z.number().nonnegative().nullable(), // median of repeats
+  cachedTokens: z.number().int().nonnegative().optional(), // median of repeats, where the server reports them
   completed: z.number().int().nonnegative(),
   repeats: z.array(PrefillRepeat),
   decodeContext: z.boolean().optional(), // false for prefill-only points (full window)
+  // The full-window prompt was refused as too long and measured again with a shorter one (src/bench/prefill.ts).
+  shortened: z
+    .object({
+      fromTarget: z.number().int().positive(),
+      toTarget: z.number().int().positive(),
+      rejectedPromptTokens: z.number().int().positive().optional(), // as the refusal said
+      reason: z.string(),
+    })
+    .optional(),
   error: z.string().optional(),
   errors: ErrorsByKind.optional(),
   prediction: PredictionNote.optional(),
@@ -134,7 +144,6 @@ export const ServerSample = z.object({
   powerW: z.number().nullable().optional(),
 });
 export type ServerSample = z.infer<typeof ServerSample>;
-
 
 // 95% intervals (docs/method.md "Intervals"): order statistics for medians, batch means for the total rate.
 export const CellIntervals = z.object({
@@ -157,7 +166,6 @@ export const ClientQueue = z.object({
   maxWaitMs: z.number(),
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
-
 
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
