@@ -34,7 +34,10 @@ export const Hardware = z.object({
   gpuDriver: z.string().optional(),
   os: z.string().optional(),
   cpu: z.string().optional(),
-  source: z.enum(['nvidia-smi', 'rocm-smi', 'flags', 'imported', 'sim', 'none']).optional(),
+  // A server on this machine with no GPU runs on its CPU (llama.cpp): logical cores and system memory from the OS.
+  cpuCores: z.number().int().positive().optional(),
+  systemMemoryGb: z.number().positive().optional(),
+  source: z.enum(['nvidia-smi', 'rocm-smi', 'os', 'flags', 'imported', 'sim', 'none']).optional(),
 });
 export type Hardware = z.infer<typeof Hardware>;
 
