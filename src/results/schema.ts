@@ -65,6 +65,7 @@ export const Target = z.object({
   kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
+  tokenizeMethod: z.string().optional(), // how prompt lengths were counted (src/target/engines), in words
   reasoningField: z.string().optional(),
 });
 export type Target = z.infer<typeof Target>;

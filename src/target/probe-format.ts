@@ -48,7 +48,12 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
       ? `yes (${info.metricsPath ?? '/metrics'}: ${metricList(info)})`
       : 'no (queueing is judged from client timings)',
   ]);
-  rows.push(['Tokenize endpoint', info.tokenizeAvailable ? 'yes' : 'no']);
+  rows.push([
+    'Tokenize endpoint',
+    info.tokenizeAvailable
+      ? `yes${info.tokenizeMethod ? `: ${info.tokenizeMethod}` : ''}`
+      : 'no (prompts are sized by calibration probes)',
+  ]);
   rows.push(['Reasoning field', info.reasoningField ?? 'none (reasoning text, if any, arrives in content)']);
   rows.push(['Extensions', extensionList(info)]);
   if (info.cachedTokensSource) rows.push(['Cached tokens', info.cachedTokensSource]);

@@ -3,6 +3,7 @@ import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { probePromptTokens } from '../../src/prompts/probe.js';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { probeTarget } from '../../src/target/probe.js';
+import { formatProbe } from '../../src/target/probe-format.js';
 
 // Issue 11 item 3: a chat prompt's length counts the whole rendered prompt (the sim's chat flavors add 15
 // template tokens to a one-message conversation, as real templates do), whatever way the engine can count it.
@@ -42,6 +43,9 @@ describe('prompt lengths under chat templates, measured by the server', () => {
     async (flavor) => {
       const { info, out, warnings } = await lengths(flavor);
       expect(info.tokenizeCoversTemplate).toBe(true);
+      expect(formatProbe(info, sim!.baseUrl)).toMatch(
+        /Tokenize endpoint\s+yes: POST .*chat template included/,
+      );
       for (const { target, served } of out) {
         expect(served).toBeDefined();
         expect(Math.abs(served! - target) / target).toBeLessThanOrEqual(0.01);
