@@ -5,6 +5,7 @@ import { promptTokensFromError, shortenedTarget } from '../../src/bench/prefill-
 import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { Sender } from '../../src/bench/sender.js';
 import { streamRequest } from '../../src/client/stream.js';
+import { parseErrorBody } from '../../src/failures/error-body.js';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { probeTarget } from '../../src/target/probe.js';
 import type { TargetInfo } from '../../src/target/types.js';
@@ -27,6 +28,13 @@ describe('shortening a refused full-window prompt (pure)', () => {
         16_400,
       ],
       ['the request exceeds the available context size, try increasing it', undefined],
+      [
+        parseErrorBody(
+          '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it",' +
+            '"type":"exceed_context_size_error","n_prompt_tokens":16400,"n_ctx":16384}}',
+        ).message,
+        16_400,
+      ],
     ] as const;
     for (const [message, n] of says) expect(promptTokensFromError(message)).toBe(n);
   });
