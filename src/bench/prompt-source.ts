@@ -11,6 +11,7 @@ export async function createPromptSource(o: {
   apiKey?: string;
   info: TargetInfo;
   api: 'chat' | 'completions';
+  onWarning?: (message: string) => void; // a change in how prompts are sized (prompts/index.ts)
 }): Promise<PromptSource> {
   const tokenize = o.info.tokenize;
   const factory = await createPromptFactory({
@@ -21,6 +22,10 @@ export async function createPromptSource(o: {
     model: o.info.model,
     api: o.api,
     ...(tokenize ? { tokenize: (text: string) => tokenize(text, o.api) } : {}),
+    ...(o.info.tokenizeCoversTemplate !== undefined
+      ? { tokenizeCoversTemplate: o.info.tokenizeCoversTemplate }
+      : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   });
   // Only the current context's prompts are kept: contexts run in order, and 1M-token texts are large.
   let cachedContext = -1;

@@ -48,6 +48,7 @@ export function resultSkeleton(o: {
           }
         : {}),
       ...(o.info.tokenizeAvailable !== undefined ? { tokenizeAvailable: o.info.tokenizeAvailable } : {}),
+      ...(o.info.tokenizeMethod ? { tokenizeMethod: o.info.tokenizeMethod } : {}),
       ...(o.info.reasoningField ? { reasoningField: o.info.reasoningField } : {}),
     },
     engine: o.info.engine,

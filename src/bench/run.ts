@@ -21,10 +21,10 @@ import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
 import { referenceFromCells } from '../stats/queue.js';
 import { buildDecodeCell } from './cell-result.js';
-import { realClock, type BenchClock, type PromptSource, type StreamFn } from './context.js';
+import { realClock, type BenchClock, type StreamFn } from './context.js';
 import { runDecodeCell } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
-import { measurePrefill } from './prefill.js';
+import { measurePrefill, prefillWarnings } from './prefill.js';
 import { createPromptSource } from './prompt-source.js';
 import { resultSkeleton, settingsFromResult } from './result-state.js';
 import { Sender, toRequestLine, type Sent } from './sender.js';
@@ -43,14 +43,7 @@ export interface BenchRunDeps {
     apiKey: string | undefined,
     intervalMs: number,
   ) => MetricsSampler | undefined;
-  createPrompts?: (o: {
-    runId: string;
-    seed: number;
-    baseUrl: string;
-    apiKey?: string;
-    info: TargetInfo;
-    api: 'chat' | 'completions';
-  }) => Promise<PromptSource>;
+  createPrompts?: typeof createPromptSource;
   progress?: ProgressSink;
   writeReports?: (dir: string, result: RunResult) => Promise<string[]>;
 }
@@ -195,6 +188,10 @@ export class BenchRun {
     };
     const resultPath = save();
 
+    const addWarning = (w: string) => {
+      if (!result.warnings.includes(w)) result.warnings.push(w);
+      progress.warn(w);
+    };
     const stream = this.deps.stream ?? streamRequest;
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
       runId,
@@ -203,6 +200,7 @@ export class BenchRun {
       ...(s.apiKey ? { apiKey: s.apiKey } : {}),
       info,
       api: s.api,
+      onWarning: addWarning,
     });
     const sender = new Sender(
       {
@@ -245,10 +243,6 @@ export class BenchRun {
     const stop = this.stopper.signal;
     let tooLong: BenchError | undefined;
     let tooLongFrom = Infinity; // decode contexts >= this fail (the server rejected one)
-    const addWarning = (w: string) => {
-      if (!result.warnings.includes(w)) result.warnings.push(w);
-      progress.warn(w);
-    };
     const addCell = (cell: DecodeCell) => {
       doneCells.set(cellKey(cell.contextTokens, cell.concurrency), cell);
       result.decode.push(cell);
@@ -307,17 +301,7 @@ export class BenchRun {
                 );
               }
             }
-            if (point.repeats.some((r) => r.outlier))
-              addWarning(
-                `prefill ${contextLabel(ctx)}: a repeat differs from the median by more than 25% (flagged as outlier)`,
-              );
-            if (point.repeats.some((r) => (r.cachedTokens ?? 0) > 0))
-              addWarning(`prefill ${contextLabel(ctx)}: the server reported cached tokens on a cold prompt`);
-            for (const r of point.repeats)
-              if (r.promptTokensSource === 'usage' && Math.abs(r.promptTokens - ctx) / ctx > 0.01)
-                addWarning(
-                  `prefill ${contextLabel(ctx)}: the prompt had ${r.promptTokens} tokens, more than 1% off its target`,
-                );
+            for (const w of prefillWarnings(point, contextLabel(ctx))) addWarning(w);
           }
           donePrefill.set(ctx, point);
           result.prefill.push(point);

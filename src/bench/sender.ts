@@ -9,6 +9,7 @@ export interface SendSpec {
   cell: string;
   phase: RequestLine['phase'];
   contextTokens: number;
+  promptTokens?: number; // the prompt's target when it differs from the context (a shortened retry)
   concurrency?: number;
   slot: number;
   maxTokens: number;
@@ -55,7 +56,7 @@ export class Sender {
   }
 
   async send(spec: SendSpec): Promise<Sent> {
-    const { text, estTokens } = await this.prompts.prompt(spec.contextTokens, spec.slot);
+    const { text, estTokens } = await this.prompts.prompt(spec.promptTokens ?? spec.contextTokens, spec.slot);
     const requestId = `${this.cfg.idPrefix}-${++this.seq}`;
     const body = buildRequestBody(this.info, {
       api: this.cfg.api,

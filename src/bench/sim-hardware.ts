@@ -24,7 +24,7 @@ export function simProfileHardware(profile: {
   return hw;
 }
 
-// A target whose probe says it is the sim never keeps local GPU facts: only what the user stated
+// A target whose probe says it is the sim never keeps local GPU or CPU facts (`run` and `probe` alike): only what the user stated
 // (--gpu-name...) on a hardware block marked 'sim'. A backend derived from the local GPUs goes too.
 export function withoutLocalHardwareForSim(
   info: TargetInfo,
@@ -41,8 +41,8 @@ export function withoutLocalHardwareForSim(
     : {};
   const hardware = applyHardwareOverrides({ type: simTypeLabel(), source: 'sim' }, overrides);
   const engine = { ...info.engine };
-  const local = info.hardware.source === 'nvidia-smi' || info.hardware.source === 'rocm-smi';
-  if (local && backendFlag === undefined && (engine.backend === 'cuda' || engine.backend === 'rocm'))
+  const local = ['nvidia-smi', 'rocm-smi', 'os'].includes(info.hardware.source ?? '');
+  if (local && backendFlag === undefined && ['cuda', 'rocm', 'cpu'].includes(engine.backend ?? ''))
     delete engine.backend;
   return { ...info, engine, hardware };
 }

@@ -28,13 +28,22 @@ function body(message: string, type: unknown, code: unknown, status: number | un
   return out;
 }
 
+// llama.cpp's too-long refusal gives the sizes beside its message, not in it ("the request exceeds the available
+// context size, try increasing it"); the message carries them so the refused prompt's length is known.
+function withPromptSize(message: string, e: Obj): string {
+  const n = e.n_prompt_tokens;
+  const ctx = e.n_ctx;
+  if (typeof n !== 'number' || message.includes(String(n))) return message;
+  return `${message} (n_prompt_tokens: ${n}${typeof ctx === 'number' ? `, n_ctx: ${ctx}` : ''})`;
+}
+
 /** The error a parsed JSON value states, in the shapes engines use inside streams too; else undefined. */
 export function errorOf(o: unknown): ErrorBody | undefined {
   if (!isObj(o)) return undefined;
   const e = o.error;
   if (typeof e === 'string') return body(e, o.error_type, undefined, undefined);
   if (isObj(e)) {
-    const message = str(e.message) ?? JSON.stringify(e);
+    const message = withPromptSize(str(e.message) ?? JSON.stringify(e), e);
     return body(message, e.type, e.code, statusOf(e.http_status_code, e.code));
   }
   if (o.object === 'error') return body(str(o.message) ?? 'error', o.type, o.code, statusOf(o.code));

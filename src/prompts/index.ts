@@ -1,17 +1,28 @@
 // Prompts that hit their target token count (chat template included) within 1% (METHOD.md "Prompts"):
-// the server's tokenizer when there is one (secant search on the character length, chars-per-token cached
-// per context), else calibration probes (`max_tokens: 1` on two short prompts, reading usage.prompt_tokens)
-// fitted as tokens = overhead + chars / charsPerToken and scaled to the target.
-import { postJson } from '../client/http.js';
+// the server's tokenizer when there is one (tokenizer-search.ts), counting the rendered conversation where the
+// engine can render it and otherwise adding the template's tokens learnt from one probe request; else
+// calibration probes (calibrate.ts). Any change of method mid-run is reported through onWarning, never silent.
 import { buildPromptText, type PromptSpec } from './build.js';
+import {
+  calibrate,
+  calibrationSpec,
+  DEFAULT_CHARS_PER_TOKEN,
+  promptFromFit,
+  SMALL_PROBE_CHARS,
+  type Fit,
+} from './calibrate.js';
+import { probePromptTokens } from './probe.js';
+import { TokenizerSearch } from './tokenizer-search.js';
 
 export { buildPromptText, promptHead, CLOSING_INSTRUCTION } from './build.js';
 export type { PromptSpec } from './build.js';
 
+export type PromptSizing = 'tokenize' | 'calibration' | 'estimate';
+
 export interface PromptFactory {
   prompt(contextTokens: number, slot: number): Promise<{ text: string; estTokens: number }>;
   /** How the counts are known: 'tokenize' (exact), 'calibration' (probes), 'estimate' (probes failed). */
-  readonly source: () => 'tokenize' | 'calibration' | 'estimate';
+  readonly source: () => PromptSizing;
 }
 
 export interface PromptFactoryOptions {
@@ -22,105 +33,85 @@ export interface PromptFactoryOptions {
   model: string;
   api: 'chat' | 'completions';
   tokenize?: (text: string) => Promise<number | undefined>;
+  /** Chat only: false when `tokenize` counts the content alone (default true). */
+  tokenizeCoversTemplate?: boolean;
   /** Tolerance of the tokenizer search as a fraction of the target (default 0.2%, well inside 1%). */
   tolerance?: number;
   probeTimeoutMs?: number;
+  /** A change in how prompts are sized (tokenize failed, probes failed), in one line for the result. */
+  onWarning?: (message: string) => void;
 }
 
-const DEFAULT_CHARS_PER_TOKEN = 4;
-const MAX_TOKENIZE_STEPS = 8;
-const PROBE_CHARS = [12_000, 6_000, 3_000];
-const SMALL_PROBE_CHARS = 1_500;
-
-interface Fit {
-  overheadTokens: number;
-  charsPerToken: number;
-}
+const fmt = (n: number) => n.toLocaleString('en-US');
 
 export async function createPromptFactory(opts: PromptFactoryOptions): Promise<PromptFactory> {
-  const tol = opts.tolerance ?? 0.002;
-  const cptByContext = new Map<number, number>();
-  let lastCpt = DEFAULT_CHARS_PER_TOKEN;
-  let tokenizeWorks = opts.tokenize !== undefined;
+  const warn = opts.onWarning ?? (() => {});
+  const probe = (text: string) => probePromptTokens(opts, text);
+  let source: PromptSizing = opts.tokenize ? 'tokenize' : 'calibration';
+  let search: TokenizerSearch | undefined;
+  if (opts.tokenize) {
+    const tokenize = opts.tokenize;
+    const needsTemplate = opts.api === 'chat' && opts.tokenizeCoversTemplate === false;
+    let overhead: Promise<number> | undefined;
+    const count = async (text: string) => {
+      if (!needsTemplate) return tokenize(text);
+      overhead ??= templateTokens(tokenize, probe, opts, warn);
+      const [n, extra] = await Promise.all([tokenize(text), overhead]);
+      return n === undefined ? undefined : n + extra;
+    };
+    search = new TokenizerSearch(count, opts.tolerance ?? 0.002, DEFAULT_CHARS_PER_TOKEN);
+  }
   let fit: Promise<Fit | undefined> | undefined;
-  let source: 'tokenize' | 'calibration' | 'estimate' = tokenizeWorks ? 'tokenize' : 'calibration';
-
-  const probe = async (text: string): Promise<number | undefined> => {
-    const body: Record<string, unknown> = { model: opts.model, max_tokens: 1, stream: false };
-    if (opts.api === 'chat') body.messages = [{ role: 'user', content: text }];
-    else body.prompt = text;
-    const r = await postJson<{ usage?: { prompt_tokens?: unknown } }>(
-      opts.baseUrl,
-      opts.api === 'chat' ? '/chat/completions' : '/completions',
-      body,
-      { apiKey: opts.apiKey, timeoutMs: opts.probeTimeoutMs ?? 120_000 },
-    );
-    const n = r.ok ? r.body.usage?.prompt_tokens : undefined;
-    return typeof n === 'number' && n > 0 ? n : undefined;
-  };
-
-  const calibrate = async (): Promise<Fit | undefined> => {
-    const spec = (slot: number): PromptSpec => ({
-      runId: `${opts.runId}-calibration`,
-      contextTokens: 0,
-      slot,
-      seed: opts.seed,
-    });
-    const smallText = buildPromptText(spec(0), DEFAULT_CHARS_PER_TOKEN, SMALL_PROBE_CHARS);
-    const small = await probe(smallText);
-    if (small === undefined) return undefined;
-    for (const chars of PROBE_CHARS) {
-      const bigText = buildPromptText(spec(1), DEFAULT_CHARS_PER_TOKEN, chars);
-      const big = await probe(bigText);
-      if (big === undefined || big <= small) continue;
-      const charsPerToken = (bigText.length - smallText.length) / (big - small);
-      return { charsPerToken, overheadTokens: small - smallText.length / charsPerToken };
-    }
-    return undefined;
-  };
-
-  const viaTokenizer = async (spec: PromptSpec) => {
-    const target = spec.contextTokens;
-    const tolTokens = Math.max(1, Math.floor(target * tol));
-    let cpt = cptByContext.get(target) ?? lastCpt;
-    let chars = Math.round(target * cpt);
-    let best: { text: string; n: number } | undefined;
-    for (let step = 0; step < MAX_TOKENIZE_STEPS; step++) {
-      const text = buildPromptText(spec, cpt, chars);
-      const n = await opts.tokenize!(text);
-      if (n === undefined || !(n > 0)) return undefined;
-      if (!best || Math.abs(n - target) < Math.abs(best.n - target)) best = { text, n };
-      if (Math.abs(n - target) <= tolTokens) break;
-      cpt = text.length / n;
-      chars = Math.max(1, Math.round(text.length + (target - n) * cpt));
-    }
-    if (best) {
-      cptByContext.set(target, best.text.length / best.n);
-      lastCpt = best.text.length / best.n;
-    }
-    return best && { text: best.text, estTokens: best.n };
-  };
 
   return {
     source: () => source,
     async prompt(contextTokens: number, slot: number) {
       const spec: PromptSpec = { runId: opts.runId, contextTokens, slot, seed: opts.seed };
-      if (tokenizeWorks) {
-        const r = await viaTokenizer(spec);
+      if (search) {
+        const started = Date.now();
+        const r = await search.prompt(spec);
         if (r) return r;
-        tokenizeWorks = false; // the endpoint stopped answering: fall back to calibration
+        search = undefined;
         source = 'calibration';
+        warn(
+          `prompt sizing: the server's tokenize endpoint did not answer for the ${fmt(contextTokens)}-token prompt ` +
+            `(gave up after ${((Date.now() - started) / 1000).toFixed(1)} s); the remaining prompts are sized by ` +
+            'calibration probes, which usually land within 2% of their targets',
+        );
       }
-      fit ??= calibrate();
+      fit ??= calibrate(probe, opts.runId, opts.seed);
       const f = await fit;
-      if (!f) {
-        source = 'estimate';
-        const text = buildPromptText(spec, DEFAULT_CHARS_PER_TOKEN);
-        return { text, estTokens: Math.round(text.length / DEFAULT_CHARS_PER_TOKEN) };
-      }
-      const chars = Math.max(1, Math.round((contextTokens - f.overheadTokens) * f.charsPerToken));
-      const text = buildPromptText(spec, f.charsPerToken, chars);
-      return { text, estTokens: Math.round(f.overheadTokens + text.length / f.charsPerToken) };
+      if (f) return promptFromFit(spec, f);
+      if (source !== 'estimate')
+        warn(
+          'prompt sizing: calibration probes (max_tokens 1) got no usage.prompt_tokens; prompts are sized at ' +
+            `${DEFAULT_CHARS_PER_TOKEN} characters per token and may miss their targets by far`,
+        );
+      source = 'estimate';
+      const text = buildPromptText(spec, DEFAULT_CHARS_PER_TOKEN);
+      return { text, estTokens: Math.round(text.length / DEFAULT_CHARS_PER_TOKEN) };
     },
   };
+}
+
+// The chat template's tokens where the tokenizer counts only the content: the server's count of one probe prompt
+// minus the tokenizer's count of its content. A template adds the same tokens to every one-message prompt.
+async function templateTokens(
+  tokenize: (text: string) => Promise<number | undefined>,
+  probe: (text: string) => Promise<number | undefined>,
+  opts: PromptFactoryOptions,
+  warn: (message: string) => void,
+): Promise<number> {
+  const text = buildPromptText(
+    calibrationSpec(opts.runId, opts.seed, 2),
+    DEFAULT_CHARS_PER_TOKEN,
+    SMALL_PROBE_CHARS,
+  );
+  const [whole, content] = await Promise.all([probe(text), tokenize(text)]);
+  if (whole !== undefined && content !== undefined && whole >= content) return whole - content;
+  warn(
+    "prompt sizing: the chat template's tokens could not be measured (the probe request reported no " +
+      'usage.prompt_tokens); prompts count their content only and may be short by the template',
+  );
+  return 0;
 }

@@ -1,4 +1,5 @@
 import type { RunResult } from '../results/schema.js';
+import { prefillEvidence } from './prefill-evidence.js';
 import { anomaliesByCell, findAnomalies } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
@@ -96,13 +97,18 @@ export function renderMarkdown(r: RunResult): string {
           fmtTokS(p.tokensPerS),
           fmtMs(p.ttftMs),
           ...(tokens ? [p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US')] : []),
-          p.status !== 'Valid'
-            ? p.status
-            : flagged.has(p.contextTokens)
-              ? '⚠ outlier'
-              : p.decodeContext === false
-                ? 'prefill only'
-                : '',
+          [
+            p.status !== 'Valid'
+              ? p.status
+              : flagged.has(p.contextTokens)
+                ? '⚠ outlier'
+                : p.decodeContext === false
+                  ? 'prefill only'
+                  : '',
+            prefillEvidence(p),
+          ]
+            .filter(Boolean)
+            .join('; '),
         ]),
         ['l', 'r', 'r', ...(tokens ? (['r'] as const) : []), 'l'],
       ),

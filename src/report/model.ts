@@ -35,7 +35,9 @@ function measuredTitle(r: RunResult): string {
   if (r.title) return r.title;
   const gpu = r.hardware.gpuName
     ? ` on ${r.hardware.gpuName}${r.hardware.gpuCount && r.hardware.gpuCount > 1 ? ` ×${r.hardware.gpuCount}` : ''}`
-    : '';
+    : r.hardware.source === 'os' && r.hardware.cpu
+      ? ` on ${r.hardware.cpu} (CPU)`
+      : '';
   return `${r.target.model}${gpu}`;
 }
 
@@ -112,6 +114,8 @@ export function metadata(r: RunResult): MetaSection[] {
         ['VRAM', vramText(h)],
         ['Driver', h.gpuDriver],
         ['CPU', h.cpu],
+        ['CPU cores', h.cpuCores],
+        ['Memory', h.systemMemoryGb === undefined ? undefined : `${h.systemMemoryGb} GB`],
         ['OS', h.os],
       ]),
     },

@@ -1,4 +1,5 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
+import { prefillEvidence } from './prefill-evidence.js';
 import { findAnomalies } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
 import {
@@ -104,14 +105,20 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
       anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
     );
     const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
-    const barW = width - 2 - 6 - 9 - 11 - 4 - 10;
+    // The note column widens for evidence (cached tokens, a shortened prompt), the bar gives way.
+    const noteW = Math.max(
+      10,
+      ...pre.map((p) => (prefillEvidence(p, true) ? prefillEvidence(p, true).length + 12 : 0)),
+    );
+    const barW = Math.max(10, width - 2 - 6 - 9 - 11 - 4 - noteW);
     for (const p of pre) {
       const bar = '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)));
       const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
+      const evidence = prefillEvidence(p, true);
       out.push(
         `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
-          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(note ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
-          `  ${paint(note, note ? 'yellow' : undefined)}`,
+          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(note || evidence ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
+          `  ${paint(note, note ? 'yellow' : undefined)}${evidence ? paint(`${note ? '; ' : ''}${evidence}`, 'dim') : ''}`,
       );
       out[out.length - 1] = out[out.length - 1]!.trimEnd();
     }

@@ -34,7 +34,10 @@ export const Hardware = z.object({
   gpuDriver: z.string().optional(),
   os: z.string().optional(),
   cpu: z.string().optional(),
-  source: z.enum(['nvidia-smi', 'rocm-smi', 'flags', 'imported', 'sim', 'none']).optional(),
+  // A server on this machine with no GPU runs on its CPU (llama.cpp): logical cores and system memory from the OS.
+  cpuCores: z.number().int().positive().optional(),
+  systemMemoryGb: z.number().positive().optional(),
+  source: z.enum(['nvidia-smi', 'rocm-smi', 'os', 'flags', 'imported', 'sim', 'none']).optional(),
 });
 export type Hardware = z.infer<typeof Hardware>;
 
@@ -62,6 +65,7 @@ export const Target = z.object({
   kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
+  tokenizeMethod: z.string().optional(), // how prompt lengths were counted (src/target/engines), in words
   reasoningField: z.string().optional(),
 });
 export type Target = z.infer<typeof Target>;
@@ -86,7 +90,7 @@ export const PrefillRepeat = z.object({
   promptTokens: z.number().int().nonnegative(), // from server usage when reported
   promptTokensSource: z.enum(['usage', 'tokenize', 'estimate']).optional(),
   ttftMs: z.number().nonnegative(),
-  tokensPerS: z.number().nonnegative(),
+  tokensPerS: z.number().nonnegative(), // (promptTokens - cachedTokens) / TTFT: the tokens actually computed
   outlier: z.boolean().optional(), // differs from the median by > 25% (METHOD.md)
   cachedTokens: z.number().int().nonnegative().optional(),
 });
@@ -111,9 +115,19 @@ export const PrefillPoint = z.object({
   promptTokens: z.number().int().nonnegative().nullable(), // median of repeats
   ttftMs: z.number().nonnegative().nullable(), // median of repeats
   tokensPerS: z.number().nonnegative().nullable(), // median of repeats
+  cachedTokens: z.number().int().nonnegative().optional(), // median of repeats, where the server reports them
   completed: z.number().int().nonnegative(),
   repeats: z.array(PrefillRepeat),
   decodeContext: z.boolean().optional(), // false for prefill-only points (full window)
+  // The full-window prompt was refused as too long and measured again with a shorter one (src/bench/prefill.ts).
+  shortened: z
+    .object({
+      fromTarget: z.number().int().positive(),
+      toTarget: z.number().int().positive(),
+      rejectedPromptTokens: z.number().int().positive().optional(), // as the refusal said
+      reason: z.string(),
+    })
+    .optional(),
   error: z.string().optional(),
   errors: ErrorsByKind.optional(),
   prediction: PredictionNote.optional(),

@@ -45,3 +45,11 @@ export function commitFromVersion(version: string | undefined): string | undefin
   const m = version ? /\+g([0-9a-f]{7,40})\b/.exec(version) : null;
   return m?.[1];
 }
+
+// A tokenize call sized for its text: a 1M-token prompt is megabytes of JSON, which a busy server can take tens of
+// seconds to tokenize, so the probe's short timeout would turn a slow answer into a failure.
+export function tokenizeTimeoutMs(ctx: ProbeContext, chars: number): number {
+  return Math.max(ctx.timeoutMs, 30_000 + Math.ceil(chars / 100_000) * 1000);
+}
+
+export const userMessage = (text: string) => [{ role: 'user', content: text }];

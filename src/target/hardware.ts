@@ -109,8 +109,10 @@ export function applyHardwareOverrides(hw: Hardware, o: HardwareOverrides): Hard
   if (o.gpuMemoryGb !== undefined) out.gpuMemoryGb = o.gpuMemoryGb;
   if (o.type !== undefined) out.type = o.type;
   if (any) {
+    // GPUs given by flags on a machine whose tools saw none: the server's GPUs, not this CPU.
+    if (hw.source === 'os' && o.type === undefined) out.type = 'Discrete GPU';
     out.type ??= 'Discrete GPU';
-    out.source = hw.source && hw.source !== 'none' ? hw.source : 'flags';
+    out.source = hw.source && hw.source !== 'none' && hw.source !== 'os' ? hw.source : 'flags';
     if (out.gpuMemoryGb !== undefined && out.gpuCount !== undefined)
       out.gpuMemoryGbTotal = out.gpuMemoryGb * out.gpuCount;
   }
@@ -133,13 +135,39 @@ export async function readLocalGpus(
   return { gpus: [], source: 'none' };
 }
 
-// `local` false: the server is elsewhere, so this machine's GPUs say nothing about it.
+export interface CpuFacts {
+  model: string;
+  cores: number; // logical
+  memoryBytes: number;
+}
+
+export const readLocalCpu = (): CpuFacts => {
+  const cpus = os.cpus();
+  return { model: cpus[0]?.model ?? '', cores: cpus.length, memoryBytes: os.totalmem() };
+};
+
+// A local server where no GPU tool answers computes on the CPU (llama.cpp is a real target there): the CPU's
+// model, logical cores and system memory are its hardware, as a GPU's name, count and memory are elsewhere.
+export function hardwareFromCpu(c: CpuFacts): Hardware {
+  const hw: Hardware = { os: os.platform(), type: 'CPU (no GPU found)', source: 'os' };
+  const model = c.model.replace(/\s+/g, ' ').trim();
+  if (model) hw.cpu = model;
+  if (c.cores > 0) hw.cpuCores = c.cores;
+  if (c.memoryBytes > 0) hw.systemMemoryGb = memoryGb(c.memoryBytes / 1048576);
+  return hw;
+}
+
+// `local` false: the server is elsewhere, so this machine's GPUs (or CPU) say nothing about it.
 export async function detectHardware(
-  opts: { local: boolean; overrides?: HardwareOverrides; exec?: Exec } = { local: true },
+  opts: { local: boolean; overrides?: HardwareOverrides; exec?: Exec; cpu?: () => CpuFacts } = {
+    local: true,
+  },
 ): Promise<Hardware> {
-  const base = opts.local
-    ? await readLocalGpus(opts.exec).then(({ gpus, source }) => hardwareFromGpus(gpus, source))
-    : { os: undefined, source: 'none' as const };
+  let base: Hardware = { os: undefined, source: 'none' };
+  if (opts.local) {
+    const { gpus, source } = await readLocalGpus(opts.exec);
+    base = gpus.length ? hardwareFromGpus(gpus, source) : hardwareFromCpu((opts.cpu ?? readLocalCpu)());
+  }
   return applyHardwareOverrides(base, opts.overrides ?? {});
 }
 

@@ -40,5 +40,6 @@ export function quantizationFromCommand(cmd: string | undefined): string | undef
 function backendFromHardware(hw: Hardware | undefined): string | undefined {
   if (hw?.source === 'nvidia-smi') return 'cuda';
   if (hw?.source === 'rocm-smi') return 'rocm';
+  if (hw?.source === 'os') return 'cpu'; // local, and no GPU tool answered
   return undefined;
 }

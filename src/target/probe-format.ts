@@ -48,19 +48,34 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
       ? `yes (${info.metricsPath ?? '/metrics'}: ${metricList(info)})`
       : 'no (queueing is judged from client timings)',
   ]);
-  rows.push(['Tokenize endpoint', info.tokenizeAvailable ? 'yes' : 'no']);
+  rows.push([
+    'Tokenize endpoint',
+    info.tokenizeAvailable
+      ? `yes${info.tokenizeMethod ? `: ${info.tokenizeMethod}` : ''}`
+      : 'no (prompts are sized by calibration probes)',
+  ]);
   rows.push(['Reasoning field', info.reasoningField ?? 'none (reasoning text, if any, arrives in content)']);
   rows.push(['Extensions', extensionList(info)]);
   if (info.cachedTokensSource) rows.push(['Cached tokens', info.cachedTokensSource]);
-  const gpu = hw.gpuName
-    ? `${hw.gpuCount ?? 1} × ${hw.gpuName}${hw.gpuMemoryGb ? ` ${hw.gpuMemoryGb} GB` : ''}${hw.gpuMemoryGbTotal ? ` (${hw.gpuMemoryGbTotal} GB total)` : ''}${hw.gpuDriver ? `, driver ${hw.gpuDriver}` : ''} [${hw.source ?? 'unknown'}]`
-    : 'unknown (server not local or no nvidia-smi/rocm-smi; pass --gpu-name, --gpu-count, --gpu-memory-gb)';
-  rows.push(['Hardware', gpu]);
+  rows.push(['Hardware', hardwareText(hw)]);
   if (hw.os) rows.push(['OS', hw.os]);
   rows.push(['Launch command', info.launchCommand ?? 'unknown (pass --launch-command)']);
   for (const w of info.warnings ?? []) rows.push(['Warning', w]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return redactSecrets(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n'));
+}
+
+function hardwareText(hw: TargetInfo['hardware']): string {
+  if (hw.gpuName)
+    return `${hw.gpuCount ?? 1} × ${hw.gpuName}${hw.gpuMemoryGb ? ` ${hw.gpuMemoryGb} GB` : ''}${hw.gpuMemoryGbTotal ? ` (${hw.gpuMemoryGbTotal} GB total)` : ''}${hw.gpuDriver ? `, driver ${hw.gpuDriver}` : ''} [${hw.source ?? 'unknown'}]`;
+  if (hw.source === 'os') {
+    const parts = [hw.cpu ?? 'unknown CPU'];
+    if (hw.cpuCores) parts.push(`${hw.cpuCores} logical cores`);
+    if (hw.systemMemoryGb) parts.push(`${hw.systemMemoryGb} GB memory`);
+    return `CPU: ${parts.join(', ')} (no GPU found on this machine) [os]`;
+  }
+  if (hw.source === 'sim') return hw.type ?? 'Simulated (no real GPU)';
+  return 'unknown (server not local or no nvidia-smi/rocm-smi; pass --gpu-name, --gpu-count, --gpu-memory-gb)';
 }
 
 function fmt(n: number): string {

@@ -77,7 +77,7 @@ export function createProbeContext(
       }
       return p;
     },
-    post: (path, body) => httpPost(root + path, body, { apiKey, timeoutMs }),
+    post: (path, body, ms) => httpPost(root + path, body, { apiKey, timeoutMs: ms ?? timeoutMs }),
   };
 }
 
@@ -147,7 +147,11 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   if (adapter.reasoningField) info.reasoningField = adapter.reasoningField;
   info.cachedTokensSource = adapter.cachedTokensSource;
   info.tokenizeAvailable = d.tokenize !== undefined;
-  if (d.tokenize) info.tokenize = d.tokenize;
+  if (d.tokenize) {
+    info.tokenize = d.tokenize;
+    info.tokenizeCoversTemplate = d.tokenizeCoversTemplate === true;
+    if (d.tokenizeMethod) info.tokenizeMethod = d.tokenizeMethod;
+  }
   if (launchCommand) info.launchCommand = launchCommand;
   if (d.warnings?.length) info.warnings = d.warnings;
   return info;

@@ -49,8 +49,13 @@ export interface TargetInfo {
   reasoningField?: string;
   cachedTokensSource?: string; // where cached prompt-token counts show, in words
   extensions: Extensions;
+  // Counts the prompt the server sees for `text` on `api`. For chat it is the rendered conversation (template
+  // tokens included) when tokenizeCoversTemplate, else the content alone (the prompt factory adds the
+  // template's tokens, learnt from one probe request).
   tokenize?: (text: string, api: 'chat' | 'completions') => Promise<number | undefined>;
   tokenizeAvailable?: boolean;
+  tokenizeCoversTemplate?: boolean;
+  tokenizeMethod?: string; // how a chat prompt is counted, in words (probe output)
   hardware: Hardware;
   launchCommand?: string; // redacted
   warnings?: string[];
@@ -73,7 +78,7 @@ export interface ProbeContext {
   apiKey?: string;
   timeoutMs: number;
   get(path: string): Promise<HttpResult>;
-  post(path: string, body: unknown): Promise<HttpResult>;
+  post(path: string, body: unknown, timeoutMs?: number): Promise<HttpResult>;
 }
 
 export interface Discovery {
@@ -91,6 +96,8 @@ export interface Discovery {
   metricsAvailable: boolean;
   metricsPath?: string;
   tokenize?: TargetInfo['tokenize'];
+  tokenizeCoversTemplate?: boolean;
+  tokenizeMethod?: string;
   warnings?: string[];
 }
 

@@ -108,7 +108,8 @@ describe('createPromptFactory with a tokenizer', () => {
     expect(f.source()).toBe('tokenize');
   });
 
-  it('falls back to calibration when the tokenizer stops answering', async () => {
+  it('falls back to calibration when the tokenizer stops answering, and says so', async () => {
+    const warnings: string[] = [];
     const f = await createPromptFactory({
       runId: 'r',
       seed: 1,
@@ -117,10 +118,16 @@ describe('createPromptFactory with a tokenizer', () => {
       api: 'chat',
       tokenize: async () => undefined,
       probeTimeoutMs: 500,
+      onWarning: (w) => warnings.push(w),
     });
     const p = await f.prompt(2048, 0);
     expect(f.source()).toBe('estimate'); // port 9 refuses the probes too
     expect(p.text.length).toBeGreaterThan(2048 * 3);
+    // Neither change of method is silent, and each is said once.
+    await f.prompt(2048, 1);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/tokenize endpoint did not answer for the 2,048-token prompt/);
+    expect(warnings[1]).toMatch(/calibration probes .* got no usage.prompt_tokens/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { prefillEvidence } from '../prefill-evidence.js';
 import type { PrefillPoint } from '../../results/schema.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import { esc } from './escape.js';
@@ -54,7 +55,7 @@ function drawPrefill(points: PrefillPoint[], outliers: Set<number>, W: number): 
       const cls = out ? 'bar bar-out' : p.decodeContext === false ? 'bar bar-only' : 'bar';
       const tip = `${label}: ${fmtTokS(p.tokensPerS)} prompt tok/s, TTFT ${fmtMs(p.ttftMs)}${
         p.promptTokens ? `, ${p.promptTokens.toLocaleString('en-US')} prompt tokens` : ''
-      }${out ? ' — outlier, see Anomalies' : ''}`;
+      }${prefillEvidence(p) ? ` (${prefillEvidence(p)})` : ''}${out ? ' — outlier, see Anomalies' : ''}`;
       return (
         `<g${data(p)}${out && !narrow ? ' data-outlier' : ''}><title>${esc(tip)}</title>` +
         `<rect class="${cls}" x="${n1(cx - bw / 2)}" y="${n1(top)}" width="${n1(bw)}" height="${n1(H - m.b - top)}" rx="3"/>` +

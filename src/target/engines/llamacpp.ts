@@ -1,4 +1,4 @@
-import { obj, okJson, posInt, promAt, str } from '../discovery-util.js';
+import { obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ModelEntry, ProbeContext } from '../types.js';
 
 // llama.cpp `llama-server` facts: engines.md §3.
@@ -60,8 +60,14 @@ export const llamacpp: EngineAdapter = {
       );
     }
     if ((await lcTokenize(ctx, 'hello')) !== undefined) {
+      // Builds without /apply-template count the content alone; the prompt factory adds the template's tokens.
+      const rendered = (await lcChatCount(ctx, 'hello')) !== undefined;
       d.tokenize = (text, api) =>
-        api === 'completions' ? lcTokenize(ctx, text) : Promise.resolve(undefined);
+        api === 'chat' && rendered ? lcChatCount(ctx, text) : lcTokenize(ctx, text);
+      d.tokenizeCoversTemplate = rendered;
+      d.tokenizeMethod = rendered
+        ? 'POST /apply-template, then /tokenize (chat template included)'
+        : 'POST /tokenize (content only; no /apply-template)';
     }
     return d;
   },
@@ -111,8 +117,17 @@ async function firstSlotCtx(ctx: ProbeContext): Promise<number | undefined> {
   return posInt(obj(slots[0])?.n_ctx);
 }
 
-// add_special so the count includes BOS as the server's prompt count does.
+// add_special so the count includes BOS, parse_special so template markers count as the special tokens they
+// are: both as the server tokenizes a prompt.
 async function lcTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
-  const j = okJson(await ctx.post('/tokenize', { content: text, add_special: true }));
+  const body = { content: text, add_special: true, parse_special: true };
+  const j = okJson(await ctx.post('/tokenize', body, tokenizeTimeoutMs(ctx, text.length)));
   return Array.isArray(j?.tokens) ? j.tokens.length : undefined;
+}
+
+// The chat request's whole prompt: the server renders the template (/apply-template), then tokenizes the result.
+async function lcChatCount(ctx: ProbeContext, text: string): Promise<number | undefined> {
+  const body = { messages: userMessage(text) };
+  const j = okJson(await ctx.post('/apply-template', body, tokenizeTimeoutMs(ctx, text.length)));
+  return typeof j?.prompt === 'string' ? lcTokenize(ctx, j.prompt) : undefined;
 }

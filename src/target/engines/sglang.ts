@@ -1,4 +1,4 @@
-import { num, obj, okJson, posInt, promAt, str } from '../discovery-util.js';
+import { num, obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
 // SGLang facts: engines.md §2.
@@ -72,9 +72,17 @@ export const sglang: EngineAdapter = {
     }
     if (info.disable_radix_cache === true)
       (d.warnings ??= []).push('Prefix caching is off (--disable-radix-cache).');
-    if ((await sglangTokenize(ctx, model.id, 'hello')) !== undefined) {
-      d.tokenize = (text, api) =>
-        api === 'completions' ? sglangTokenize(ctx, model.id, text) : Promise.resolve(undefined);
+    const plain = await sglangTokenize(ctx, model.id, 'hello', 'completions');
+    if (plain !== undefined) {
+      // A build that ignores `messages` answers with the content's count or nothing: only more than the content
+      // alone shows the template was rendered.
+      const chat = await sglangTokenize(ctx, model.id, 'hello', 'chat');
+      const rendered = chat !== undefined && chat > plain;
+      d.tokenize = (text, api) => sglangTokenize(ctx, model.id, text, rendered ? api : 'completions');
+      d.tokenizeCoversTemplate = rendered;
+      d.tokenizeMethod = rendered
+        ? 'POST /v1/tokenize with messages (chat template included)'
+        : 'POST /v1/tokenize with prompt (content only)';
     }
     return d;
   },
@@ -93,8 +101,14 @@ async function serverInfo(
 }
 
 // Its max_model_len is the tokenizer's, not the server's context; only the count is used.
-async function sglangTokenize(ctx: ProbeContext, model: string, text: string): Promise<number | undefined> {
-  const j = okJson(await ctx.post('/v1/tokenize', { model, prompt: text }));
+async function sglangTokenize(
+  ctx: ProbeContext,
+  model: string,
+  text: string,
+  api: 'chat' | 'completions',
+): Promise<number | undefined> {
+  const body = api === 'chat' ? { model, messages: userMessage(text) } : { model, prompt: text };
+  const j = okJson(await ctx.post('/v1/tokenize', body, tokenizeTimeoutMs(ctx, text.length)));
   const c = j?.count ?? (Array.isArray(j?.tokens) ? j.tokens.length : undefined);
   return typeof c === 'number' && c >= 0 ? c : undefined;
 }

@@ -1,4 +1,4 @@
-import { okJson, posInt, promAt, str } from '../discovery-util.js';
+import { okJson, posInt, promAt, str, tokenizeTimeoutMs } from '../discovery-util.js';
 import { parsePrometheus, sumOf } from '../prometheus.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
@@ -57,8 +57,8 @@ export const tgi: EngineAdapter = {
       );
     }
     if ((await tgiTokenize(ctx, 'hello')) !== undefined) {
-      d.tokenize = (text, api) =>
-        api === 'completions' ? tgiTokenize(ctx, text) : Promise.resolve(undefined);
+      d.tokenize = (text) => tgiTokenize(ctx, text);
+      d.tokenizeMethod = 'POST /tokenize (content only)';
     }
     return d;
   },
@@ -81,6 +81,6 @@ export const tgi: EngineAdapter = {
 };
 
 async function tgiTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
-  const r = await ctx.post('/tokenize', { inputs: text });
+  const r = await ctx.post('/tokenize', { inputs: text }, tokenizeTimeoutMs(ctx, text.length));
   return r.ok && Array.isArray(r.body) ? r.body.length : undefined;
 }

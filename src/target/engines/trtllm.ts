@@ -1,5 +1,5 @@
 import { tryJson } from '../../failures/error-body.js';
-import { obj, okJson, okText, posInt, promAt, str } from '../discovery-util.js';
+import { obj, okJson, okText, posInt, promAt, str, tokenizeTimeoutMs } from '../discovery-util.js';
 import { hasAny } from '../prometheus.js';
 import { readPromSample } from '../read-sample.js';
 import type { Discovery, EngineAdapter, MetricNames, ProbeContext } from '../types.js';
@@ -80,8 +80,8 @@ export const trtllm: EngineAdapter = {
       );
     }
     if ((await trtTokenize(ctx, 'hello')) !== undefined) {
-      d.tokenize = (text, api) =>
-        api === 'completions' ? trtTokenize(ctx, text) : Promise.resolve(undefined);
+      d.tokenize = (text) => trtTokenize(ctx, text);
+      d.tokenizeMethod = 'POST /_internal/tokenize (content only)';
     }
     return d;
   },
@@ -123,7 +123,9 @@ function iterationStats(text: string | undefined): Array<Record<string, unknown>
 }
 
 async function trtTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
-  const j = okJson(await ctx.post('/_internal/tokenize', { prompt: text }));
+  const j = okJson(
+    await ctx.post('/_internal/tokenize', { prompt: text }, tokenizeTimeoutMs(ctx, text.length)),
+  );
   const c = j?.count ?? (Array.isArray(j?.tokens) ? j.tokens.length : undefined);
   return typeof c === 'number' && c >= 0 ? c : undefined;
 }

@@ -1,5 +1,13 @@
 import type { PromIndex } from '../prometheus.js';
-import { commitFromVersion, okJson, posInt, promAt, str } from '../discovery-util.js';
+import {
+  commitFromVersion,
+  okJson,
+  posInt,
+  promAt,
+  str,
+  tokenizeTimeoutMs,
+  userMessage,
+} from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
 // vLLM facts: engines.md §1.
@@ -48,7 +56,14 @@ export const vllm: EngineAdapter = {
       Object.assign(d, vllmKvCapacity(prom));
     }
     const probe = await vllmTokenize(ctx, model.id, 'hello', 'completions');
-    if (probe !== undefined) d.tokenize = (text, api) => vllmTokenize(ctx, model.id, text, api);
+    if (probe !== undefined) {
+      const rendered = (await vllmTokenize(ctx, model.id, 'hello', 'chat')) !== undefined;
+      d.tokenize = (text, api) => vllmTokenize(ctx, model.id, text, rendered ? api : 'completions');
+      d.tokenizeCoversTemplate = rendered;
+      d.tokenizeMethod = rendered
+        ? 'POST /tokenize with messages (chat template included)'
+        : 'POST /tokenize with prompt (content only)';
+    }
     return d;
   },
   outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
@@ -82,8 +97,10 @@ async function vllmTokenize(
   api: 'chat' | 'completions',
 ): Promise<number | undefined> {
   const body =
-    api === 'chat' ? { model, messages: [{ role: 'user', content: text }] } : { model, prompt: text };
-  const r = await ctx.post('/tokenize', body);
+    api === 'chat'
+      ? { model, messages: userMessage(text), add_generation_prompt: true }
+      : { model, prompt: text };
+  const r = await ctx.post('/tokenize', body, tokenizeTimeoutMs(ctx, text.length));
   return posIntOrZero(okJson(r)?.count);
 }
 
