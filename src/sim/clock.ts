@@ -41,6 +41,12 @@ export class VirtualClock implements Clock {
     }
     this.t = Math.max(this.t, ms);
   }
+  // When the earliest pending timer is due; undefined when none is (a virtual-time driver steps to it).
+  nextAtMs(): number | undefined {
+    let at: number | undefined;
+    for (const x of this.timers) if (at === undefined || x.at < at) at = x.at;
+    return at;
+  }
   advance(ms: number): void {
     this.advanceTo(this.t + ms);
   }
