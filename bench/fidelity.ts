@@ -82,7 +82,7 @@ async function main() {
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   const truth = truthById(truthLog);
   const lines = readRequestLines(join(dir, 'requests.jsonl'));
-  const { readResult } = await import('../src/results/io.js');
+  const { readResult } = await import('../src/results/read.js');
   const result = readResult(join(dir, 'result.json'));
   const rows = [];
   for (const cell of result.decode) {

@@ -1,3 +1,5 @@
+import type { BenchError } from '../errors.js';
+import { prefillKey } from '../results/cell-key.js';
 import type { PrefillPoint, PrefillRepeat } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import { fatalCode, fatalError } from './fatal.js';
@@ -70,18 +72,19 @@ export function buildPrefillPoint(
   return point;
 }
 
-// Cold prefill requests, one after another (each alone on the server), max_tokens 1.
+// Cold prefill requests, one after another (each alone on the server), max_tokens 1. A refusal no retry can fix
+// (bad key, unknown model, prompt too long) ends the point and comes back as data with what was sent.
 export async function measurePrefill(
   sender: Sender,
   contextTokens: number,
   decodeContext: boolean,
   repeats: number,
   signal: AbortSignal,
-): Promise<{ point: PrefillPoint; sent: Sent[] }> {
+): Promise<{ sent: Sent[]; point: PrefillPoint } | { sent: Sent[]; fatal: BenchError }> {
   const sent: Sent[] = [];
   for (let i = 0; i < repeats && !signal.aborted; i++) {
     const s = await sender.send({
-      cell: `prefill ${contextTokens}`,
+      cell: prefillKey(contextTokens),
       phase: 'prefill',
       contextTokens,
       slot: prefillSlot(i),
@@ -90,7 +93,21 @@ export async function measurePrefill(
     });
     sent.push(s);
     const code = fatalCode(s.record);
-    if (code) throw Object.assign(fatalError(code, s.record, `the ${contextTokens}-token prefill`), { sent });
+    if (code) return { sent, fatal: fatalError(code, s.record, `the ${contextTokens}-token prefill`) };
   }
   return { point: buildPrefillPoint(contextTokens, decodeContext, sent), sent };
+}
+
+// What a finished point says about the server or the prompts, for the run's warnings.
+export function prefillWarnings(point: PrefillPoint, label: string): string[] {
+  const out: string[] = [];
+  if (point.repeats.some((r) => r.outlier))
+    out.push(`prefill ${label}: a repeat differs from the median by more than 25% (flagged as outlier)`);
+  if (point.repeats.some((r) => (r.cachedTokens ?? 0) > 0))
+    out.push(`prefill ${label}: the server reported cached tokens on a cold prompt`);
+  const ctx = point.contextTokens;
+  for (const r of point.repeats)
+    if (r.promptTokensSource === 'usage' && Math.abs(r.promptTokens - ctx) / ctx > 0.01)
+      out.push(`prefill ${label}: the prompt had ${r.promptTokens} tokens, more than 1% off its target`);
+  return out;
 }

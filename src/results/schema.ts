@@ -135,7 +135,6 @@ export const ServerSample = z.object({
 });
 export type ServerSample = z.infer<typeof ServerSample>;
 
-
 // 95% intervals (docs/method.md "Intervals"): order statistics for medians, batch means for the total rate.
 export const CellIntervals = z.object({
   totalTokensPerS: Interval.nullable().optional(),
@@ -157,7 +156,6 @@ export const ClientQueue = z.object({
   maxWaitMs: z.number(),
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
-
 
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
