@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../../src/errors.js';
-import { FAIL_ERROR_FRACTION, FAIL_ERROR_MIN } from '../../../src/bench/status.js';
+import { FAIL_ERROR_FRACTION, FAIL_ERROR_MIN } from '../../../src/stats/status.js';
 import { readRequestLines, type RequestLine } from '../../../src/results/io.js';
 import { startSim } from '../../../src/sim/index.js';
 import type { RunResult } from '../../../src/results/schema.js';
