@@ -226,28 +226,43 @@ export function virtualSettings(outDir: string, over: Partial<RunSettings> = {})
   };
 }
 
-// Runs BenchRun to its end in virtual time; a run that ends in a BenchError still returns its saved result.
-export async function runVirtual(settings: RunSettings, o: VirtualRunOptions = {}): Promise<VirtualRun> {
+export interface VirtualRig {
+  clock: VirtualClock;
+  sim: SimContext;
+  deps: BenchRunDeps; // the virtual clock, the in-memory transport, the sim's target info
+  drive<T>(work: Promise<T>): Promise<T>; // runs virtual time until `work` settles
+}
+
+// One sim and one virtual clock for any number of runs (a rig can start the same BenchRun twice).
+export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualRig {
   const clock = new VirtualClock(VIRTUAL_START_MS);
   const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
   const info = simTargetInfo(sim, o.info);
-  const run = new BenchRun(settings, {
+  const deps: BenchRunDeps = {
     clock: virtualBenchClock(clock),
     stream: memoryStream(sim, clock),
     probe: async () => info,
     createSampler: () => undefined,
     createPrompts: createPromptSource,
     ...o.deps,
-  });
+  };
+  return { clock, sim, deps, drive: (work) => drive(clock, work) };
+}
+
+// Runs BenchRun to its end in virtual time; a run that ends in a BenchError still returns its saved result.
+export async function runVirtual(settings: RunSettings, o: VirtualRunOptions = {}): Promise<VirtualRun> {
+  const rig = virtualRig(o);
+  const run = new BenchRun(settings, rig.deps);
   o.onStart?.(run);
   let outcome: RunOutcome | undefined;
   let error: unknown;
   try {
-    outcome = await drive(clock, run.start());
+    outcome = await rig.drive(run.start());
   } catch (e) {
     error = e;
   }
-  const dir = settings.resumeDir ?? join(settings.outDir, settings.runId ?? '');
+  const dir = outcome?.dir ?? settings.resumeDir ?? join(settings.outDir, settings.runId ?? '');
   const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunResult;
+  const sim = rig.sim;
   return { ...(outcome ? { outcome } : {}), ...(error !== undefined ? { error } : {}), result, dir, sim };
 }
