@@ -1,3 +1,5 @@
+import { nowMs } from '../clock.js';
+
 // The sim's time source, injectable so the engine loop can run in virtual time in tests.
 export interface Clock {
   now(): number; // epoch ms, sub-ms precision
@@ -5,7 +7,7 @@ export interface Clock {
 }
 
 export const realClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: nowMs,
   setTimer(fn, delayMs) {
     const t = setTimeout(fn, Math.max(0, delayMs));
     return () => clearTimeout(t);
