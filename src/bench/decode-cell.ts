@@ -1,11 +1,13 @@
-import type { ErrorCode } from '../errors.js';
+import type { BenchError } from '../errors.js';
+import { contextLabel } from '../format/labels.js';
 import { decodeKey } from '../results/cell-key.js';
 import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { MetricsSampler } from '../target/metrics-sampler.js';
 import type { BenchClock } from './context.js';
+import { fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
-import { inThreadSlots, type SlotRunner, type SlotSpec } from './slots.js';
+import { inThreadSlots, type SlotEvents, type SlotRunner, type SlotSpec } from './slots.js';
 import { workerSlots } from './workers/worker-slots.js';
 import { errorLimit } from './workers/slot-loop.js';
 
@@ -24,7 +26,7 @@ export interface DecodeCellRun {
   rampTimedOut: boolean;
   errorLimitHit: boolean;
   samples: ServerSample[];
-  fatal?: { code: ErrorCode; sent: Sent };
+  fatal?: BenchError; // a refusal no retry can fix (key, model, too long): the cell stops
   interrupted: boolean;
 }
 
@@ -59,7 +61,7 @@ export async function runDecodeCell(
   const firstSeen = new Set<number>();
   let errors = 0;
   let errorLimitHit = false;
-  let fatal: DecodeCellRun['fatal'];
+  let fatal: Parameters<SlotEvents['onError']>[0];
   try {
     await slots.start({
       early: early.signal,
@@ -95,7 +97,12 @@ export async function runDecodeCell(
       samples,
       interrupted: stop.aborted,
     };
-    if (fatal) run.fatal = fatal;
+    if (fatal)
+      run.fatal = fatalError(
+        fatal.code,
+        fatal.sent.record,
+        `decode ${contextLabel(spec.contextTokens)} x${n}`,
+      );
     return run;
   } finally {
     stop.removeEventListener('abort', onStop);

@@ -7,7 +7,6 @@ import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import { buildDecodeCell, type CellRequest } from '../cell-result.js';
 import type { BenchClock } from '../context.js';
 import { runDecodeCell } from '../decode-cell.js';
-import { fatalError } from '../fatal.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
@@ -67,8 +66,7 @@ export async function measureCell(
     .filter((w) => !w.record.ok)
     .map((w) => `warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
   const sent = [...warm.sent, ...run.sent];
-  if (run.fatal)
-    return { sent, fatal: fatalError(run.fatal.code, run.fatal.sent.record, `decode ${label}`), warnings };
+  if (run.fatal) return { sent, fatal: run.fatal, warnings };
   const cell = buildDecodeCell({
     contextTokens: ctx,
     concurrency: n,
