@@ -36,6 +36,7 @@ export { sortSamples, quantile, quantiles, median, windowFigures } from './stats
 export type { SortedSamples, TimedRequest, MeasureWindow, WindowFigures } from './stats/index.js';
 export { BenchRun } from './bench/run.js';
 export type { BenchRunDeps, RunOutcome } from './bench/run.js';
+export { writeReportsBeside } from './cli/write-reports.js';
 export type { RunSettings } from './bench/settings.js';
 export { writeResult, readRequestLines, RESULT_FILE, REQUEST_LOG_FILE } from './results/io.js';
 export { readResult } from './results/read.js';
