@@ -1,13 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers (test/README.md). `fast` is `npm test`: pure logic, the CLI in-process through main(), the sim on
-// 127.0.0.1; no child processes and no real-clock bound tighter than the client controls, so it passes on a
-// 2-core laptop with other work running. `integration` holds what needs real processes (the bin, signals,
-// kill -9, a preloaded full disk), a browser, or many full runs (every sim fault, the whole matrix).
+// Two tiers (test/README.md). `fast` is `npm test`: pure logic, the CLI in-process through main(), the runner
+// against the sim in virtual time (test/bench/virtual-run.ts) or on 127.0.0.1; no child processes or threads and
+// no real-clock bound tighter than the client controls, so it passes on a 2-core laptop with other work running.
+// `integration` holds what needs real processes or threads (the bin, signals, kill -9, a preloaded full disk,
+// slot workers), a browser, real metrics scraping, or many full runs (every sim fault, the whole matrix).
 const INTEGRATION = [
   'test/integration/bin.test.ts',
   'test/integration/resume.test.ts',
   'test/integration/run-matrix.test.ts',
+  'test/integration/demo.test.ts', // a full real-time matrix over sockets (17 s idle); runner logic: test/bench/*
+  'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
+  'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
+  'test/bench/workers-cli.test.ts',
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',

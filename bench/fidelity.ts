@@ -15,6 +15,7 @@ import { benchProfile } from './lib/profiles.js';
 import { startSimChild } from './lib/sim-child.js';
 import { countsExact, lineAsTimed, truthAsTimed, truthById } from './lib/truth.js';
 import { measureWriteGap } from './lib/write-gap.js';
+import { decodeKey } from '../src/results/cell-key.js';
 
 const argv = process.argv.slice(2);
 const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
@@ -82,11 +83,11 @@ async function main() {
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   const truth = truthById(truthLog);
   const lines = readRequestLines(join(dir, 'requests.jsonl'));
-  const { readResult } = await import('../src/results/io.js');
+  const { readResult } = await import('../src/results/read.js');
   const result = readResult(join(dir, 'result.json'));
   const rows = [];
   for (const cell of result.decode) {
-    const name = `decode ${cell.contextTokens}x${cell.concurrency}`;
+    const name = decodeKey(cell.contextTokens, cell.concurrency);
     const mine = lines.filter((l) => l.cell === name && l.phase !== 'warmup');
     const window = { openMs: cell.windowOpenMs!, closeMs: cell.windowCloseMs! };
     let exact = 0;

@@ -20,7 +20,7 @@ export { renderReport, renderCompare, REPORT_FORMATS, COMPARE_FORMATS } from './
 export type { ReportFormat, ReportOptions, CompareFormat } from './report/index.js';
 export { findAnomalies } from './report/anomalies.js';
 export type { Anomaly, AnomalyKind } from './report/anomalies.js';
-export { loadResult } from './report/load.js';
+export { loadResult } from './results/read.js';
 export { importV062Text } from './results/import-v062.js';
 export { contextLabel } from './format/labels.js';
 // Runner: plan, window statistics, the run object, result files (docs/method.md, docs/result-schema.md).
@@ -36,8 +36,10 @@ export { sortSamples, quantile, quantiles, median, windowFigures } from './stats
 export type { SortedSamples, TimedRequest, MeasureWindow, WindowFigures } from './stats/index.js';
 export { BenchRun } from './bench/run.js';
 export type { BenchRunDeps, RunOutcome } from './bench/run.js';
+export { writeReportsBeside } from './cli/write-reports.js';
 export type { RunSettings } from './bench/settings.js';
-export { readResult, writeResult, readRequestLines, RESULT_FILE, REQUEST_LOG_FILE } from './results/io.js';
+export { writeResult, readRequestLines, RESULT_FILE, REQUEST_LOG_FILE } from './results/io.js';
+export { readResult } from './results/read.js';
 export type { RequestLine } from './results/io.js';
 // Simulated engine: an OpenAI-compatible server with ground truth, for tests and demos (docs/sim.md, docs/api.md).
 export { startSim, listProfiles, loadProfile } from './sim/index.js';

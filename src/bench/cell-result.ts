@@ -5,7 +5,7 @@ import type { ClientQueueEvidence, QueueReference } from '../stats/queue.js';
 import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
 import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
 import { serverCellFigures } from '../target/cell-figures.js';
-import { decideStatus } from './status.js';
+import { decideStatus } from '../stats/status.js';
 
 export interface CellRequest extends TimedRequest {
   promptTokens?: number;

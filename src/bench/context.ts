@@ -1,5 +1,6 @@
 import type { RequestRecord } from '../client/types.js';
 import type { StreamRequestOptions } from '../client/stream.js';
+import { nowMs } from '../clock.js';
 
 // What the runner needs from the outside world, injected so a run is an object (no globals) and tests can
 // substitute the clock or the transport.
@@ -16,7 +17,7 @@ export interface PromptSource {
 export type StreamFn = (opts: StreamRequestOptions) => Promise<RequestRecord>;
 
 export const realClock: BenchClock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: nowMs,
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
       if (signal?.aborted || ms <= 0) return resolve();

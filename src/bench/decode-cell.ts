@@ -1,12 +1,15 @@
-import { setMaxListeners } from 'node:events';
-import type { ErrorCode } from '../errors.js';
+import type { BenchError } from '../errors.js';
+import { contextLabel } from '../format/labels.js';
+import { decodeKey } from '../results/cell-key.js';
 import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { MetricsSampler } from '../target/metrics-sampler.js';
 import type { BenchClock } from './context.js';
+import { fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
-import { runDecodeCellOnWorkers } from './workers/decode-cell-workers.js';
-import { errorLimit, runSlotLoop } from './workers/slot-loop.js';
+import { inThreadSlots, type SlotEvents, type SlotRunner, type SlotSpec } from './slots.js';
+import { workerSlots } from './workers/worker-slots.js';
+import { errorLimit } from './workers/slot-loop.js';
 
 export interface DecodeCellSpec {
   contextTokens: number;
@@ -23,7 +26,7 @@ export interface DecodeCellRun {
   rampTimedOut: boolean;
   errorLimitHit: boolean;
   samples: ServerSample[];
-  fatal?: { code: ErrorCode; sent: Sent };
+  fatal?: BenchError; // a refusal no retry can fix (key, model, too long): the cell stops
   interrupted: boolean;
 }
 
@@ -38,75 +41,70 @@ export async function runDecodeCell(
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
 ): Promise<DecodeCellRun> {
-  if ((spec.workers ?? 1) > 1)
-    return runDecodeCellOnWorkers(sender, clock, spec, sampler, stop, spec.workers!);
-  const { contextTokens, concurrency: n } = spec;
-  const cell = `decode ${contextTokens}x${n}`;
-  const inflight = new AbortController();
+  const n = spec.concurrency;
+  const slotSpec: SlotSpec = {
+    cell: decodeKey(spec.contextTokens, n),
+    contextTokens: spec.contextTokens,
+    concurrency: n,
+    maxOutput: spec.maxOutput,
+    // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
+    firstTokenTimeoutMs: spec.rampTimeoutMs + spec.durationMs + 60_000,
+  };
+  const slots: SlotRunner =
+    (spec.workers ?? 1) > 1
+      ? workerSlots(sender, slotSpec, spec.workers!)
+      : inThreadSlots(sender, clock, slotSpec);
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits
-  setMaxListeners(0, inflight.signal, early.signal); // one listener per request in flight
   const onStop = () => early.abort();
   stop.addEventListener('abort', onStop, { once: true });
   const rampDone = new AbortController();
   const firstSeen = new Set<number>();
-  const sent: Sent[] = [];
-  const state: { windowOpenMs?: number } = {};
-  let closing = false;
   let errors = 0;
   let errorLimitHit = false;
-  let fatal: DecodeCellRun['fatal'];
-  // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
-  const firstTokenTimeoutMs = spec.rampTimeoutMs + spec.durationMs + 60_000;
-
-  const loop = (slot: number): Promise<void> =>
-    runSlotLoop(
-      slot,
-      sender,
-      clock,
-      { cell, contextTokens, concurrency: n, maxOutput: spec.maxOutput, firstTokenTimeoutMs },
-      inflight.signal,
-      early.signal,
-      {
-        closing: () => closing,
-        phase: () => (state.windowOpenMs === undefined ? 'ramp' : 'window'),
-        onFirstToken: (s) => {
-          firstSeen.add(s);
-          if (firstSeen.size === n) rampDone.abort();
-        },
-        onSent: (s) => sent.push(s),
-        onError: (s, code) => {
-          errors += 1;
-          if (code && !fatal) fatal = { code, sent: s };
-          if (!fatal && errors < errorLimit(n)) return false;
-          errorLimitHit = !fatal;
-          early.abort();
-          return true;
-        },
+  let fatal: Parameters<SlotEvents['onError']>[0];
+  try {
+    await slots.start({
+      early: early.signal,
+      endEarly: () => early.abort(),
+      onFirstToken: (slot) => {
+        firstSeen.add(slot);
+        if (firstSeen.size === n) rampDone.abort();
       },
-    );
-
-  const loops = Array.from({ length: n }, (_, i) => loop(i + 1));
-  const rampOrEarly = AbortSignal.any([rampDone.signal, early.signal]);
-  await clock.sleep(spec.rampTimeoutMs, rampOrEarly);
-  const rampTimedOut = firstSeen.size < n;
-  const windowOpenMs = clock.now();
-  state.windowOpenMs = windowOpenMs;
-  sampler?.start(windowOpenMs);
-  await clock.sleep(spec.durationMs, early.signal);
-  const closeMs = clock.now();
-  closing = true;
-  inflight.abort();
-  const samples = sampler ? await sampler.stop() : [];
-  await Promise.all(loops);
-  stop.removeEventListener('abort', onStop);
-  const run: DecodeCellRun = {
-    window: { openMs: windowOpenMs, closeMs },
-    sent,
-    rampTimedOut,
-    errorLimitHit,
-    samples,
-    interrupted: stop.aborted,
-  };
-  if (fatal) run.fatal = fatal;
-  return run;
+      onError: (f) => {
+        errors += 1;
+        if (f && !fatal) fatal = f;
+        if (!fatal && errors < errorLimit(n)) return false;
+        errorLimitHit = !fatal;
+        early.abort();
+        return true;
+      },
+    });
+    await clock.sleep(spec.rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
+    const rampTimedOut = firstSeen.size < n;
+    const openMs = clock.now();
+    slots.openWindow();
+    sampler?.start(openMs);
+    await clock.sleep(spec.durationMs, early.signal);
+    const closeMs = clock.now();
+    slots.close();
+    const samples = sampler ? await sampler.stop() : [];
+    const sent = await slots.finished();
+    const run: DecodeCellRun = {
+      window: { openMs, closeMs },
+      sent,
+      rampTimedOut,
+      errorLimitHit,
+      samples,
+      interrupted: stop.aborted,
+    };
+    if (fatal)
+      run.fatal = fatalError(
+        fatal.code,
+        fatal.sent.record,
+        `decode ${contextLabel(spec.contextTokens)} x${n}`,
+      );
+    return run;
+  } finally {
+    stop.removeEventListener('abort', onStop);
+  }
 }

@@ -1,3 +1,5 @@
+import type { BenchError } from '../errors.js';
+import { prefillKey } from '../results/cell-key.js';
 import type { PrefillPoint, PrefillRepeat } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import { fatalCode, fatalError } from './fatal.js';
@@ -110,19 +112,20 @@ export function prefillWarnings(point: PrefillPoint, label: string): string[] {
 // Cold prefill requests, one after another (each alone on the server), max_tokens 1. The full window (not a
 // decode context) is the one point whose prompt may be refused for a few tokens too many: it is sent once more,
 // shorter, and the point records it. `sent` holds every request (the log), the point only the measured ones.
+// A refusal no retry can fix (bad key, unknown model, prompt too long) ends the point and comes back as data.
 export async function measurePrefill(
   sender: Sender,
   contextTokens: number,
   decodeContext: boolean,
   repeats: number,
   signal: AbortSignal,
-): Promise<{ point: PrefillPoint; sent: Sent[] }> {
+): Promise<{ sent: Sent[]; point: PrefillPoint } | { sent: Sent[]; fatal: BenchError }> {
   const sent: Sent[] = [];
   const measured: Sent[] = [];
   let shortened: PrefillPoint['shortened'];
   const send = (i: number) =>
     sender.send({
-      cell: `prefill ${contextTokens}`,
+      cell: prefillKey(contextTokens),
       phase: 'prefill',
       contextTokens,
       ...(shortened ? { promptTokens: shortened.toTarget } : {}),
@@ -143,9 +146,10 @@ export async function measurePrefill(
     }
     measured.push(s);
     const code = fatalCode(s.record);
-    if (code) throw Object.assign(fatalError(code, s.record, `the ${contextTokens}-token prefill`), { sent });
+    if (code) return { sent, fatal: fatalError(code, s.record, `the ${contextTokens}-token prefill`) };
   }
   const point = buildPrefillPoint(contextTokens, decodeContext, measured);
   if (shortened) point.shortened = shortened;
-  return { point, sent };
+  return { sent, point };
 }
+

@@ -1,37 +1,25 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { streamRequest } from '../client/stream.js';
 import { BenchError, isBenchError } from '../errors.js';
-import { buildPlan, type Plan } from '../plan/plan.js';
 import { estimateDuration } from '../plan/estimate.js';
+import type { PlannedCell } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
-import { contextLabel } from '../format/labels.js';
-import {
-  REQUEST_LOG_FILE,
-  RESULT_FILE,
-  appendRequestLines,
-  keepRequestLines,
-  readResult,
-  writeResult,
-} from '../results/io.js';
-import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
+import { referenceFromCells } from '../stats/queue.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
-import { referenceFromCells } from '../stats/queue.js';
-import { buildDecodeCell } from './cell-result.js';
 import { realClock, type BenchClock, type StreamFn } from './context.js';
-import { runDecodeCell } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
-import { measurePrefill, prefillWarnings } from './prefill.js';
+import type { Checkpoint } from './phases/checkpoint.js';
+import { measureCell, type CellEnv } from './phases/measure-cell.js';
+import { measurePrefillPoint } from './phases/measure-prefill.js';
+import { openRun, type OpenedRun } from './phases/open-run.js';
+import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
-import { resultSkeleton, settingsFromResult } from './result-state.js';
-import { Sender, toRequestLine, type Sent } from './sender.js';
-import { newRunId, normalizeBaseUrl, type RunSettings } from './settings.js';
-import { settle } from './settle.js';
-import { withoutLocalHardwareForSim } from './sim-hardware.js';
-import { warmUp } from './warmup.js';
+import { Sender } from './sender.js';
+import type { RunSettings } from './settings.js';
+import { emptyCell } from '../results/empty-cell.js';
 
 export interface BenchRunDeps {
   clock?: BenchClock;
@@ -45,6 +33,7 @@ export interface BenchRunDeps {
   ) => MetricsSampler | undefined;
   createPrompts?: typeof createPromptSource;
   progress?: ProgressSink;
+  // Reports beside the result (the CLI passes src/cli/write-reports.ts); none when absent.
   writeReports?: (dir: string, result: RunResult) => Promise<string[]>;
 }
 
@@ -55,11 +44,11 @@ export interface RunOutcome {
   reports: string[];
 }
 
-const cellKey = (c: number, n: number) => `decode ${c}x${n}`;
 const CONNECT_PROMPT_TOKENS = 1024;
 
-// One benchmark run: probe, plan, prefill, decode cells, checkpoint after each, reports at the end.
-// No global state: start() may be called again for a new run (a fresh runId unless one was given).
+// One benchmark run as phases: open (resume, probe, plan, folder) -> connect -> for each context a prefill point
+// and its decode cells, each saved to the checkpoint as it finishes -> finish. No global state: start() may be
+// called again for a new run (a fresh runId unless one was given).
 export class BenchRun {
   private stopper = new AbortController();
   private running = false;
@@ -93,376 +82,222 @@ export class BenchRun {
     const clock = this.deps.clock ?? realClock;
     const progress = this.deps.progress ?? silentProgress;
     registerSecret(this.settings.apiKey);
-
-    // Resume: the stored result fixes runId, seed, lists and target so the prompts and cells are the same.
-    let previous: RunResult | undefined;
-    let s = this.settings;
-    if (s.resumeDir !== undefined) {
-      const path = join(s.resumeDir, RESULT_FILE);
-      if (!existsSync(path))
-        throw new BenchError('USAGE', `nothing to resume in ${s.resumeDir}: no ${RESULT_FILE}`, {
-          hint: 'Pass the run folder (<out>/<runId>) to --resume.',
-        });
-      previous = readResult(path);
-      if (previous.status === 'complete')
-        throw new BenchError('USAGE', `the run in ${s.resumeDir} is already complete; nothing to resume.`);
-      s = settingsFromResult(previous, s);
-    }
-    if (!s.baseUrl)
-      throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
-    const baseUrl = normalizeBaseUrl(s.baseUrl);
-    const probed = await (this.deps.probe ?? probeTarget)({
-      baseUrl,
-      ...(s.apiKey ? { apiKey: s.apiKey } : {}),
-      ...(s.model ? { model: s.model } : {}),
-      ...(s.engine ? { engine: s.engine } : {}),
-      ...(s.hardware ? { hardware: s.hardware } : {}),
-      ...(s.launchCommand ? { launchCommand: s.launchCommand } : {}),
-      engineFlags: { ...s.engineFlags, ...(s.quantization ? { quantization: s.quantization } : {}) },
-    });
-    const info = withoutLocalHardwareForSim(probed, s.hardware, s.engineFlags?.backend);
-    if (previous && previous.target.model !== info.model)
-      throw new BenchError(
-        'RESUME_MISMATCH',
-        `the server now serves ${info.model}, the run measured ${previous.target.model}.`,
-        {
-          hint: 'Resume against the same server and model, or start a new run.',
-        },
-      );
-
-    const maxModelLen = s.maxModelLen ?? info.maxModelLen;
-    const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
-    const plan = buildPlan({
-      ...(maxModelLen !== undefined ? { maxModelLen } : {}),
-      ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
-      maxOutput: s.maxOutput,
-      ...(s.contexts ? { contexts: s.contexts } : {}),
-      ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
-      ...(s.concurrency ? { concurrency: s.concurrency } : {}),
-    });
-
-    const runId = previous?.runId ?? s.runId ?? newRunId();
-    const dir = previous ? s.resumeDir! : join(s.outDir, runId);
-    if (!previous && existsSync(join(dir, RESULT_FILE)))
-      throw new BenchError('USAGE', `${dir} already holds a result.`, {
-        hint: `Continue it with --resume ${dir}, or pick another --run-id.`,
-      });
+    const run = await openRun(this.settings, this.deps.probe ?? probeTarget, clock.wallIso);
+    const cp = run.checkpoint;
+    const env = await this.cellEnv(run, clock, progress);
+    announce(run, progress);
+    const tooLong = new TooLong();
     try {
-      mkdirSync(dir, { recursive: true });
+      await connect(env.sender, env.stop, progress);
+      await measureContexts(run, env, tooLong, progress);
     } catch (e) {
-      throw new BenchError(
-        'WRITE_FAILED',
-        `cannot create ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      throw failed(cp, e, clock);
     }
-    const logPath = join(dir, REQUEST_LOG_FILE);
-    const result: RunResult = previous
-      ? { ...previous, status: 'running' }
-      : resultSkeleton({
-          runId,
-          settings: s,
-          baseUrl,
-          info,
-          plan,
-          maxModelLen,
-          kvCapacityTokens,
-          startedAt: clock.wallIso(),
-        });
-    delete result.error;
-    const donePrefill = new Map(result.prefill.map((p) => [p.contextTokens, p]));
-    const doneCells = new Map(result.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
-    keepRequestLines(
-      logPath,
-      (cell) =>
-        doneCells.has(cell) || (cell.startsWith('prefill ') && donePrefill.has(Number(cell.slice(8)))),
-    );
-    const save = () => {
-      result.prefill.sort((a, b) => a.contextTokens - b.contextTokens);
-      const order = new Map(plan.cells.map((c, i) => [cellKey(c.contextTokens, c.concurrency), i]));
-      result.decode.sort(
-        (a, b) =>
-          (order.get(cellKey(a.contextTokens, a.concurrency)) ?? 0) -
-          (order.get(cellKey(b.contextTokens, b.concurrency)) ?? 0),
-      );
-      return writeResult(dir, result);
-    };
-    const resultPath = save();
+    return this.finish(run, clock, tooLong);
+  }
 
-    const addWarning = (w: string) => {
-      if (!result.warnings.includes(w)) result.warnings.push(w);
-      progress.warn(w);
-    };
-    const stream = this.deps.stream ?? streamRequest;
+  private async cellEnv(run: OpenedRun, clock: BenchClock, progress: ProgressSink): Promise<CellEnv> {
+    const s = run.settings;
+    const { result } = run.checkpoint;
+    const apiKey = s.apiKey ? { apiKey: s.apiKey } : {};
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
-      runId,
+      runId: run.runId,
       seed: result.config.seed,
-      baseUrl,
-      ...(s.apiKey ? { apiKey: s.apiKey } : {}),
-      info,
+      baseUrl: run.baseUrl,
+      ...apiKey,
+      info: run.info,
       api: s.api,
-      onWarning: addWarning,
+      onWarning: (w) => {
+        run.checkpoint.warn(w);
+        progress.warn(w);
+      },
     });
     const sender = new Sender(
       {
-        baseUrl,
-        ...(s.apiKey ? { apiKey: s.apiKey } : {}),
+        baseUrl: run.baseUrl,
+        ...apiKey,
         api: s.api,
         ignoreEos: result.config.ignoreEos,
         sampling: result.config.sampling,
-        idPrefix: `${runId}-${Math.random().toString(36).slice(2, 6)}`,
+        idPrefix: `${run.runId}-${Math.random().toString(36).slice(2, 6)}`,
       },
-      info,
+      run.info,
       prompts,
-      stream,
+      this.deps.stream ?? streamRequest,
       clock,
     );
     const makeSampler = this.deps.createSampler ?? defaultSampler;
-    const sampler = makeSampler(info, baseUrl, s.apiKey, s.metricsIntervalS * 1000);
-
-    const toMeasure = plan.cells.filter(
-      (c) => c.status === 'run' && !doneCells.has(cellKey(c.contextTokens, c.concurrency)),
-    );
-    const est = estimateDuration(
-      { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !donePrefill.has(p.contextTokens)) },
-      { durationS: s.durationS, prefillRepeats: s.prefillRepeats },
-    );
-    progress.start({
-      runId,
-      dir,
-      model: info.model,
-      contexts: plan.contexts,
-      concurrency: plan.concurrency,
-      cellsTotal: toMeasure.length,
-      prefillTotal: plan.prefill.length - donePrefill.size,
-      estimateS: est.totalS,
-      perCellS: s.durationS + 3,
-      done: [...doneCells.values()],
-      resumed: previous !== undefined,
-    });
-
-    const stop = this.stopper.signal;
-    let tooLong: BenchError | undefined;
-    let tooLongFrom = Infinity; // decode contexts >= this fail (the server rejected one)
-    const addCell = (cell: DecodeCell) => {
-      doneCells.set(cellKey(cell.contextTokens, cell.concurrency), cell);
-      result.decode.push(cell);
-      save();
-      progress.cellDone(cell);
+    return {
+      sender,
+      clock,
+      sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsIntervalS * 1000),
+      stop: this.stopper.signal,
+      settings: s,
+      maxOutput: result.config.maxOutput,
+      dir: run.checkpoint.dir,
+      phase: (label) => progress.phase(label),
     };
-    const log = (sent: readonly Sent[]) => appendRequestLines(logPath, sent.map(toRequestLine));
+  }
 
-    try {
-      // One throwaway request first: connection setup and first-use costs (both sides) stay out of the first
-      // cold prefill; a wrong key or model fails here, before any measurement.
-      if (!stop.aborted) {
-        progress.phase('connecting');
-        const first = await sender.send({
-          cell: 'connect',
-          phase: 'warmup',
-          contextTokens: CONNECT_PROMPT_TOKENS,
-          slot: 0,
-          maxTokens: 1,
-          signal: stop,
-        });
-        const code = fatalCode(first.record);
-        if (code) throw fatalError(code, first.record, 'the first request');
-      }
-      const allContexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])].sort(
-        (a, b) => a - b,
-      );
-      for (const ctx of allContexts) {
-        if (stop.aborted) break;
-        const pp = plan.prefill.find((p) => p.contextTokens === ctx);
-        if (pp && !donePrefill.has(ctx)) {
-          let point: PrefillPoint;
-          if (pp.status === 'Too long') {
-            point = failedPrefill(ctx, pp.decodeContext, `CONTEXT_TOO_LONG: ${pp.reason ?? ''}`);
-            tooLong ??= new BenchError('CONTEXT_TOO_LONG', pp.reason ?? 'context too long');
-          } else {
-            progress.phase(`prefill ${contextLabel(ctx)} (cold)`);
-            try {
-              const r = await measurePrefill(sender, ctx, pp.decodeContext, s.prefillRepeats, stop);
-              log(r.sent);
-              if (stop.aborted) break;
-              point = r.point;
-            } catch (e) {
-              const sent = (e as { sent?: Sent[] }).sent;
-              if (sent) log(sent);
-              if (!isBenchError(e) || e.code !== 'CONTEXT_TOO_LONG') throw e;
-              point = failedPrefill(ctx, pp.decodeContext, `CONTEXT_TOO_LONG: ${e.message}`);
-              if (pp.decodeContext) {
-                tooLong ??= e;
-                tooLongFrom = Math.min(tooLongFrom, ctx);
-              } else {
-                // The full window sits 256 tokens under the limit: a prompt a fraction of a percent long
-                // can miss it. That is worth a warning, not a failed run.
-                addWarning(
-                  `prefill ${contextLabel(ctx)}: the server rejected the prompt as too long (${e.message})`,
-                );
-              }
-            }
-            for (const w of prefillWarnings(point, contextLabel(ctx))) addWarning(w);
-          }
-          donePrefill.set(ctx, point);
-          result.prefill.push(point);
-          save();
-          progress.prefillDone(point);
-        }
-        for (const pc of plan.cells.filter((c) => c.contextTokens === ctx)) {
-          if (stop.aborted) break;
-          const key = cellKey(pc.contextTokens, pc.concurrency);
-          if (doneCells.has(key)) continue;
-          const startedAt = clock.wallIso();
-          if (pc.status === 'Over capacity') {
-            addCell({
-              ...emptyCell(ctx, pc.concurrency, 'Over capacity'),
-              queueEvidence: pc.reason ?? 'over capacity',
-              startedAt,
-              finishedAt: startedAt,
-            });
-            continue;
-          }
-          if (pc.status === 'Too long' || ctx >= tooLongFrom) {
-            const reason = pc.reason ?? tooLong?.message ?? 'context too long';
-            tooLong ??= new BenchError('CONTEXT_TOO_LONG', reason);
-            addCell({
-              ...emptyCell(ctx, pc.concurrency, 'Failed'),
-              error: `CONTEXT_TOO_LONG: ${reason}`,
-              startedAt,
-              finishedAt: startedAt,
-            });
-            continue;
-          }
-          const label = `${contextLabel(ctx)} x${pc.concurrency}`;
-          progress.phase(`warm-up ${label}`);
-          let warm: Sent[];
-          try {
-            warm = await warmUp(sender, key, ctx, pc.concurrency, stop);
-          } catch (e) {
-            const sent = (e as { sent?: Sent[] }).sent;
-            if (sent) log(sent);
-            if (!isBenchError(e) || e.code !== 'CONTEXT_TOO_LONG') throw e;
-            tooLong ??= e;
-            tooLongFrom = Math.min(tooLongFrom, ctx);
-            addCell({
-              ...emptyCell(ctx, pc.concurrency, 'Failed'),
-              error: `CONTEXT_TOO_LONG: ${e.message}`,
-              startedAt,
-              finishedAt: clock.wallIso(),
-            });
-            continue;
-          }
-          if (stop.aborted) break;
-          progress.phase(`decode ${label}: ramp and ${s.durationS} s window`);
-          const run = await runDecodeCell(
-            sender,
-            clock,
-            {
-              contextTokens: ctx,
-              concurrency: pc.concurrency,
-              maxOutput: result.config.maxOutput,
-              durationMs: s.durationS * 1000,
-              rampTimeoutMs: s.rampTimeoutS * 1000,
-              ...(s.workers !== undefined ? { workers: s.workers } : {}),
-            },
-            sampler,
-            stop,
-          );
-          if (run.interrupted) break; // the cell in progress is measured again on resume
-          progress.phase(`settle after ${label}`);
-          await settle(
-            clock,
-            sampler,
-            { timeoutMs: s.settleTimeoutS * 1000, pauseMs: s.settlePauseS * 1000 },
-            stop,
-          );
-          for (const w of warm)
-            if (!w.record.ok)
-              addWarning(`warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
-          log([...warm, ...run.sent]);
-          if (run.fatal) {
-            const err = fatalError(run.fatal.code, run.fatal.sent.record, `decode ${label}`);
-            if (run.fatal.code !== 'CONTEXT_TOO_LONG') throw err;
-            tooLong ??= err;
-            tooLongFrom = Math.min(tooLongFrom, ctx);
-            addCell({
-              ...emptyCell(ctx, pc.concurrency, 'Failed'),
-              error: `CONTEXT_TOO_LONG: ${err.message}`,
-              startedAt,
-              finishedAt: clock.wallIso(),
-            });
-            continue;
-          }
-          const cell = buildDecodeCell({
-            contextTokens: ctx,
-            concurrency: pc.concurrency,
-            window: run.window,
-            requests: run.sent.map((x) => ({
-              sentAtMs: x.record.sentAtMs,
-              endAtMs: x.record.endAtMs,
-              chunks: x.record.chunks,
-              ok: x.record.ok,
-              ...(x.record.firstTokenAtMs !== undefined ? { firstTokenAtMs: x.record.firstTokenAtMs } : {}),
-              ...(x.record.error ? { errorKind: x.record.error.kind } : {}),
-              ...(x.record.promptTokens !== undefined ? { promptTokens: x.record.promptTokens } : {}),
-              ...(x.record.cachedTokens !== undefined ? { cachedTokens: x.record.cachedTokens } : {}),
-            })),
-            samples: run.samples,
-            rampTimedOut: run.rampTimedOut,
-            errorLimitHit: run.errorLimitHit,
-            queueReference: referenceFromCells(result.decode, ctx, pc.concurrency),
-          });
-          cell.startedAt = startedAt;
-          cell.finishedAt = clock.wallIso();
-          addCell(cell);
-          if (cell.status === 'Failed' && unreachable(run.sent))
-            throw new BenchError(
-              'TARGET_UNREACHABLE',
-              `the server stopped answering during decode ${label}.`,
-              {
-                hint: `Finished cells are kept; continue later with --resume ${dir}.`,
-              },
-            );
-        }
-      }
-    } catch (e) {
-      result.status = 'failed';
-      result.finishedAt = clock.wallIso();
-      if (isBenchError(e)) result.error = { code: e.code, message: e.message };
-      try {
-        save();
-      } catch (saveError) {
-        // A full disk fails this save too: the last checkpoint on disk stands; report the first error.
-        if (!isBenchError(e)) throw saveError;
-      }
-      if (isBenchError(e) && e.code === 'WRITE_FAILED')
-        throw new BenchError(e.code, e.message, {
-          hint: `Finished cells are kept in ${dir}; free some space, then continue with --resume ${dir}.`,
-        });
-      if (isBenchError(e) && !e.hint)
-        throw new BenchError(e.code, e.message, { hint: `Finished cells are kept in ${dir}.` });
-      throw e;
-    }
-
+  private async finish(run: OpenedRun, clock: BenchClock, tooLong: TooLong): Promise<RunOutcome> {
+    const cp = run.checkpoint;
+    const { result, dir, resultPath } = cp;
     result.finishedAt = clock.wallIso();
-    if (stop.aborted) {
+    if (this.stopper.signal.aborted) {
       result.status = 'interrupted';
-      save();
+      cp.save();
       return { dir, resultPath, result, reports: [] };
     }
     result.status = 'complete';
-    if (tooLong) result.error = { code: tooLong.code, message: tooLong.message };
+    if (tooLong.first) result.error = { code: tooLong.first.code, message: tooLong.first.message };
     // Reports before the complete status reaches disk: a kill while they are written leaves a run that --resume
     // finishes (a complete result is refused by --resume, and its reports would stay missing).
-    const reports =
-      s.reports === false ? [] : await (this.deps.writeReports ?? writeReportsBeside)(dir, result);
-    save();
-    if (tooLong)
-      throw new BenchError('CONTEXT_TOO_LONG', `${tooLong.message}`, {
+    const write = run.settings.reports === false ? undefined : this.deps.writeReports;
+    const reports = write ? await write(dir, result) : [];
+    cp.save();
+    if (tooLong.first)
+      throw new BenchError('CONTEXT_TOO_LONG', tooLong.first.message, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,
       });
     return { dir, resultPath, result, reports };
   }
+}
+
+function announce(run: OpenedRun, progress: ProgressSink): void {
+  const { plan, checkpoint: cp, settings: s } = run;
+  const toMeasure = plan.cells.filter(
+    (c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency),
+  );
+  const est = estimateDuration(
+    { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
+    { durationS: s.durationS, prefillRepeats: s.prefillRepeats },
+  );
+  progress.start({
+    runId: run.runId,
+    dir: cp.dir,
+    model: run.info.model,
+    contexts: plan.contexts,
+    concurrency: plan.concurrency,
+    cellsTotal: toMeasure.length,
+    prefillTotal: plan.prefill.length - cp.prefillCount,
+    estimateS: est.totalS,
+    perCellS: s.durationS + 3,
+    done: cp.cells,
+    resumed: run.resumed,
+  });
+}
+
+// One throwaway request first: connection setup and first-use costs (both sides) stay out of the first cold
+// prefill; a wrong key or model fails here, before any measurement.
+async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink): Promise<void> {
+  if (stop.aborted) return;
+  progress.phase('connecting');
+  const first = await sender.send({
+    cell: 'connect',
+    phase: 'warmup',
+    contextTokens: CONNECT_PROMPT_TOKENS,
+    slot: 0,
+    maxTokens: 1,
+    signal: stop,
+  });
+  const code = fatalCode(first.record);
+  if (code) throw fatalError(code, first.record, 'the first request');
+}
+
+// Contexts in order, each its prefill point and then its cells; stops at an interrupt.
+async function measureContexts(
+  run: OpenedRun,
+  env: CellEnv,
+  tooLong: TooLong,
+  progress: ProgressSink,
+): Promise<void> {
+  const { plan, checkpoint: cp } = run;
+  const keep: Keep = {
+    warn: (w) => {
+      cp.warn(w);
+      progress.warn(w);
+    },
+    cell: (cell) => {
+      cp.addCell(cell);
+      progress.cellDone(cell);
+    },
+  };
+  const contexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])];
+  for (const ctx of contexts.sort((a, b) => a - b)) {
+    if (env.stop.aborted) return;
+    const pp = plan.prefill.find((p) => p.contextTokens === ctx);
+    if (pp && !cp.hasPrefill(ctx)) {
+      const repeats = run.settings.prefillRepeats;
+      const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase);
+      cp.log(r.sent);
+      if ('interrupted' in r) return;
+      r.warnings.forEach(keep.warn);
+      if (!('cell' in r)) throw r.fatal;
+      cp.addPrefill(r.cell);
+      progress.prefillDone(r.cell);
+    }
+    for (const pc of plan.cells.filter((c) => c.contextTokens === ctx)) {
+      if (env.stop.aborted) return;
+      if (cp.hasCell(ctx, pc.concurrency)) continue;
+      if (!(await decodeCell(env, cp, pc, tooLong, keep))) return;
+    }
+  }
+}
+
+interface Keep {
+  warn(w: string): void;
+  cell(cell: DecodeCell): void; // saved, then shown
+}
+
+// One planned cell: skipped by the capacity rule, failed as too long, or measured. false: interrupted.
+async function decodeCell(
+  env: CellEnv,
+  cp: Checkpoint,
+  pc: PlannedCell,
+  tooLong: TooLong,
+  keep: Keep,
+): Promise<boolean> {
+  const { contextTokens: ctx, concurrency: n } = pc;
+  const startedAt = env.clock.wallIso();
+  if (pc.status === 'Over capacity') {
+    const queueEvidence = pc.reason ?? 'over capacity';
+    keep.cell({ ...emptyCell(ctx, n, 'Over capacity'), queueEvidence, startedAt, finishedAt: startedAt });
+  } else if (tooLong.blocks(ctx, pc.status === 'Too long')) {
+    keep.cell(tooLong.blockedCell(ctx, n, pc.reason, startedAt));
+  } else {
+    const r = await measureCell(env, ctx, n, startedAt, referenceFromCells(cp.result.decode, ctx, n));
+    cp.log(r.sent);
+    if ('interrupted' in r) return false;
+    r.warnings.forEach(keep.warn);
+    if ('cell' in r) keep.cell(r.cell);
+    if (r.fatal && ('cell' in r || r.fatal.code !== 'CONTEXT_TOO_LONG')) throw r.fatal;
+    if (!('cell' in r)) {
+      tooLong.refused(r.fatal, ctx);
+      keep.cell(tooLong.failedCell(ctx, n, r.fatal.message, startedAt, env.clock.wallIso()));
+    }
+  }
+  return true;
+}
+
+// The run stops on an error: the result says so on disk (the last checkpoint stands if even that save fails),
+// and the error tells where the finished cells are.
+function failed(cp: Checkpoint, e: unknown, clock: BenchClock): unknown {
+  const { result, dir } = cp;
+  result.status = 'failed';
+  result.finishedAt = clock.wallIso();
+  if (isBenchError(e)) result.error = { code: e.code, message: e.message };
+  try {
+    cp.save();
+  } catch (saveError) {
+    // A full disk fails this save too: report the first error.
+    if (!isBenchError(e)) return saveError;
+  }
+  if (!isBenchError(e)) return e;
+  if (e.code === 'WRITE_FAILED')
+    return new BenchError(e.code, e.message, {
+      hint: `Finished cells are kept in ${dir}; free some space, then continue with --resume ${dir}.`,
+    });
+  return e.hint ? e : new BenchError(e.code, e.message, { hint: `Finished cells are kept in ${dir}.` });
 }
 
 function defaultSampler(
@@ -474,74 +309,3 @@ function defaultSampler(
   if (!info.metricsAvailable) return undefined;
   return createMetricsSampler(info, { baseUrl, ...(apiKey ? { apiKey } : {}), intervalMs });
 }
-
-// Reports are the report module's job; it may be absent in a partial build, so it is loaded lazily.
-export async function writeReportsBeside(dir: string, result: RunResult): Promise<string[]> {
-  const { writeFileAtomic } = await import('../results/io.js');
-  let render: ((r: RunResult, f: 'html' | 'md') => string) | undefined;
-  try {
-    const mod = (await import('../report/index.js')) as {
-      renderReport?: (r: RunResult, f: 'html' | 'md') => string;
-    };
-    render = mod.renderReport;
-  } catch {
-    render = undefined;
-  }
-  if (!render) return [];
-  const out: string[] = [];
-  for (const [fmt, name] of [
-    ['html', 'report.html'],
-    ['md', 'report.md'],
-  ] as const) {
-    const path = join(dir, name);
-    const { redactSecrets } = await import('../secrets.js');
-    writeFileAtomic(path, redactSecrets(render(result, fmt)));
-    out.push(path);
-  }
-  return out;
-}
-
-function unreachable(sent: readonly Sent[]): boolean {
-  const errs = sent.filter((x) => !x.record.ok && x.record.error?.kind !== 'aborted');
-  return (
-    errs.length > 0 &&
-    errs.every((x) => x.record.error?.kind === 'connect' || x.record.error?.kind === 'timeout_connect') &&
-    sent.every((x) => x.record.outputTokens === 0)
-  );
-}
-
-export function emptyCell(
-  contextTokens: number,
-  concurrency: number,
-  status: DecodeCell['status'],
-): DecodeCell {
-  return {
-    contextTokens,
-    concurrency,
-    status,
-    totalTokensPerS: null,
-    perRequestTokensPerS: null,
-    ttftMs: null,
-    tbtMs: null,
-    avgActive: null,
-    completed: null,
-    outputTokens: null,
-    measuredS: null,
-  };
-}
-
-function failedPrefill(contextTokens: number, decodeContext: boolean, error: string): PrefillPoint {
-  return {
-    contextTokens,
-    status: 'Failed',
-    promptTokens: null,
-    ttftMs: null,
-    tokensPerS: null,
-    completed: 0,
-    repeats: [],
-    decodeContext,
-    error,
-  };
-}
-
-export type { Plan };

@@ -1,15 +1,17 @@
+import type { BenchError } from '../errors.js';
 import { fatalCode, fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
 
 // METHOD.md "Cache warm-up": every slot prompt 1..N of the context, max_tokens 1, before each cell.
 // Sent all at once: cached slots cost a step, new ones are prefilled now rather than inside the ramp.
+// A refusal no retry can fix comes back as data beside what was sent.
 export async function warmUp(
   sender: Sender,
   cell: string,
   contextTokens: number,
   concurrency: number,
   signal: AbortSignal,
-): Promise<Sent[]> {
+): Promise<{ sent: Sent[]; fatal?: BenchError }> {
   const sent = await Promise.all(
     Array.from({ length: concurrency }, (_, i) =>
       sender.send({ cell, phase: 'warmup', contextTokens, concurrency, slot: i + 1, maxTokens: 1, signal }),
@@ -17,7 +19,7 @@ export async function warmUp(
   );
   for (const s of sent) {
     const code = fatalCode(s.record);
-    if (code) throw Object.assign(fatalError(code, s.record, `the warm-up of ${cell}`), { sent });
+    if (code) return { sent, fatal: fatalError(code, s.record, `the warm-up of ${cell}`) };
   }
-  return sent;
+  return { sent };
 }

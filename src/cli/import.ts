@@ -2,7 +2,7 @@ import type { CliIo } from './io.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
-import { writeOutput } from '../report/load.js';
+import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { importV062Text } from '../results/import-v062.js';
 
 export function register(program: Command, io: CliIo): void {

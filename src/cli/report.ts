@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../report/index.js';
-import { loadResult, resolveResultPath, writeOutput } from '../report/load.js';
+import { writeFileAtomic as writeOutput } from '../results/io.js';
+import { loadResult, resolveResultPath } from '../results/read.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function parseFormat<T extends string>(value: string, allowed: readonly T[]): T {

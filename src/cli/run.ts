@@ -32,8 +32,12 @@ export async function runWithSignals(
   progress: ProgressSink,
   io: CliIo,
 ): Promise<RunOutcome> {
-  const { BenchRun } = await import('../bench/run.js'); // loaded on use: other commands start faster
-  const run = new BenchRun(settings, { progress });
+  // loaded on use: other commands start faster
+  const [{ BenchRun }, { writeReportsBeside }] = await Promise.all([
+    import('../bench/run.js'),
+    import('./write-reports.js'),
+  ]);
+  const run = new BenchRun(settings, { progress, writeReports: writeReportsBeside });
   let signals = 0;
   const onSignal = () => {
     signals += 1;
@@ -64,8 +68,6 @@ export async function runWithSignals(
 
 export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
-  if (!quiet && out.reports.length === 0)
-    lines.push('report: not written (the report module is not available in this build)');
   for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
   io.stdout.write(lines.join('\n') + '\n');
 }

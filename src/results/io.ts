@@ -58,25 +58,6 @@ export function writeResult(dir: string, result: RunResult): string {
   return path;
 }
 
-export function readResult(path: string): RunResult {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new BenchError('RESULT_INVALID', `cannot read result ${path}: ${code ?? 'not JSON'}`);
-  }
-  const r = RunResult.safeParse(data);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    throw new BenchError(
-      'RESULT_INVALID',
-      `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`,
-    );
-  }
-  return r.data;
-}
-
 // One line of requests.jsonl: enough to recompute every figure of its cell (METHOD.md).
 export interface RequestLine {
   cell: string; // "prefill 8192" | "decode 8192x4"

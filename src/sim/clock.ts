@@ -1,3 +1,5 @@
+import { nowMs } from '../clock.js';
+
 // The sim's time source, injectable so the engine loop can run in virtual time in tests.
 export interface Clock {
   now(): number; // epoch ms, sub-ms precision
@@ -5,7 +7,7 @@ export interface Clock {
 }
 
 export const realClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: nowMs,
   setTimer(fn, delayMs) {
     const t = setTimeout(fn, Math.max(0, delayMs));
     return () => clearTimeout(t);
@@ -40,6 +42,12 @@ export class VirtualClock implements Clock {
       next.fn();
     }
     this.t = Math.max(this.t, ms);
+  }
+  // When the earliest pending timer is due; undefined when none is (a virtual-time driver steps to it).
+  nextAtMs(): number | undefined {
+    let at: number | undefined;
+    for (const x of this.timers) if (at === undefined || x.at < at) at = x.at;
+    return at;
   }
   advance(ms: number): void {
     this.advanceTo(this.t + ms);

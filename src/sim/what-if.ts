@@ -1,9 +1,20 @@
+import { isOverCapacity } from '../plan/capacity.js';
+import type { CellStatus, ServerSample } from '../results/schema.js';
+import { decideStatus } from '../stats/status.js';
+import { windowFigures, type TimedRequest } from '../stats/window.js';
 import { apiDelayMs } from './curves.js';
 import type { Profile } from './profile-schema.js';
 import { Scheduler, type RequestSpec } from './scheduler.js';
 
 // The method (METHOD.md) applied to the engine model in virtual time, without HTTP: a what-if planner and the
 // model half of calibration (bench/calibrate.ts runs the real client against the HTTP sim for the other half).
+// The figures, the status and the capacity rule are the runner's own (stats/window, stats/status,
+// plan/capacity), so a what-if and a run of the same engine can only differ in what the engine did.
+
+// The runner's defaults (src/config/options.ts): a what-if asks what `run` would have measured.
+const DEFAULT_RAMP_TIMEOUT_S = 30;
+const DEFAULT_WINDOW_S = 30;
+const SAMPLE_INTERVAL_MS = 1000; // --metrics-interval's default: the waiting samples the status rule reads
 
 export interface CellPlan {
   contextTokens: number;
@@ -23,15 +34,8 @@ export interface CellFigures {
   completed: number;
   outputTokens: number;
   maxWaiting: number;
-  status: 'Valid' | 'Requests queued';
+  status: CellStatus;
 }
-
-const median = (xs: number[]): number | null => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 // Distinct prompt per slot (no shared prefix), identical across the cell's requests of that slot.
 function slotSpec(
@@ -81,8 +85,8 @@ interface Track {
 
 export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const maxOutput = plan.maxOutput ?? 4096;
-  const windowMs = (plan.windowS ?? 30) * 1000;
-  const rampTimeoutMs = (plan.rampTimeoutS ?? 120) * 1000;
+  const windowMs = (plan.windowS ?? DEFAULT_WINDOW_S) * 1000;
+  const rampTimeoutMs = (plan.rampTimeoutS ?? DEFAULT_RAMP_TIMEOUT_S) * 1000;
   const N = plan.concurrency;
   const C = plan.contextTokens;
   const bs = profile.blockSize;
@@ -106,6 +110,7 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const ramp = [...tracks.values()];
   let openMs: number | undefined;
   let maxWaiting = 0;
+  const samples: ServerSample[] = [];
   for (;;) {
     const p = s.plan(t);
     if (!p) {
@@ -114,8 +119,16 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
       t = Math.max(t, next);
       continue;
     }
-    if (openMs !== undefined && p.startMs < openMs + windowMs)
-      maxWaiting = Math.max(maxWaiting, s.waitingAt(p.startMs));
+    if (openMs !== undefined && p.startMs < openMs + windowMs) {
+      const waiting = s.waitingAt(p.startMs);
+      maxWaiting = Math.max(maxWaiting, waiting);
+      // the metrics samples that fall in this step read the queue as the step starts
+      while (
+        openMs + samples.length * SAMPLE_INTERVAL_MS <= p.endMs &&
+        samples.length * SAMPLE_INTERVAL_MS < windowMs
+      )
+        samples.push({ tMs: samples.length * SAMPLE_INTERVAL_MS, waiting });
+    }
     for (const em of s.complete(p)) {
       const tr = tracks.get(em.seq.id)!;
       tr.firstMs ??= p.endMs;
@@ -133,44 +146,52 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
       openMs = t;
     if (openMs !== undefined && t >= openMs + windowMs) break;
   }
-  const open = openMs ?? t;
-  const close = open + windowMs;
-  let tokens = 0;
-  let completed = 0;
-  let activeMs = 0;
-  const perReq: number[] = [];
-  const tbts: number[] = [];
-  const ttfts: number[] = [];
-  for (const tr of tracks.values()) {
-    if (tr.firstMs !== undefined && tr.sentMs < close) ttfts.push(tr.firstMs - tr.sentMs);
-    const inWin = tr.chunks.filter((c) => c[0] >= open && c[0] <= close);
-    for (const c of inWin) tokens += c[1];
-    if (tr.endMs !== undefined && tr.endMs >= open && tr.endMs <= close) completed++;
-    if (tr.firstMs !== undefined) {
-      const a = Math.max(open, tr.firstMs);
-      const b = Math.min(close, tr.endMs ?? close);
-      if (b > a) activeMs += b - a;
-    }
-    if (inWin.length >= 2) {
-      const span = inWin[inWin.length - 1]![0] - inWin[0]![0];
-      const after = inWin.slice(1).reduce((x, c) => x + c[1], 0);
-      const all = after + inWin[0]![1];
-      if (span > 0) {
-        perReq.push((after / span) * 1000);
-        tbts.push(span / (all - 1));
-      }
-    }
-  }
+  const window = { openMs: openMs ?? t, closeMs: (openMs ?? t) + windowMs };
+  return cellFigures([...tracks.values()], window, samples, N, maxWaiting);
+}
+
+// The runner's window figures and status rule over the simulated requests: one still running at the close is
+// cut there, as the runner aborts it.
+function cellFigures(
+  tracks: readonly Track[],
+  window: { openMs: number; closeMs: number },
+  samples: readonly ServerSample[],
+  concurrency: number,
+  maxWaiting: number,
+): CellFigures {
+  const requests: TimedRequest[] = tracks
+    .filter((tr) => tr.sentMs < window.closeMs)
+    .map((tr) => {
+      const done = tr.endMs !== undefined && tr.endMs < window.closeMs;
+      return {
+        sentAtMs: tr.sentMs,
+        ...(tr.firstMs !== undefined && tr.firstMs < window.closeMs ? { firstTokenAtMs: tr.firstMs } : {}),
+        endAtMs: done ? tr.endMs! : window.closeMs,
+        chunks: tr.chunks.filter((c) => c[0] < window.closeMs),
+        ok: done,
+        ...(done ? {} : { errorKind: 'aborted' as const }),
+      };
+    });
+  const f = windowFigures(requests, window);
+  const decision = decideStatus({
+    concurrency,
+    figures: f,
+    requests,
+    window,
+    queueReference: null,
+    samples,
+    errorLimitHit: false,
+  });
   return {
-    totalTokensPerS: (tokens / windowMs) * 1000,
-    perRequestTokensPerS: median(perReq),
-    tbtMs: median(tbts),
-    ttftMs: median(ttfts),
-    avgActive: activeMs / windowMs,
-    completed,
-    outputTokens: tokens,
+    totalTokensPerS: f.totalTokensPerS ?? 0,
+    perRequestTokensPerS: f.perRequestTokensPerS,
+    tbtMs: f.tbtMs,
+    ttftMs: f.ttftMs,
+    avgActive: f.avgActive ?? 0,
+    completed: f.completed,
+    outputTokens: f.outputTokens,
     maxWaiting,
-    status: maxWaiting > 0 ? 'Requests queued' : 'Valid',
+    status: decision.status,
   };
 }
 
@@ -180,5 +201,5 @@ export function overCapacity(
   concurrency: number,
   maxOutput = 4096,
 ): boolean {
-  return concurrency * (contextTokens + maxOutput) > profile.kvCapacityTokens;
+  return isOverCapacity(contextTokens, concurrency, maxOutput, profile.kvCapacityTokens);
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { nowMs } from '../clock.js';
 
 // The response side of the handler core: node:http in the server, a byte recorder in tests.
 export interface Writer {
@@ -69,7 +70,7 @@ export class RecordingWriter implements Writer {
   ended = false;
   destroyed = false;
   private closeFns: Array<() => void> = [];
-  constructor(private readonly now: () => number = () => performance.timeOrigin + performance.now()) {}
+  constructor(private readonly now: () => number = nowMs) {}
   get headSent(): boolean {
     return this.status !== 0;
   }

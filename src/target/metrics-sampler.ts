@@ -6,6 +6,7 @@ import type { PowerMonitor } from './power-monitor.js';
 import { readPromSample } from './read-sample.js';
 import { serverRoot } from './probe.js';
 import type { EngineAdapter, TargetInfo } from './types.js';
+import { nowMs } from '../clock.js';
 
 export interface MetricsSampler {
   start(windowOpenMs: number): void;
@@ -24,7 +25,7 @@ export interface MetricsSamplerOptions {
   power?: PowerMonitor | null; // null: no power readings; undefined: from info.hardware
 }
 
-const defaultNow = (): number => performance.timeOrigin + performance.now();
+const defaultNow = nowMs;
 
 // Scrapes on its own timer, one scrape at a time: a slow scrape skips ticks instead of piling up, and the
 // client's streams never wait on it.

@@ -11,7 +11,7 @@ import {
 } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill } from '../sim/what-if.js';
-import { emptyCell } from '../bench/run.js';
+import { emptyCell } from '../results/empty-cell.js';
 import { decodeCellFrom } from './sim-result.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { TwinMeta } from './twin.js';

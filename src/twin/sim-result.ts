@@ -7,7 +7,7 @@ import {
 } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
-import { emptyCell } from '../bench/run.js';
+import { emptyCell } from '../results/empty-cell.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 
 // The result `run` would record against a sim profile, made in virtual time (the what-if engine): the ground

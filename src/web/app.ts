@@ -5,7 +5,7 @@ import { renderCompareHtml } from '../report/compare-html.js';
 import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { renderHtml } from '../report/html/template.js';
-import { loadResult } from '../report/load.js';
+import { loadResult } from '../results/read.js';
 import { filterParams, filterRuns, parseFilter } from './filter.js';
 import { historyPage } from './history-page.js';
 import { figuresOf, parseCellRef } from './history.js';

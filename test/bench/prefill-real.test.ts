@@ -14,6 +14,13 @@ import type { TargetInfo } from '../../src/target/types.js';
 // and measured again; cached template tokens on a cold prompt come off the prefill rate.
 const noHw = { gpuName: undefined };
 
+// measurePrefill returns a refusal as data; these tests expect a measured point.
+async function pointOf(...args: Parameters<typeof measurePrefill>) {
+  const r = await measurePrefill(...args);
+  if ('fatal' in r) throw r.fatal;
+  return r;
+}
+
 describe('shortening a refused full-window prompt (pure)', () => {
   it("reads the refused prompt's length from each engine's wording", () => {
     const says = [
@@ -74,7 +81,7 @@ describe('prefill against the sim (llama.cpp flavor)', () => {
   it('the full-window point refused as too long is shortened, sent again and recorded', async () => {
     const { sender } = await setup(1.02);
     const stop = new AbortController();
-    const { point, sent } = await measurePrefill(sender, 16_128, false, 1, stop.signal);
+    const { point, sent } = await pointOf(sender, 16_128, false, 1, stop.signal);
     expect(sent).toHaveLength(2);
     expect(sent[0]!.record.error?.reason ?? sent[0]!.record.error?.kind).toBeDefined();
     expect(point.status).toBe('Valid');
@@ -100,7 +107,7 @@ describe('prefill against the sim (llama.cpp flavor)', () => {
     const { sender } = await setup();
     const stop = new AbortController();
     await measurePrefill(sender, 2048, true, 1, stop.signal); // the template's start is now in the slot's cache
-    const { point } = await measurePrefill(sender, 1024, true, 1, stop.signal);
+    const { point } = await pointOf(sender, 1024, true, 1, stop.signal);
     const rep = point.repeats[0]!;
     expect(rep.cachedTokens).toBe(12); // BOS + preamble (10) and the user marker (2): sim/tokenizer.ts
     expect(point.cachedTokens).toBe(12);
@@ -114,7 +121,7 @@ describe('prefill against the sim (llama.cpp flavor)', () => {
     const { sender } = await setup();
     const stop = new AbortController();
     await measurePrefill(sender, 1024, true, 1, stop.signal);
-    const { point } = await measurePrefill(sender, 1024, true, 1, stop.signal); // the same prompt again
+    const { point } = await pointOf(sender, 1024, true, 1, stop.signal); // the same prompt again
     expect(point.repeats[0]!.cachedTokens!).toBeGreaterThan(1000);
     expect(prefillWarnings(point, '1K').join('\n')).toMatch(
       /reported (9\d|100)% of a cold prompt's tokens as cached/,

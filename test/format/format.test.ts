@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyCell } from '../../src/bench/run.js';
+import { emptyCell } from '../../src/results/empty-cell.js';
 import { cellLine, cellShort, prefillLine } from '../../src/progress/index.js';
 import {
   contextLabel,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
 import { cliCommand, REPO_ROOT, runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
+import { decodeKey } from '../../src/results/cell-key.js';
 
 const matrix = ['--contexts', '1K,2K', '--concurrency', '1,2,4', '--max-output', '256', '--run-id', 'r1'];
 
@@ -52,7 +53,7 @@ describe('interrupt and resume', () => {
       expect(before.result.status).toBe('running');
       const kept = before.result.decode;
       expect(kept.length).toBeGreaterThanOrEqual(2);
-      const keptCells = new Set(kept.map((c) => `decode ${c.contextTokens}x${c.concurrency}`));
+      const keptCells = new Set(kept.map((c) => decodeKey(c.contextTokens, c.concurrency)));
       const keptLines = before.lines.filter((l) => keptCells.has(l.cell));
 
       const r = await runCliInProcess([
@@ -91,13 +92,13 @@ describe('interrupt and resume', () => {
       expect(new Set(ids).size).toBe(ids.length);
       // same prompts: a resumed cell's requests hit the server's prefix cache from before the kill
       const resumed = after.result.decode.filter(
-        (c) => !keptCells.has(`decode ${c.contextTokens}x${c.concurrency}`),
+        (c) => !keptCells.has(decodeKey(c.contextTokens, c.concurrency)),
       );
       expect(resumed.length).toBeGreaterThan(0);
       const first = resumed[0]!;
       const warm = after.lines.find(
         (l) =>
-          l.cell === `decode ${first.contextTokens}x${first.concurrency}` &&
+          l.cell === decodeKey(first.contextTokens, first.concurrency) &&
           l.phase === 'warmup' &&
           l.slot === 1,
       )!;

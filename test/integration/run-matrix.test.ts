@@ -5,6 +5,7 @@ import type { SimHandle, TruthRecord } from '../../src/sim/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { referenceFigures } from '../helpers/reference-figures.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from './run-helpers.js';
+import { decodeKey } from '../../src/results/cell-key.js';
 
 // Acceptance: the real CLI against the sim. What the client controls is checked exactly: every token counted
 // as the sim's ground truth says, chunk by chunk, and every figure of result.json recomputed from requests.jsonl
@@ -21,7 +22,7 @@ const variants = [
 const cellLines = (cell: DecodeCell, lines: RequestLine[]) =>
   lines.filter(
     (l) =>
-      l.cell === `decode ${cell.contextTokens}x${cell.concurrency}` &&
+      l.cell === decodeKey(cell.contextTokens, cell.concurrency) &&
       (l.phase === 'ramp' || l.phase === 'window'),
   );
 

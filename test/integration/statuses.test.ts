@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { EXPECTED_STATUSES, STATUS_SIM_OVERRIDES } from '../helpers/status-matrix.js';
 import type { SimHandle } from '../../src/sim/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
 // maxNumSeqs 2 < N = 4 -> Requests queued; 8K x 4: 4 x (8192 + 1024) = 36,864 > 30,000 -> Over capacity.
 // Requests live ~2 s (1024 tokens x 2 ms), longer than the 1 s window: queued ones never start inside it.
-const overrides = { maxNumSeqs: 2, kvCapacityTokens: 30_000, maxModelLen: 16_384 };
+const overrides = STATUS_SIM_OVERRIDES;
 const args = (baseUrl: string, out: string, extra: string[] = []) => [
   'run',
   ...fastFlags(baseUrl, out),
@@ -41,14 +42,7 @@ describe('cell statuses', () => {
         const status = Object.fromEntries(
           result.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]),
         );
-        expect(status).toEqual({
-          '2048x1': 'Valid',
-          '2048x2': 'Valid',
-          '2048x4': 'Requests queued',
-          '8192x1': 'Valid',
-          '8192x2': 'Valid',
-          '8192x4': 'Over capacity',
-        });
+        expect(status).toEqual(EXPECTED_STATUSES);
         const queued = result.decode.find((c) => c.status === 'Requests queued')!;
         expect(queued.queueEvidence).toMatch(
           metrics ? /server metrics showed waiting requests/ : /at most 2 of 4 requests streamed at once/,

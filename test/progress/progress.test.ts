@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { emptyCell } from '../../src/bench/run.js';
+import { emptyCell } from '../../src/results/empty-cell.js';
 import { chooseProgress, liveProgress, plainProgress, silentProgress } from '../../src/progress/index.js';
 import type { DecodeCell } from '../../src/results/schema.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, runCliInProcess, type CliResult } from '../../helpers/cli.js';
-import { readResult } from '../../../src/results/io.js';
+import { readResult } from '../../../src/results/read.js';
 import type { RunResult } from '../../../src/results/schema.js';
 
 // The smallest matrix that still exercises prefill, warm-up, ramp and window against the tiny profile.

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RunResult } from '../../../src/results/schema.js';
 import { cliCommand } from '../../helpers/cli.js';
 import { tinyArgs, describeRun, type BenchRunResult } from './bench-run.js';
+import { decodeKey } from '../../../src/results/cell-key.js';
 
 // Crash safety: SIGKILL the real CLI at seeded random moments, resume each time, and compare the final result
 // with an uninterrupted run. A poller reads the result files the whole time: they must parse at every moment.
@@ -225,7 +226,7 @@ export function compareWithBaseline(final: BenchRunResult, baseline: RunResult):
   }
   // requests.jsonl: every line parses, belongs to a kept cell, and each cell was measured by one process.
   const text = readFileSync(join(final.dir, 'requests.jsonl'), 'utf8');
-  const keys = new Set(r.decode.map((c) => `decode ${c.contextTokens}x${c.concurrency}`));
+  const keys = new Set(r.decode.map((c) => decodeKey(c.contextTokens, c.concurrency)));
   const prefixes = new Map<string, Set<string>>();
   const ids = new Set<string>();
   for (const l of text.split('\n')) {
@@ -251,7 +252,7 @@ export function compareWithBaseline(final: BenchRunResult, baseline: RunResult):
   for (const [cell, s] of prefixes)
     if (s.size > 1) p.push(`${cell} measured by ${s.size} processes (duplicated)`);
   for (const c of r.decode) {
-    const k = `decode ${c.contextTokens}x${c.concurrency}`;
+    const k = decodeKey(c.contextTokens, c.concurrency);
     const n = text
       .split('\n')
       .filter((l) => l.includes(`"cell":"${k}"`) && /"phase":"(ramp|window)"/.test(l)).length;

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../../src/errors.js';
-import { FAIL_ERROR_FRACTION, FAIL_ERROR_MIN } from '../../../src/bench/status.js';
+import { FAIL_ERROR_FRACTION, FAIL_ERROR_MIN } from '../../../src/stats/status.js';
 import { readRequestLines, type RequestLine } from '../../../src/results/io.js';
 import { startSim } from '../../../src/sim/index.js';
 import type { RunResult } from '../../../src/results/schema.js';
 import { hasStackTrace, runBench, tempDir, type BenchRunResult } from './bench-run.js';
+import { decodeKey } from '../../../src/results/cell-key.js';
 
 export interface FaultCase {
   fault: string; // a name from src/sim/faults.ts FAULT_NAMES
@@ -86,7 +87,7 @@ export async function runFaultCase(
 // in progress when a run stops is not finished; every other one must be kept.
 function lostCells(r: BenchRunResult, lines: RequestLine[]): number {
   const inLog = new Set(lines.filter((l) => l.phase === 'window').map((l) => l.cell));
-  const kept = new Set((r.result?.decode ?? []).map((d) => `decode ${d.contextTokens}x${d.concurrency}`));
+  const kept = new Set((r.result?.decode ?? []).map((d) => decodeKey(d.contextTokens, d.concurrency)));
   const missing = [...inLog].filter((c) => !kept.has(c)).length;
   return r.code === 0 ? missing : Math.max(0, missing - 1);
 }
@@ -135,7 +136,7 @@ export function checkRun(c: FaultCase, r: BenchRunResult, lines: RequestLine[], 
   // Each decode cell accounts for its failures: errors by kind equal the logged failed requests.
   for (const d of res.decode) {
     if (d.status === 'Over capacity' || d.error?.startsWith('CONTEXT_TOO_LONG')) continue;
-    const key = `decode ${d.contextTokens}x${d.concurrency}`;
+    const key = decodeKey(d.contextTokens, d.concurrency);
     const mine = lines.filter((l) => l.cell === key && (l.phase === 'ramp' || l.phase === 'window'));
     const failed = mine.filter((l) => l.status === 'error' && l.errorKind !== 'aborted');
     const byKind: Record<string, number> = {};

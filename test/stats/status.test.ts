@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideStatus } from '../../src/bench/status.js';
+import { decideStatus } from '../../src/stats/status.js';
 import type { TimedRequest } from '../../src/stats/window.js';
 import { buildPrefillPoint, flagOutliers } from '../../src/bench/prefill.js';
 import type { WindowFigures } from '../../src/stats/window.js';

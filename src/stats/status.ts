@@ -4,9 +4,9 @@ import {
   describeClientQueue,
   type ClientQueueEvidence,
   type QueueReference,
-} from '../stats/queue.js';
-import { median, sortSamples } from '../stats/sorted.js';
-import type { MeasureWindow, TimedRequest, WindowFigures } from '../stats/window.js';
+} from './queue.js';
+import { median, sortSamples } from './sorted.js';
+import type { MeasureWindow, TimedRequest, WindowFigures } from './window.js';
 
 // Decisions where METHOD.md leaves the threshold to us (documented in docs/method.md "Status of a cell").
 export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)

@@ -1,11 +1,11 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from '../errors.js';
-import { importV062Text } from '../results/import-v062.js';
-import { RunResult, type RunResult as RunResultT } from '../results/schema.js';
+import { importV062Text } from './import-v062.js';
+import { RunResult, type RunResult as RunResultT } from './schema.js';
 
-// Reading side for report/compare: a result.json (or the run directory holding it), or a v0.6.2 text
-// report imported on the fly so old reports compare with new runs directly.
+// The one result reader: a result.json (or the run directory holding it), or a v0.6.2 text report imported
+// on the fly so old reports compare with new runs directly. --resume reads through it too (readResult).
 
 export function resolveResultPath(path: string): string {
   try {
@@ -54,16 +54,10 @@ export function loadResult(path: string): RunResultT {
   return parseResultText(text, file);
 }
 
-/** Writes through a temporary file and a rename so a reader never sees half a report. */
-export function writeOutput(path: string, content: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    writeFileSync(tmp, content);
-    renameSync(tmp, path);
-  } catch (e) {
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-    );
-  }
+// A result this tool wrote (no v0.6.2 import): what --resume continues.
+export function readResult(path: string): RunResultT {
+  const r = loadResult(path);
+  if (r.status === 'imported')
+    throw new BenchError('RESULT_INVALID', `${path} is an imported report, not a run this tool wrote.`);
+  return r;
 }

@@ -1,0 +1,111 @@
+import { BenchError } from '../../errors.js';
+import { contextLabel } from '../../format/labels.js';
+import { decodeKey } from '../../results/cell-key.js';
+import type { DecodeCell } from '../../results/schema.js';
+import type { QueueReference } from '../../stats/queue.js';
+import type { MetricsSampler } from '../../target/metrics-sampler.js';
+import { buildDecodeCell, type CellRequest } from '../cell-result.js';
+import type { BenchClock } from '../context.js';
+import { runDecodeCell } from '../decode-cell.js';
+import type { Sender, Sent } from '../sender.js';
+import type { RunSettings } from '../settings.js';
+import { settle } from '../settle.js';
+import { warmUp } from '../warmup.js';
+import type { Measured } from './outcome.js';
+
+export interface CellEnv {
+  sender: Sender;
+  clock: BenchClock;
+  sampler: MetricsSampler | undefined;
+  stop: AbortSignal;
+  settings: RunSettings;
+  maxOutput: number;
+  dir: string;
+  phase: (label: string) => void;
+}
+
+// One decode cell: warm-up, ramp -> window -> close, settle, figures. A request the server refuses for good
+// comes back as `fatal` (the run loop decides what it ends); an interrupt keeps nothing of the cell.
+export async function measureCell(
+  env: CellEnv,
+  ctx: number,
+  n: number,
+  startedAt: string,
+  queueReference: QueueReference | null,
+): Promise<Measured<DecodeCell>> {
+  const { sender, clock, stop, settings: s } = env;
+  const label = `${contextLabel(ctx)} x${n}`;
+  env.phase(`warm-up ${label}`);
+  const warm = await warmUp(sender, decodeKey(ctx, n), ctx, n, stop);
+  if (warm.fatal) return { sent: warm.sent, fatal: warm.fatal, warnings: [] };
+  if (stop.aborted) return { sent: [], interrupted: true };
+  env.phase(`decode ${label}: ramp and ${s.durationS} s window`);
+  const run = await runDecodeCell(
+    sender,
+    clock,
+    {
+      contextTokens: ctx,
+      concurrency: n,
+      maxOutput: env.maxOutput,
+      durationMs: s.durationS * 1000,
+      rampTimeoutMs: s.rampTimeoutS * 1000,
+      ...(s.workers !== undefined ? { workers: s.workers } : {}),
+    },
+    env.sampler,
+    stop,
+  );
+  if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
+  env.phase(`settle after ${label}`);
+  await settle(
+    clock,
+    env.sampler,
+    { timeoutMs: s.settleTimeoutS * 1000, pauseMs: s.settlePauseS * 1000 },
+    stop,
+  );
+  const warnings = warm.sent
+    .filter((w) => !w.record.ok)
+    .map((w) => `warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
+  const sent = [...warm.sent, ...run.sent];
+  if (run.fatal) return { sent, fatal: run.fatal, warnings };
+  const cell = buildDecodeCell({
+    contextTokens: ctx,
+    concurrency: n,
+    window: run.window,
+    requests: run.sent.map(cellRequest),
+    samples: run.samples,
+    rampTimedOut: run.rampTimedOut,
+    errorLimitHit: run.errorLimitHit,
+    queueReference,
+  });
+  cell.startedAt = startedAt;
+  cell.finishedAt = clock.wallIso();
+  if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };
+  const fatal = new BenchError('TARGET_UNREACHABLE', `the server stopped answering during decode ${label}.`, {
+    hint: `Finished cells are kept; continue later with --resume ${env.dir}.`,
+  });
+  return { sent, cell, warnings, fatal };
+}
+
+function cellRequest(x: Sent): CellRequest {
+  const r = x.record;
+  return {
+    sentAtMs: r.sentAtMs,
+    endAtMs: r.endAtMs,
+    chunks: r.chunks,
+    ok: r.ok,
+    ...(r.firstTokenAtMs !== undefined ? { firstTokenAtMs: r.firstTokenAtMs } : {}),
+    ...(r.error ? { errorKind: r.error.kind } : {}),
+    ...(r.promptTokens !== undefined ? { promptTokens: r.promptTokens } : {}),
+    ...(r.cachedTokens !== undefined ? { cachedTokens: r.cachedTokens } : {}),
+  };
+}
+
+// Every failure a connect failure and not one token: the server went away, not a cell that went badly.
+function unreachable(sent: readonly Sent[]): boolean {
+  const errs = sent.filter((x) => !x.record.ok && x.record.error?.kind !== 'aborted');
+  return (
+    errs.length > 0 &&
+    errs.every((x) => x.record.error?.kind === 'connect' || x.record.error?.kind === 'timeout_connect') &&
+    sent.every((x) => x.record.outputTokens === 0)
+  );
+}

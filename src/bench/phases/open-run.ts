@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { BenchError } from '../../errors.js';
+import { buildPlan, type Plan } from '../../plan/plan.js';
+import { RESULT_FILE } from '../../results/io.js';
+import { readResult } from '../../results/read.js';
+import type { RunResult } from '../../results/schema.js';
+import type { probeTarget } from '../../target/probe.js';
+import type { TargetInfo } from '../../target/types.js';
+import { resultSkeleton, settingsFromResult } from '../result-state.js';
+import { newRunId, normalizeBaseUrl, type RunSettings } from '../settings.js';
+import { withoutLocalHardwareForSim } from '../sim-hardware.js';
+import { Checkpoint } from './checkpoint.js';
+
+export interface OpenedRun {
+  settings: RunSettings; // a resumed run's stored settings win
+  resumed: boolean;
+  baseUrl: string;
+  info: TargetInfo;
+  plan: Plan;
+  runId: string;
+  checkpoint: Checkpoint;
+}
+
+// Resume, probe, plan, folder: everything before the first request. Refuses (BenchError) before it writes.
+export async function openRun(
+  given: RunSettings,
+  probe: typeof probeTarget,
+  startedAt: () => string,
+): Promise<OpenedRun> {
+  const previous = given.resumeDir !== undefined ? readPrevious(given.resumeDir) : undefined;
+  const s = previous ? settingsFromResult(previous, given) : given;
+  if (!s.baseUrl)
+    throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
+  const baseUrl = normalizeBaseUrl(s.baseUrl);
+  const info = await probeFor(s, baseUrl, probe);
+  if (previous && previous.target.model !== info.model)
+    throw new BenchError(
+      'RESUME_MISMATCH',
+      `the server now serves ${info.model}, the run measured ${previous.target.model}.`,
+      { hint: 'Resume against the same server and model, or start a new run.' },
+    );
+  const maxModelLen = s.maxModelLen ?? info.maxModelLen;
+  const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
+  const plan = buildPlan({
+    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
+    maxOutput: s.maxOutput,
+    ...(s.contexts ? { contexts: s.contexts } : {}),
+    ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
+    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
+  });
+  const runId = previous?.runId ?? s.runId ?? newRunId();
+  const dir = previous ? s.resumeDir! : join(s.outDir, runId);
+  if (!previous) makeFolder(dir);
+  const result: RunResult = previous
+    ? { ...previous, status: 'running' }
+    : resultSkeleton({
+        runId,
+        settings: s,
+        baseUrl,
+        info,
+        plan,
+        maxModelLen,
+        kvCapacityTokens,
+        startedAt: startedAt(),
+      });
+  const checkpoint = new Checkpoint(dir, result, plan);
+  return { settings: s, resumed: previous !== undefined, baseUrl, info, plan, runId, checkpoint };
+}
+
+// The stored result fixes runId, seed, lists and target, so the prompts and cells are the same.
+function readPrevious(dir: string): RunResult {
+  const path = join(dir, RESULT_FILE);
+  if (!existsSync(path))
+    throw new BenchError('USAGE', `nothing to resume in ${dir}: no ${RESULT_FILE}`, {
+      hint: 'Pass the run folder (<out>/<runId>) to --resume.',
+    });
+  const previous = readResult(path);
+  if (previous.status === 'complete')
+    throw new BenchError('USAGE', `the run in ${dir} is already complete; nothing to resume.`);
+  return previous;
+}
+
+async function probeFor(s: RunSettings, baseUrl: string, probe: typeof probeTarget): Promise<TargetInfo> {
+  const probed = await probe({
+    baseUrl,
+    ...(s.apiKey ? { apiKey: s.apiKey } : {}),
+    ...(s.model ? { model: s.model } : {}),
+    ...(s.engine ? { engine: s.engine } : {}),
+    ...(s.hardware ? { hardware: s.hardware } : {}),
+    ...(s.launchCommand ? { launchCommand: s.launchCommand } : {}),
+    engineFlags: { ...s.engineFlags, ...(s.quantization ? { quantization: s.quantization } : {}) },
+  });
+  return withoutLocalHardwareForSim(probed, s.hardware, s.engineFlags?.backend);
+}
+
+function makeFolder(dir: string): void {
+  if (existsSync(join(dir, RESULT_FILE)))
+    throw new BenchError('USAGE', `${dir} already holds a result.`, {
+      hint: `Continue it with --resume ${dir}, or pick another --run-id.`,
+    });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new BenchError(
+      'WRITE_FAILED',
+      `cannot create ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+}

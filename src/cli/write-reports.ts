@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { renderReport } from '../report/index.js';
+import { writeFileAtomic } from '../results/io.js';
+import type { RunResult } from '../results/schema.js';
+import { redactSecrets } from '../secrets.js';
+
+// report.html and report.md beside a run's result; the runner calls it before the complete status is saved.
+export async function writeReportsBeside(dir: string, result: RunResult): Promise<string[]> {
+  const out: string[] = [];
+  for (const [fmt, name] of [
+    ['html', 'report.html'],
+    ['md', 'report.md'],
+  ] as const) {
+    const path = join(dir, name);
+    writeFileAtomic(path, redactSecrets(renderReport(result, fmt)));
+    out.push(path);
+  }
+  return out;
+}

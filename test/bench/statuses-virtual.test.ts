@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXPECTED_STATUSES, STATUS_SIM_OVERRIDES } from '../helpers/status-matrix.js';
+import { isBenchError } from '../../src/errors.js';
+import { runVirtual, virtualSettings } from './virtual-run.js';
+
+// The status rules of the runner on the sim in virtual time, decided from the client's own timeline (no server
+// metrics). The same matrix over real sockets, with and without metrics: test/integration/statuses.test.ts.
+// maxNumSeqs 2 < N = 4 -> Requests queued; 8K x 4: 4 x (8192 + 1024) = 36,864 > 30,000 -> Over capacity.
+// Requests live ~2 s (1024 tokens x 2 ms), longer than the 1 s window: queued ones never start inside it.
+describe('cell statuses (virtual time, client timeline)', () => {
+  it('Valid, Requests queued and Over capacity', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lib-status-'));
+    const { result, error } = await runVirtual(
+      virtualSettings(out, {
+        contexts: [2048, 8192],
+        prefillContexts: [2048],
+        concurrency: [1, 2, 4],
+        maxOutput: 1024,
+        durationS: 1,
+        rampTimeoutS: 0.5,
+      }),
+      {
+        sim: { seed: 7, overrides: STATUS_SIM_OVERRIDES },
+        info: { kvCapacityTokens: 30_000 },
+      },
+    );
+    expect(error).toBeUndefined();
+    const status = Object.fromEntries(
+      result.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]),
+    );
+    expect(status).toEqual(EXPECTED_STATUSES);
+    const queued = result.decode.find((c) => c.status === 'Requests queued')!;
+    expect(queued.queueEvidence).toMatch(/at most 2 of 4 requests streamed at once/);
+    expect(queued.avgActive!).toBeCloseTo(2, 0);
+    expect(queued.totalTokensPerS).toBeGreaterThan(0);
+    const over = result.decode.find((c) => c.status === 'Over capacity')!;
+    expect(over.totalTokensPerS).toBeNull();
+    expect(over.queueEvidence).toContain('36864 > KV capacity 30000');
+  });
+
+  it('a context longer than the server allows, known from the probe: those cells Failed unsent, the rest measured', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lib-status-'));
+    const run = await runVirtual(
+      virtualSettings(out, { contexts: [1024, 40_960], concurrency: [1], maxOutput: 64, durationS: 1 }),
+    );
+    expect(isBenchError(run.error) && run.error.code).toBe('CONTEXT_TOO_LONG');
+    expect(run.result.decode.map((c) => [c.contextTokens, c.status])).toEqual([
+      [1024, 'Valid'],
+      [40_960, 'Failed'],
+    ]);
+    expect(run.result.decode[1]!.error).toMatch(/^CONTEXT_TOO_LONG: .*40960/);
+    expect(run.result.error?.code).toBe('CONTEXT_TOO_LONG');
+    // the plan knew: nothing of the 40K context reached the server
+    const lines = readFileSync(join(run.dir, 'requests.jsonl'), 'utf8');
+    expect(lines).not.toContain('"contextTokens":40960');
+  });
+});

@@ -1,0 +1,268 @@
+// The real runner against the sim's engine in virtual time: one VirtualClock drives both sides, requests go
+// through the sim's handler in memory (no sockets) and are decoded by the client's own StreamSession, and time
+// only moves when both sides are idle, to the next timer either one set. A run of minutes takes milliseconds of
+// CPU and gives the same figures on every machine, however busy.
+import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StreamSession } from '../../src/client/stream-session.js';
+import type { StreamRequestOptions } from '../../src/client/stream.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/timeouts.js';
+import type { RequestRecord } from '../../src/client/types.js';
+import type { BenchClock, StreamFn } from '../../src/bench/context.js';
+import { createPromptSource } from '../../src/bench/prompt-source.js';
+import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
+import type { RunSettings } from '../../src/bench/settings.js';
+import type { RunResult } from '../../src/results/schema.js';
+import { VirtualClock } from '../../src/sim/clock.js';
+import type { SimContext } from '../../src/sim/context.js';
+import { handle } from '../../src/sim/handler.js';
+import { createSimContext, type SimOptions } from '../../src/sim/server.js';
+import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
+import type { Writer } from '../../src/sim/writer.js';
+import type { TargetInfo } from '../../src/target/types.js';
+
+export const VIRTUAL_START_MS = Date.UTC(2026, 0, 1);
+const BASE_URL = 'http://127.0.0.1:9/v1'; // never dialled: the transport is in memory
+
+export function virtualBenchClock(clock: VirtualClock): BenchClock {
+  return {
+    now: () => clock.now(),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal?.aborted || ms <= 0) return resolve();
+        const done = () => {
+          cancel();
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const cancel = clock.setTimer(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+      }),
+    wallIso: () => new Date(clock.now()).toISOString(),
+  };
+}
+
+// One streamed request through the sim's handler: the writer's bytes go straight into the client's session,
+// stamped with the virtual time they were written at. Timeouts are the client's (first token, idle) on the
+// virtual clock; an abort is a client disconnect the sim sees.
+export function memoryStream(sim: SimContext, clock: VirtualClock): StreamFn {
+  return (opts: StreamRequestOptions) =>
+    new Promise<RequestRecord>((resolve) => {
+      const session = new StreamSession(opts);
+      const sentAtMs = clock.now();
+      const closeFns: Array<() => void> = [];
+      let settled = false;
+      let cancelTimer = () => {};
+      let sawFirst = false;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        cancelTimer();
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(session.record(sentAtMs, clock.now()));
+      };
+      const stop = (kind: 'aborted' | 'timeout_first_token' | 'timeout_idle', message: string) => {
+        if (settled) return;
+        session.fail(kind, message);
+        finish();
+        for (const fn of closeFns) fn();
+      };
+      const onAbort = () => stop('aborted', 'aborted by the caller');
+      const firstMs = opts.timeouts?.firstTokenMs ?? firstTokenTimeoutMs(0);
+      const idleMs = opts.timeouts?.idleMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+      const arm = () => {
+        cancelTimer();
+        const deadline =
+          session.firstTokenAtMs === undefined ? sentAtMs + firstMs : (session.lastTokenAtMs ?? 0) + idleMs;
+        cancelTimer = clock.setTimer(() => {
+          if (settled) return;
+          if (session.firstTokenAtMs === undefined) stop('timeout_first_token', 'first token timeout');
+          else if (clock.now() - (session.lastTokenAtMs ?? 0) >= idleMs) stop('timeout_idle', 'idle timeout');
+          else arm();
+        }, deadline - clock.now());
+      };
+      if (opts.signal?.aborted) return stop('aborted', 'aborted by the caller before sending');
+      if (opts.signal) {
+        setMaxListeners(0, opts.signal); // one listener per request in flight, as the real client
+        opts.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      arm();
+      const data = (text: string) => {
+        if (settled || text.length === 0) return;
+        session.data(Buffer.from(text), clock.now());
+        if (!sawFirst && session.firstTokenAtMs !== undefined) {
+          sawFirst = true;
+          arm();
+          opts.onFirstToken?.(session.firstTokenAtMs);
+        }
+        if (session.stopped) finish();
+      };
+      let headSent = false;
+      let ended = false;
+      const writer: Writer = {
+        head(status, headers) {
+          if (headSent) return;
+          headSent = true;
+          session.headers(status, headers['content-type'], clock.now());
+        },
+        get headSent() {
+          return headSent;
+        },
+        write(text) {
+          data(text);
+          return clock.now();
+        },
+        end(text) {
+          if (ended) return clock.now();
+          ended = true;
+          if (text !== undefined) data(text);
+          if (!settled) {
+            session.end(clock.now());
+            finish();
+          }
+          return clock.now();
+        },
+        destroy() {
+          ended = true;
+          if (settled) return;
+          session.fail('stream_truncated', 'connection lost mid-stream');
+          finish();
+        },
+        get closed() {
+          return ended || settled;
+        },
+        onClose(fn) {
+          closeFns.push(fn);
+        },
+      };
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (opts.requestId !== undefined) headers['x-request-id'] = opts.requestId;
+      if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+      const path = opts.api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+      const body = JSON.stringify({ ...opts.body, stream: true });
+      handle(sim, { method: 'POST', url: path, headers, body, arrivalMs: clock.now() }, writer);
+    });
+}
+
+// What the probe would find on the sim (fixed here: the probe is not part of the runner under test).
+export function simTargetInfo(sim: SimContext, over: Partial<TargetInfo> = {}): TargetInfo {
+  const p = sim.profile;
+  return {
+    engine: { name: 'vllm', version: p.engine.version },
+    models: [p.servedModelName],
+    model: p.servedModelName,
+    maxModelLen: p.maxModelLen,
+    kvCapacityTokens: p.kvCapacityTokens,
+    metricsAvailable: false,
+    extensions: {
+      ignoreEos: true,
+      minTokens: true,
+      streamOptions: true,
+      continuousUsage: true,
+      maxCompletionTokens: true,
+    },
+    // The sim's own count, as its /tokenize answers (chat template included).
+    tokenize: async (text, api) =>
+      api === 'chat' ? countChatTokens([{ role: 'user', content: text }], p.chatTemplate) : countTokens(text),
+    tokenizeAvailable: true,
+    hardware: { source: 'none' },
+    ...over,
+  };
+}
+
+// Steps time while the run lives: let every pending callback settle (one macrotask turn drains the microtasks),
+// then fire the earliest timer. Bounded: a run that waits on nothing would otherwise spin forever.
+async function drive<T>(clock: VirtualClock, work: Promise<T>, maxSteps = 5_000_000): Promise<T> {
+  let done = false;
+  const watched = work.finally(() => {
+    done = true;
+  });
+  watched.catch(() => {});
+  for (let i = 0; i < maxSteps && !done; i++) {
+    await new Promise((r) => setImmediate(r));
+    if (done) break;
+    const at = clock.nextAtMs();
+    if (at === undefined) throw new Error('virtual run stalled: it waits on something no timer will bring');
+    clock.advanceTo(at);
+  }
+  if (!done) throw new Error(`virtual run did not finish within ${maxSteps} steps`);
+  return watched;
+}
+
+export interface VirtualRun {
+  outcome?: RunOutcome;
+  error?: unknown;
+  result: RunResult; // as saved to result.json
+  dir: string;
+  sim: SimContext;
+}
+
+export interface VirtualRunOptions {
+  sim?: Omit<SimOptions, 'clock'>;
+  info?: Partial<TargetInfo>;
+  deps?: Partial<BenchRunDeps>;
+  onStart?: (run: BenchRun) => void;
+}
+
+export function virtualSettings(outDir: string, over: Partial<RunSettings> = {}): RunSettings {
+  return {
+    baseUrl: BASE_URL,
+    api: 'chat',
+    maxOutput: 64,
+    durationS: 2,
+    prefillRepeats: 2,
+    rampTimeoutS: 30,
+    settleTimeoutS: 5,
+    settlePauseS: 0.5,
+    metricsIntervalS: 1,
+    ignoreEos: true,
+    sampling: {},
+    seed: 7,
+    outDir,
+    runId: 'virtual',
+    reports: false,
+    ...over,
+  };
+}
+
+export interface VirtualRig {
+  clock: VirtualClock;
+  sim: SimContext;
+  deps: BenchRunDeps; // the virtual clock, the in-memory transport, the sim's target info
+  drive<T>(work: Promise<T>): Promise<T>; // runs virtual time until `work` settles
+}
+
+// One sim and one virtual clock for any number of runs (a rig can start the same BenchRun twice).
+export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualRig {
+  const clock = new VirtualClock(VIRTUAL_START_MS);
+  const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
+  const info = simTargetInfo(sim, o.info);
+  const deps: BenchRunDeps = {
+    clock: virtualBenchClock(clock),
+    stream: memoryStream(sim, clock),
+    probe: async () => info,
+    createSampler: () => undefined,
+    createPrompts: createPromptSource,
+    ...o.deps,
+  };
+  return { clock, sim, deps, drive: (work) => drive(clock, work) };
+}
+
+// Runs BenchRun to its end in virtual time; a run that ends in a BenchError still returns its saved result.
+export async function runVirtual(settings: RunSettings, o: VirtualRunOptions = {}): Promise<VirtualRun> {
+  const rig = virtualRig(o);
+  const run = new BenchRun(settings, rig.deps);
+  o.onStart?.(run);
+  let outcome: RunOutcome | undefined;
+  let error: unknown;
+  try {
+    outcome = await rig.drive(run.start());
+  } catch (e) {
+    error = e;
+  }
+  const dir = outcome?.dir ?? settings.resumeDir ?? join(settings.outDir, settings.runId ?? '');
+  const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunResult;
+  const sim = rig.sim;
+  return { ...(outcome ? { outcome } : {}), ...(error !== undefined ? { error } : {}), result, dir, sim };
+}

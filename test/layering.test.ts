@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Imports run one way (DESIGN.md): cli -> bench -> (client, target, prompts, plan, stats) -> results; report reads
+// results only; the sim imports nothing from the client side; stats/ and plan/ are pure. This parses every
+// import under src/ (static and dynamic) and names each one that runs upward.
+const SRC = resolve(import.meta.dirname, '../src');
+const IO = [
+  'node:fs',
+  'node:http',
+  'node:https',
+  'node:net',
+  'node:child_process',
+  'node:worker_threads',
+  'undici',
+];
+const CLIENT_SIDE = [
+  'client',
+  'bench',
+  'target',
+  'prompts',
+  'progress',
+  'report',
+  'cli',
+  'config',
+  'twin',
+  'web',
+];
+
+// layer -> what it must not import: top-level folders of src/, module files (results/io) or packages.
+const FORBIDDEN: Record<string, string[]> = {
+  results: ['report', 'bench', 'cli', 'progress'],
+  bench: ['report', 'cli'],
+  progress: ['report', 'bench', 'cli'],
+  report: ['bench', 'cli', 'client'],
+  sim: CLIENT_SIDE,
+  stats: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
+  plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+// Each import as a package name or a path under src/ without extension ("results/io").
+export function importsOf(file: string, text: string): string[] {
+  const out: string[] = [];
+  const re = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)['"]([^'"]+)['"]/gm;
+  for (const m of text.matchAll(re)) {
+    const spec = m[1]!;
+    if (!spec.startsWith('.')) out.push(spec);
+    else out.push(relative(SRC, resolve(dirname(file), spec)).replace(/\.(js|ts)$/, ''));
+  }
+  return out;
+}
+
+const hits = (target: string, rule: string) => target === rule || target.startsWith(`${rule}/`);
+
+describe('layering', () => {
+  it('finds imports of every kind (the parser itself)', () => {
+    const f = join(SRC, 'bench/x.ts');
+    const text = [
+      "import { a } from '../report/index.js';",
+      "import type { B } from './b.js';",
+      "const c = await import('../cli/run.js');",
+      "import 'node:fs';",
+      'export { d } from "../results/io.js";',
+    ].join('\n');
+    expect(importsOf(f, text)).toEqual(['report/index', 'bench/b', 'cli/run', 'node:fs', 'results/io']);
+  });
+
+  it('has no upward import under src/', () => {
+    const wrong: string[] = [];
+    for (const file of files(SRC)) {
+      const rel = relative(SRC, file);
+      const layer = rel.split('/')[0]!;
+      const rules = FORBIDDEN[layer];
+      if (!rules) continue;
+      for (const target of importsOf(file, readFileSync(file, 'utf8')))
+        for (const rule of rules) if (hits(target, rule)) wrong.push(`${rel} imports ${target}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
