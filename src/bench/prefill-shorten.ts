@@ -23,10 +23,16 @@ export function promptTokensFromError(message: string): number | undefined {
 }
 
 // A prompt that came out `served` tokens for `target` misses by the same share again, so the new target takes the
-// miss off twice over (once for the miss, once for the same miss on the shorter prompt) plus a margin.
-export function shortenedTarget(target: number, message: string): { to: number; served?: number } {
+// miss off twice over (once for the miss, once for the same miss on the shorter prompt) plus a margin. A prompt
+// that did not overshoot its target was refused by a limit below the target itself: no shorter prompt measures
+// this point, so there is no retry (undefined).
+export function shortenedTarget(
+  target: number,
+  message: string,
+): { to: number; served?: number } | undefined {
   const served = promptTokensFromError(message);
-  if (served !== undefined && served > target) {
+  if (served !== undefined && served <= target) return undefined;
+  if (served !== undefined) {
     return { to: Math.max(1, target - (served - target) - SHORTEN_MARGIN_TOKENS), served };
   }
   return { to: Math.max(1, Math.floor(target * (1 - BLIND_SHORTEN_FRACTION))) };

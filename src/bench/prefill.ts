@@ -136,9 +136,10 @@ export async function measurePrefill(
   for (let i = 0; i < repeats && !signal.aborted; i++) {
     let s = await send(i);
     sent.push(s);
-    if (!decodeContext && !shortened && !signal.aborted && fatalCode(s.record) === 'CONTEXT_TOO_LONG') {
-      const reason = s.record.error?.message ?? 'too long';
-      const cut = shortenedTarget(contextTokens, reason);
+    const refusal = fatalCode(s.record) === 'CONTEXT_TOO_LONG' ? (s.record.error?.message ?? 'too long') : '';
+    const cut = !decodeContext && !shortened && refusal ? shortenedTarget(contextTokens, refusal) : undefined;
+    if (cut && !signal.aborted) {
+      const reason = refusal;
       shortened = { fromTarget: contextTokens, toTarget: cut.to, reason };
       if (cut.served !== undefined) shortened.rejectedPromptTokens = cut.served;
       s = await send(i);
@@ -152,4 +153,3 @@ export async function measurePrefill(
   if (shortened) point.shortened = shortened;
   return { sent, point };
 }
-
