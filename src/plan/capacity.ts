@@ -1,4 +1,8 @@
-import type { KvBound } from '../target/types.js';
+// How sure a KV capacity is: 'exact' from the engine's own report, the launch command or a flag; 'lower-bound'
+// when the pool holds at least this (llama.cpp's API shows one slot of a unified pool); 'inferred' when the API
+// figure rests on an assumption it cannot confirm (llama.cpp split KV read from slot n_ctx).
+export const KV_BOUNDS = ['exact', 'lower-bound', 'inferred'] as const;
+export type KvBound = (typeof KV_BOUNDS)[number];
 
 // Over capacity (METHOD.md): N * (C + maxOutput) > KV capacity. Unknown capacity: run it, let the server decide.
 export function isOverCapacity(

@@ -1,6 +1,11 @@
 import { BenchError } from '../errors.js';
-import type { KvBound } from '../target/types.js';
-import { capacityCheckFor, fitsModelLen, isOverCapacity, type CapacityCheck } from './capacity.js';
+import {
+  capacityCheckFor,
+  fitsModelLen,
+  isOverCapacity,
+  type CapacityCheck,
+  type KvBound,
+} from './capacity.js';
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
 
 export interface PlanInput {

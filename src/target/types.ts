@@ -27,11 +27,9 @@ export interface MetricNames {
   generationTokens?: string[];
 }
 
-// How sure a KV capacity is (issue 16): 'exact' from the engine's own report, the launch command or a flag;
-// 'lower-bound' when the pool holds at least this (llama.cpp's API shows one slot of a unified pool); 'inferred'
-// when the API figure rests on an assumption it cannot confirm (llama.cpp split KV read from slot n_ctx).
-export const KV_BOUNDS = ['exact', 'lower-bound', 'inferred'] as const;
-export type KvBound = (typeof KV_BOUNDS)[number];
+// How sure a KV capacity is: defined with the capacity rule (src/plan/capacity.ts).
+import type { KvBound } from '../plan/capacity.js';
+export { KV_BOUNDS, type KvBound } from '../plan/capacity.js';
 
 export interface TargetInfo {
   engine: Engine;
