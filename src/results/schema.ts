@@ -74,7 +74,9 @@ export const RunConfig = z.object({
   duration: z.number().positive(), // seconds, the window length asked for
   prefillRepeats: z.number().int().positive(),
   rampTimeout: z.number().positive().optional(), // seconds
-  settleTimeout: z.number().positive().optional(), // seconds
+  settleTimeout: z.number().nonnegative().optional(), // seconds
+  settlePause: z.number().nonnegative().optional(), // seconds
+  metricsInterval: z.number().positive().optional(), // seconds
   ignoreEos: z.boolean(),
   sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
   seed: z.number().int(),
@@ -135,7 +137,6 @@ export const ServerSample = z.object({
 });
 export type ServerSample = z.infer<typeof ServerSample>;
 
-
 // 95% intervals (docs/method.md "Intervals"): order statistics for medians, batch means for the total rate.
 export const CellIntervals = z.object({
   totalTokensPerS: Interval.nullable().optional(),
@@ -157,7 +158,6 @@ export const ClientQueue = z.object({
   maxWaitMs: z.number(),
 });
 export type ClientQueue = z.infer<typeof ClientQueue>;
-
 
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
