@@ -3,7 +3,7 @@
 // windows and of its cold prefills. Every phase the runner announces is timed, so the overhead is attributed
 // (probe, warm-up, ramp, settle, ...). Target: overhead <= 10%.
 // Usage: npm run bench:orchestration [-- --duration=3]
-import { DEMO_CONCURRENCY, DEMO_CONTEXTS } from '../src/cli/demo.js';
+import { demoSettings } from '../src/cli/demo.js';
 import { BenchRun } from '../src/bench/run.js';
 import type { RunSettings } from '../src/bench/settings.js';
 import type { ProgressSink } from '../src/progress/sink.js';
@@ -45,22 +45,7 @@ async function main() {
   let result;
   try {
     const settings: RunSettings = {
-      baseUrl: sim.baseUrl,
-      api: 'chat',
-      contexts: DEMO_CONTEXTS,
-      prefillContexts: [...DEMO_CONTEXTS, 16384 - 256],
-      concurrency: DEMO_CONCURRENCY,
-      maxOutput: 512,
-      durationS: DURATION_S,
-      prefillRepeats: 1,
-      rampTimeoutS: 2,
-      settleTimeoutS: 10,
-      settlePauseS: 0.5,
-      metricsIntervalS: 0.25,
-      ignoreEos: true,
-      sampling: {},
-      seed: 1,
-      outDir: OUT_DIR,
+      ...demoSettings(sim.baseUrl, 16384, DURATION_S, OUT_DIR),
       runId: `orchestration-${Date.now()}`,
       reports: true,
     };

@@ -12,9 +12,68 @@ describe('cli main', () => {
 
   it('suggests the closest command for a typo, without a stack trace', async () => {
     const r = await runCliInProcess(['runn']);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('Did you mean run?');
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error [USAGE]: unknown command 'runn' (did you mean run?). Run llm-inference-bench --help for the options.\n",
+    );
+  });
+
+  it("turns commander's own errors into one USAGE line with exit 2 and the command's --help", async () => {
+    const unknown = await runCliInProcess(['plan', '--max-model-len', '32K', '--durration', '5']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      "error [USAGE]: unknown option '--durration' (did you mean --duration?). Run llm-inference-bench plan --help for the options.\n",
+    );
+    const missing = await runCliInProcess(['probe', '--base-url']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      "error [USAGE]: option '--base-url <url>' argument missing. Run llm-inference-bench probe --help for the options.\n",
+    );
+    const choice = await runCliInProcess(['sim', '--flavor', 'vlm']);
+    expect(choice.code).toBe(2);
+    expect(choice.stderr).toMatch(
+      /^error \[USAGE\]: option '--flavor <engine>' argument 'vlm' is invalid\. Allowed choices are vllm, .*\n$/,
+    );
+    expect(`${unknown.stdout}${missing.stdout}${choice.stdout}`).toBe('');
+  });
+
+  it('reads durations and token counts in plan flags (2m, 8K)', async () => {
+    const r = await runCliInProcess([
+      'plan',
+      '--max-model-len',
+      '16K',
+      '--kv-capacity',
+      '64K',
+      '--max-output',
+      '1K',
+      '--contexts',
+      '8K',
+      '--concurrency',
+      '1',
+      '--duration',
+      '2m',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    type PlanJson = { maxModelLen: number; kvCapacityTokens: number; maxOutput: number; estimate: unknown };
+    const plan = JSON.parse(r.stdout) as PlanJson;
+    expect([plan.maxModelLen, plan.kvCapacityTokens, plan.maxOutput]).toEqual([16384, 65536, 1024]);
+    const args = ['plan', '--max-model-len', '16384', '--kv-capacity', '65536', '--max-output', '1024'];
+    const estimate = async (d: string) => {
+      const out = await runCliInProcess([
+        ...args,
+        '--contexts',
+        '8192',
+        '--concurrency',
+        '1',
+        '--duration',
+        d,
+        '--json',
+      ]);
+      return (JSON.parse(out.stdout) as PlanJson).estimate;
+    };
+    expect(plan.estimate).toEqual(await estimate('120'));
+    expect(plan.estimate).not.toEqual(await estimate('30'));
   });
 
   it('returns a typed error as its exit code, with one line and no stack trace', async () => {

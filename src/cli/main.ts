@@ -7,6 +7,7 @@ import { terminalWidth, useColor } from '../report/terminal.js';
 import { redactSecrets } from '../secrets.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { processIo, type CliIo } from './io.js';
+import { isUsageMistake, usageLine } from './usage-error.js';
 import { register as registerCompare } from './compare.js';
 import { register as registerDemo } from './demo.js';
 import { register as registerFit } from './fit.js';
@@ -29,13 +30,13 @@ export function buildProgram(io: CliIo = processIo()): Command {
       getErrHelpWidth: () => terminalWidth(io.stderr),
       getOutHasColors: () => useColor(io.stdout, io.env),
       getErrHasColors: () => useColor(io.stderr, io.env),
+      outputError: () => undefined, // main() prints commander's errors as one USAGE line
     })
     .name(TOOL_NAME)
     .description('Speed test matrix for OpenAI-compatible LLM servers')
     .version(TOOL_VERSION)
     .option('--debug', 'print stack traces for errors')
     .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const register of [
     registerRun,
@@ -65,8 +66,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      // commander already printed the message (help, version, unknown option with suggestion).
-      return e.exitCode;
+      if (!isUsageMistake(e)) return e.exitCode; // help or version, already printed
+      const commands = program.commands.map((c) => c.name());
+      io.stderr.write(usageLine(e, argv, commands) + '\n');
+      return new BenchError('USAGE', e.message).exitCode;
     }
     if (isBenchError(e)) {
       io.stderr.write(

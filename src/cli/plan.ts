@@ -1,7 +1,7 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../bench/settings.js';
-import { addOptions, resolveOptions } from '../config/resolve.js';
+import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
 import { estimateDuration, type Estimate } from '../plan/estimate.js';
@@ -14,13 +14,9 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'print the cells, their statuses (Over capacity) and an estimated duration, without running anything',
     );
-  addOptions(cmd, 'plan');
-  cmd.option(
-    '--for-twin',
-    'print the few short runs that pin a twin of the server, and the fit (docs/twin.md)',
-  );
+  const resolve = withOptions(cmd, 'plan');
   cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolveOptions('plan', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
+    const o = resolve(flags).options;
     let maxModelLen = o.maxModelLen;
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
@@ -50,7 +46,7 @@ export function register(program: Command, io: CliIo): void {
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
-    if (flags.forTwin) {
+    if (o.forTwin) {
       const { forTwinText } = await import('../twin/for-twin.js');
       const baseUrl = o.baseUrl ? { baseUrl: o.baseUrl } : {};
       io.stdout.write(

@@ -1,12 +1,10 @@
 import type { RunSettings } from '../bench/settings.js';
-import type { ResolvedOptions } from '../config/resolve.js';
+import type { Options } from '../config/options.js';
+import { samplingOf } from '../config/stored.js';
 
 // Resolved options (flags over YAML over defaults) -> the runner's settings; only given sampling fields are sent.
-export function toRunSettings(o: ResolvedOptions, apiKey: string | undefined): RunSettings {
-  const sampling: Record<string, unknown> = {};
-  if (o.temperature !== undefined) sampling.temperature = o.temperature;
-  if (o.topP !== undefined) sampling.top_p = o.topP;
-  if (o.topK !== undefined) sampling.top_k = o.topK;
+export function toRunSettings(o: Options<'run'>, apiKey: string | undefined): RunSettings {
+  const sampling = samplingOf(o);
   const hardware = {
     ...(o.gpuName ? { gpuName: o.gpuName } : {}),
     ...(o.gpuCount ? { gpuCount: o.gpuCount } : {}),
@@ -53,8 +51,7 @@ export function toRunSettings(o: ResolvedOptions, apiKey: string | undefined): R
     ...(o.repository ? { repository: o.repository } : {}),
   };
   if (Object.keys(engineFlags).length) s.engineFlags = engineFlags;
-  // --resume DIR, or --resume with --out pointing at the run folder.
-  if (o.resume !== undefined && o.resume !== false)
-    s.resumeDir = typeof o.resume === 'string' ? o.resume : o.out;
+  // --resume DIR, or --resume alone ('') with --out pointing at the run folder.
+  if (o.resume !== undefined) s.resumeDir = o.resume === '' ? o.out : o.resume;
   return s;
 }

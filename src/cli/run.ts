@@ -2,7 +2,13 @@ import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../bench/run.js';
 import type { RunSettings } from '../bench/settings.js';
-import { addOptions, resolveOptions } from '../config/resolve.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Options, OptionKey } from '../config/options.js';
+import { withOptions } from '../config/resolve.js';
+import { mergeResume, resumeWarning } from '../config/stored.js';
+import { RESULT_FILE } from '../results/io.js';
+import { readResult } from '../results/read.js';
 import { BenchError } from '../errors.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
@@ -14,15 +20,26 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'measure a server: prefill by context, sustained decode by concurrency; writes <out>/<runId>/result.json',
     );
-  addOptions(cmd, 'run');
+  const resolve = withOptions(cmd, 'run');
   cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolveOptions('run', flags, (k) => cmd.getOptionValueSource(k) === 'cli');
+    const { options, given } = resolve(flags);
+    const o = resumed(options, given, io);
     const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
     const settings = toRunSettings(o, apiKey);
     const progress = chooseProgress({ quiet: o.quiet === true, stream: io.stderr });
     const out = await runWithSignals(settings, progress, io);
     printOutcome(out, o.quiet === true, io);
   });
+}
+
+// --resume: the stored run's settings win (the bench reads them again); flags that differ are named, once.
+function resumed(o: Options<'run'>, given: ReadonlySet<OptionKey>, io: CliIo): Options<'run'> {
+  if (o.resume === undefined) return o;
+  const path = join(o.resume === '' ? o.out : o.resume, RESULT_FILE);
+  if (!existsSync(path)) return o; // the runner says what to pass instead
+  const { options, ignored } = mergeResume(readResult(path), o, given);
+  if (ignored.length > 0) io.stderr.write(`warning: ${resumeWarning(ignored)}\n`);
+  return options;
 }
 
 // Ctrl-C (or SIGTERM): abort in-flight requests, keep finished cells, mark the result interrupted. A second

@@ -1,426 +1,575 @@
-// One declarative table of options: it feeds commander (flags and --help), the YAML config schema and the docs.
-// A flag, its config key and its result field share one name (DESIGN.md); resultPath says where it lands.
-export type OptionKind = 'string' | 'url' | 'int' | 'number' | 'bool' | 'tokens' | 'tokens-list' | 'int-list';
-export type CommandName = 'run' | 'plan';
+import { FLAVORS } from '../sim/profile-schema.js';
+
+// The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
+// each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
+// A flag, its YAML key and its field in the result's config section share one name (DESIGN.md).
+export type OptionKind =
+  | 'string'
+  | 'url'
+  | 'int'
+  | 'number'
+  | 'duration' // seconds: 30, 30s, 2m, 1.5h
+  | 'bool'
+  | 'tokens' // 8K, 1M, 8192
+  | 'tokens-list'
+  | 'int-list';
+export const COMMANDS = ['run', 'plan', 'probe', 'demo', 'sim', 'serve'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+// Where a run option lands in result.json: 'config' = config.<key> (same name); 'sampling' = config.sampling under
+// its API name (`wire`), exactly as sent; otherwise a metadata field the run reports (given or discovered).
+export type ResultPath =
+  | 'config'
+  | 'sampling'
+  | 'runId'
+  | 'title'
+  | 'launchCommand'
+  | `target.${string}`
+  | `engine.${string}`
+  | `hardware.${string}`;
 
 export interface OptionSpec {
-  key: string; // camelCase: YAML config key and commander attribute
   flag: string; // commander flag syntax
   description: string;
   kind: OptionKind;
-  choices?: readonly string[];
-  defaultValue?: unknown; // applied after flags and config merge
   commands: readonly CommandName[];
-  configFile: boolean; // false: flag (or env) only, e.g. secrets and per-invocation switches
-  resultPath?: string;
-  min?: number; // inclusive lower bound for numbers
+  choices?: readonly string[];
+  defaultValue?: string | number | boolean; // applied after flags and config merge
+  defaultFor?: Partial<Record<CommandName, string | number | boolean>>; // a command's own default
+  about?: Partial<Record<CommandName, string>>; // a command's own description of the option
+  configFile?: true; // a YAML key of --config (run and plan); secrets and per-invocation switches are not
+  result?: ResultPath; // absent: not stored (secrets, output folder, display switches)
+  wire?: string; // the API field of a 'sampling' option
+  onResume?: 'flag'; // --resume uses the flag, not the stored value (the server may have moved)
+  min?: number; // inclusive bounds for numbers
+  max?: number;
 }
 
-const both: readonly CommandName[] = ['run', 'plan'];
-const run: readonly CommandName[] = ['run'];
+const runPlan = ['run', 'plan'] as const;
+const RUN = ['run'] as const;
+const TARGET = ['run', 'plan', 'probe'] as const; // the options that reach a server
+const META = ['run', 'probe'] as const; // facts for the report that discovery cannot always find
 
-export const OPTIONS: readonly OptionSpec[] = [
-  {
-    key: 'baseUrl',
+export const OPTION_TABLE = {
+  baseUrl: {
     flag: '--base-url <url>',
     kind: 'url',
-    commands: both,
+    commands: TARGET,
     configFile: true,
-    resultPath: 'target.baseUrl',
+    result: 'target.baseUrl',
+    onResume: 'flag',
     description: 'server base URL, e.g. http://127.0.0.1:8000/v1 (/v1 is added when missing)',
   },
-  {
-    key: 'model',
+  model: {
     flag: '--model <name>',
     kind: 'string',
-    commands: both,
+    commands: TARGET,
     configFile: true,
-    resultPath: 'target.model',
+    result: 'target.model',
     description: 'served model name (default: the only or first model the server lists)',
   },
-  {
-    key: 'api',
+  api: {
     flag: '--api <api>',
     kind: 'string',
     choices: ['chat', 'completions'],
     defaultValue: 'chat',
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'target.api',
+    result: 'target.api',
     description: 'endpoint to measure',
   },
-  {
-    key: 'engine',
+  engine: {
     flag: '--engine <name>',
     kind: 'string',
-    commands: both,
+    commands: TARGET,
     configFile: true,
-    resultPath: 'engine.name',
+    result: 'engine.name',
+    onResume: 'flag', // a hint for detection; the stored run keeps the engine it found
     description:
       'engine hint when discovery cannot tell (vllm, sglang, llamacpp, tgi, ollama, trtllm, generic)',
   },
-  {
-    key: 'contexts',
+  contexts: {
     flag: '--contexts <list>',
     kind: 'tokens-list',
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.contexts',
+    result: 'config',
     description: 'decode contexts, e.g. 8K,16K,32768 (default: 8K doubling to the max model length)',
   },
-  {
-    key: 'prefillContexts',
+  prefillContexts: {
     flag: '--prefill-contexts <list>',
     kind: 'tokens-list',
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.prefillContexts',
+    result: 'config',
     description: 'prefill contexts (default: decode contexts + the full window)',
   },
-  {
-    key: 'concurrency',
+  concurrency: {
     flag: '--concurrency <list>',
     kind: 'int-list',
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.concurrency',
+    result: 'config',
     description: 'simultaneous requests per cell (default 1,2,4,...,128)',
     min: 1,
   },
-  {
-    key: 'maxOutput',
+  maxOutput: {
     flag: '--max-output <tokens>',
-    kind: 'int',
+    kind: 'tokens',
     defaultValue: 4096,
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.maxOutput',
+    result: 'config',
     description: 'output cap per request',
-    min: 1,
   },
-  {
-    key: 'duration',
+  duration: {
     flag: '--duration <seconds>',
-    kind: 'number',
+    kind: 'duration',
     defaultValue: 30,
-    commands: both,
+    defaultFor: { demo: 3 },
+    about: { demo: 'measurement window per cell, at most 30 s' },
+    commands: ['run', 'plan', 'demo'],
     configFile: true,
-    resultPath: 'config.duration',
+    result: 'config',
     description: 'measurement window per cell',
     min: 0.05,
   },
-  {
-    key: 'prefillRepeats',
+  prefillRepeats: {
     flag: '--prefill-repeats <n>',
     kind: 'int',
     defaultValue: 1,
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.prefillRepeats',
+    result: 'config',
     description: 'cold prefill requests per context (median reported, outliers flagged)',
     min: 1,
   },
-  {
-    key: 'rampTimeout',
+  rampTimeout: {
     flag: '--ramp-timeout <seconds>',
-    kind: 'number',
+    kind: 'duration',
     defaultValue: 30,
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'config.rampTimeout',
+    result: 'config',
     description: 'longest wait for all N first tokens before the window opens anyway',
     min: 0.01,
   },
-  {
-    key: 'settleTimeout',
+  settleTimeout: {
     flag: '--settle-timeout <seconds>',
-    kind: 'number',
+    kind: 'duration',
     defaultValue: 30,
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.settleTimeout',
+    result: 'config',
     description: 'longest wait for the server to drain between cells',
     min: 0,
   },
-  {
-    key: 'settlePause',
+  settlePause: {
     flag: '--settle-pause <seconds>',
-    kind: 'number',
+    kind: 'duration',
     defaultValue: 1,
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.settlePause',
+    result: 'config',
     description: 'pause between cells when the server has no metrics',
     min: 0,
   },
-  {
-    key: 'metricsInterval',
+  metricsInterval: {
     flag: '--metrics-interval <seconds>',
-    kind: 'number',
+    kind: 'duration',
     defaultValue: 1,
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.metricsInterval',
+    result: 'config',
     description: 'server metrics sampling period during a window',
     min: 0.01,
   },
-  {
-    key: 'maxModelLen',
+  maxModelLen: {
     flag: '--max-model-len <tokens>',
     kind: 'tokens',
-    commands: both,
+    commands: runPlan,
     configFile: true,
-    resultPath: 'target.maxModelLen',
+    result: 'target.maxModelLen',
     description: 'max model length (overrides discovery; needed offline)',
   },
-  {
-    key: 'kvCapacity',
+  kvCapacity: {
     flag: '--kv-capacity <tokens>',
     kind: 'tokens',
-    commands: both,
+    commands: ['run', 'plan', 'sim'],
     configFile: true,
-    resultPath: 'target.kvCapacityTokens',
+    result: 'target.kvCapacityTokens',
+    about: { sim: "KV cache capacity in tokens (overrides the profile's)" },
     description: 'KV cache capacity in tokens (overrides discovery)',
   },
-  {
-    key: 'ignoreEos',
+  ignoreEos: {
     flag: '--no-ignore-eos',
     kind: 'bool',
     defaultValue: true,
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.ignoreEos',
+    result: 'config',
     description: 'let the engine stop at EOS (default: ask it to ignore EOS where supported)',
   },
-  {
-    key: 'temperature',
+  temperature: {
     flag: '--temperature <t>',
     kind: 'number',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.sampling.temperature',
+    result: 'sampling',
+    wire: 'temperature',
     description: "sampling temperature (default: not sent, the model's own config applies)",
     min: 0,
   },
-  {
-    key: 'topP',
+  topP: {
     flag: '--top-p <p>',
     kind: 'number',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.sampling.top_p',
+    result: 'sampling',
+    wire: 'top_p',
     description: 'nucleus sampling (default: not sent)',
     min: 0,
   },
-  {
-    key: 'topK',
+  topK: {
     flag: '--top-k <k>',
     kind: 'int',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.sampling.top_k',
+    result: 'sampling',
+    wire: 'top_k',
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
-  {
-    key: 'workers',
+  workers: {
     flag: '--workers <n>',
     kind: 'int',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'config.workers',
+    result: 'config',
     description:
       'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md)',
     min: 1,
   },
-  {
-    key: 'seed',
+  seed: {
     flag: '--seed <n>',
     kind: 'int',
     defaultValue: 1,
-    commands: both,
+    commands: ['run', 'plan', 'sim'],
     configFile: true,
-    resultPath: 'config.seed',
+    result: 'config',
+    about: { sim: 'seed for early stops, speculative chunks and faults' },
     description: 'seed of the prompt text generator',
     min: 0,
   },
-  {
-    key: 'out',
+  out: {
     flag: '--out <dir>',
     kind: 'string',
     defaultValue: 'results',
-    commands: run,
+    commands: ['run', 'demo'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
-  {
-    key: 'runId',
+  runId: {
     flag: '--run-id <id>',
     kind: 'string',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'runId',
+    result: 'runId',
     description: 'run id (default: date and time plus a random suffix)',
   },
-  {
-    key: 'title',
+  title: {
     flag: '--title <text>',
     kind: 'string',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'title',
+    result: 'title',
     description: 'report title (default: model on hardware)',
   },
-  {
-    key: 'launchCommand',
+  launchCommand: {
     flag: '--launch-command <cmd>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'launchCommand',
+    result: 'launchCommand',
     description: 'the server launch command, for the report (secrets are redacted)',
   },
-  {
-    key: 'revision',
+  revision: {
     flag: '--revision <rev>',
     kind: 'string',
-    commands: run,
+    commands: RUN,
     configFile: true,
-    resultPath: 'target.revision',
+    result: 'target.revision',
     description: 'model revision, for the report',
   },
-  {
-    key: 'quantization',
+  quantization: {
     flag: '--quantization <q>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.quantization',
+    result: 'engine.quantization',
     description: 'quantization, for the report (e.g. FP8)',
   },
-  {
-    key: 'engineVersion',
+  engineVersion: {
     flag: '--engine-version <v>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.version',
+    result: 'engine.version',
     description: 'engine version when the server does not report it (or to correct it)',
   },
-  {
-    key: 'engineCommit',
+  engineCommit: {
     flag: '--engine-commit <sha>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.commit',
+    result: 'engine.commit',
     description: 'engine commit, for the report',
   },
-  {
-    key: 'backend',
+  backend: {
     flag: '--backend <b>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.backend',
+    result: 'engine.backend',
     description: 'engine backend, for the report (e.g. cuda, rocm)',
   },
-  {
-    key: 'build',
+  build: {
     flag: '--build <b>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.build',
+    result: 'engine.build',
     description: 'engine build, for the report (e.g. cuda-13.2)',
   },
-  {
-    key: 'repository',
+  repository: {
     flag: '--repository <r>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'engine.repository',
+    result: 'engine.repository',
     description: 'engine repository, for the report',
   },
-  {
-    key: 'gpuName',
+  gpuName: {
     flag: '--gpu-name <name>',
     kind: 'string',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'hardware.gpuName',
+    result: 'hardware.gpuName',
     description: 'GPU model (wins over discovery; needed for servers on other hosts)',
   },
-  {
-    key: 'gpuCount',
+  gpuCount: {
     flag: '--gpu-count <n>',
     kind: 'int',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'hardware.gpuCount',
+    result: 'hardware.gpuCount',
     description: 'GPU count (wins over discovery)',
     min: 1,
   },
-  {
-    key: 'gpuMemoryGb',
+  gpuMemoryGb: {
     flag: '--gpu-memory-gb <gb>',
     kind: 'number',
-    commands: run,
+    commands: META,
     configFile: true,
-    resultPath: 'hardware.gpuMemoryGb',
+    result: 'hardware.gpuMemoryGb',
     description: 'memory of each GPU in GB',
     min: 0.001,
   },
-  {
-    key: 'quiet',
+  timeout: {
+    flag: '--timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 5,
+    commands: ['probe'],
+    description: 'per-request timeout',
+    min: 0.001,
+  },
+  quiet: {
     flag: '--quiet',
     kind: 'bool',
-    commands: run,
+    commands: ['run', 'demo'],
     configFile: true,
     description: 'print only errors and the result path',
   },
-  {
-    key: 'json',
+  json: {
     flag: '--json',
     kind: 'bool',
-    commands: ['plan'],
-    configFile: false,
+    commands: ['plan', 'probe'],
+    about: { probe: 'print the probe as JSON' },
     description: 'print the plan as JSON',
   },
-  {
-    key: 'config',
+  forTwin: {
+    flag: '--for-twin',
+    kind: 'bool',
+    commands: ['plan'],
+    description: 'print the few short runs that pin a twin of the server, and the fit (docs/twin.md)',
+  },
+  config: {
     flag: '--config <file>',
     kind: 'string',
-    commands: both,
-    configFile: false,
+    commands: runPlan,
     description: 'YAML config file (keys as the flags, camelCase)',
   },
-  {
-    key: 'resume',
+  resume: {
     flag: '--resume [dir]',
     kind: 'string',
-    commands: run,
-    configFile: false,
+    commands: RUN,
     description: 'continue an interrupted run: its folder, or --out pointing at it',
   },
-  {
-    key: 'apiKey',
+  apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: both,
-    configFile: false,
+    commands: ['run', 'plan', 'probe', 'sim'],
+    about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',
   },
-  {
-    key: 'apiKeyFile',
+  apiKeyFile: {
     flag: '--api-key-file <path>',
     kind: 'string',
-    commands: both,
-    configFile: false,
+    commands: TARGET,
     description: 'file holding the API key',
   },
-];
+  profile: {
+    flag: '--profile <name|file>',
+    kind: 'string',
+    defaultValue: 'tiny',
+    commands: ['sim'],
+    description: 'profile name in profiles/ or a .yaml/.json file',
+  },
+  flavor: {
+    flag: '--flavor <engine>',
+    kind: 'string',
+    choices: FLAVORS,
+    commands: ['sim'],
+    description: "protocol flavor (default: the profile's)",
+  },
+  faults: {
+    flag: '--faults <spec>',
+    kind: 'string',
+    commands: ['sim'],
+    description: 'inject faults, e.g. "cut:0.05,500:count=3,stall:rate=0.01:ms=2000" (docs/sim.md)',
+  },
+  stalls: {
+    flag: '--stalls <count:ms>',
+    kind: 'string',
+    commands: ['sim'],
+    description: 'stall that many streams for ms each (fault stall:count=N:ms=MS)',
+  },
+  truthLog: {
+    flag: '--truth-log <file>',
+    kind: 'string',
+    commands: ['sim'],
+    description: 'append the ground truth of every request as JSON lines',
+  },
+  maxNumSeqs: {
+    flag: '--max-num-seqs <n>',
+    kind: 'int',
+    commands: ['sim'],
+    description: "override the profile's maxNumSeqs",
+    min: 1,
+  },
+  timeScale: {
+    flag: '--time-scale <x>',
+    kind: 'number',
+    commands: ['sim'],
+    description: 'run the profile x times faster than real hardware',
+    min: 0.000001,
+  },
+  metrics: {
+    flag: '--no-metrics',
+    kind: 'bool',
+    defaultValue: true,
+    commands: ['sim'],
+    description: 'serve no /metrics (404), to test queue detection without metrics',
+  },
+  kvUnified: {
+    flag: '--kv-unified',
+    kind: 'bool',
+    commands: ['sim'],
+    description: 'llama.cpp flavor: all slots share one KV pool of --kv-capacity tokens',
+  },
+  host: {
+    flag: '--host <address>',
+    kind: 'string',
+    defaultValue: '127.0.0.1',
+    commands: ['sim', 'serve'],
+    description: 'address to listen on',
+  },
+  port: {
+    flag: '--port <n>',
+    kind: 'int',
+    defaultFor: { sim: 0, serve: 8321 },
+    commands: ['sim', 'serve'],
+    description: 'port to listen on (0: a free one)',
+    min: 0,
+    max: 65535,
+  },
+  allowRemote: {
+    flag: '--allow-remote',
+    kind: 'bool',
+    commands: ['serve'],
+    description: 'allow listening on a non-loopback address (anyone who can reach it reads the results)',
+  },
+  indexCache: {
+    flag: '--index-cache <file>',
+    kind: 'string',
+    commands: ['serve'],
+    description: 'keep the run index in this JSON file so a restart skips unchanged results',
+  },
+} as const satisfies Record<string, OptionSpec>;
 
-export const optionsFor = (cmd: CommandName): OptionSpec[] => OPTIONS.filter((o) => o.commands.includes(cmd));
+type Table = typeof OPTION_TABLE;
+export type OptionKey = keyof Table;
+
+interface KindValues {
+  string: string;
+  url: string;
+  int: number;
+  number: number;
+  duration: number;
+  bool: boolean;
+  tokens: number;
+  'tokens-list': number[];
+  'int-list': number[];
+}
+type ValueOf<S> = S extends { choices: readonly (infer C)[] }
+  ? C
+  : S extends { kind: infer K extends OptionKind }
+    ? KindValues[K]
+    : never;
+type KeysOf<C extends CommandName> = {
+  [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
+}[OptionKey];
+type Defaulted<C extends CommandName> = {
+  [K in OptionKey]: Table[K] extends { defaultValue: unknown }
+    ? K
+    : Table[K] extends { defaultFor: Record<C, unknown> }
+      ? K
+      : never;
+}[OptionKey];
+
+// The options a command receives, typed by the table: an option with a default is always there.
+export type Options<C extends CommandName> = {
+  [K in KeysOf<C> & Defaulted<C>]: ValueOf<Table[K]>;
+} & { [K in Exclude<KeysOf<C>, Defaulted<C>>]?: ValueOf<Table[K]> };
+
+// The options stored in the result's config section under their own names.
+export type ConfigKey = {
+  [K in OptionKey]: Table[K] extends { result: 'config' } ? K : never;
+}[OptionKey];
+
+export interface OptionRow extends OptionSpec {
+  key: OptionKey; // camelCase: YAML config key, commander attribute and config-section field
+}
+
+export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => ({
+  key,
+  ...(OPTION_TABLE[key] as OptionSpec),
+}));
+
+export const optionsFor = (cmd: CommandName): OptionRow[] => OPTIONS.filter((o) => o.commands.includes(cmd));
+
+export const defaultOf = (o: OptionSpec, cmd: CommandName): string | number | boolean | undefined =>
+  o.defaultFor?.[cmd] ?? o.defaultValue;
+
+export const descriptionOf = (o: OptionSpec, cmd: CommandName): string => o.about?.[cmd] ?? o.description;

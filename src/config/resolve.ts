@@ -2,62 +2,25 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { BenchError } from '../errors.js';
-import { OPTIONS, optionsFor, type CommandName, type OptionProblem } from './index.js';
+import {
+  OPTIONS,
+  defaultOf,
+  descriptionOf,
+  optionsFor,
+  type CommandName,
+  type OptionKey,
+  type Options,
+} from './options.js';
+import type { OptionProblem } from './schema.js';
 import { validateValues } from './schema.js';
 import { suggest } from './suggest.js';
-
-// Every option after merging flags over config over defaults (names as in OPTIONS).
-export interface ResolvedOptions {
-  baseUrl?: string;
-  model?: string;
-  api: 'chat' | 'completions';
-  engine?: string;
-  contexts?: number[];
-  prefillContexts?: number[];
-  concurrency?: number[];
-  maxOutput: number;
-  duration: number;
-  prefillRepeats: number;
-  rampTimeout: number;
-  settleTimeout: number;
-  settlePause: number;
-  metricsInterval: number;
-  maxModelLen?: number;
-  kvCapacity?: number;
-  ignoreEos: boolean;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  seed: number;
-  workers?: number;
-  out: string;
-  runId?: string;
-  title?: string;
-  launchCommand?: string;
-  revision?: string;
-  quantization?: string;
-  engineVersion?: string;
-  engineCommit?: string;
-  backend?: string;
-  build?: string;
-  repository?: string;
-  gpuName?: string;
-  gpuCount?: number;
-  gpuMemoryGb?: number;
-  quiet?: boolean;
-  json?: boolean;
-  config?: string;
-  resume?: string | boolean;
-  apiKey?: string;
-  apiKeyFile?: string;
-}
 
 export function addOptions(cmd: Command, name: CommandName): Command {
   for (const o of optionsFor(name)) {
     // Defaults are applied after merging with the config file, so --help shows them but commander never sets them.
-    const shown =
-      o.defaultValue !== undefined && o.kind !== 'bool' ? ` (default: ${String(o.defaultValue)})` : '';
-    const opt = new Option(o.flag, o.description + shown);
+    const d = defaultOf(o, name);
+    const shown = d !== undefined && o.kind !== 'bool' ? ` (default: ${String(d)})` : '';
+    const opt = new Option(o.flag, descriptionOf(o, name) + shown);
     if (o.choices) opt.choices(o.choices);
     cmd.addOption(opt);
   }
@@ -91,10 +54,10 @@ export function readConfigFile(path: string, name: CommandName): Record<string, 
   if (typeof data !== 'object' || Array.isArray(data))
     throw new BenchError('CONFIG_INVALID', `config file ${path} must be a mapping of keys to values`);
   const obj = data as Record<string, unknown>;
-  const allowed = OPTIONS.filter((o) => o.configFile);
-  const forCmd = new Set(
+  const allowed = OPTIONS.filter((o) => o.configFile === true);
+  const forCmd = new Set<string>(
     optionsFor(name)
-      .filter((o) => o.configFile)
+      .filter((o) => o.configFile === true)
       .map((o) => o.key),
   );
   const problems: OptionProblem[] = [];
@@ -121,12 +84,17 @@ export function readConfigFile(path: string, name: CommandName): Record<string, 
   return r.values;
 }
 
+export interface Resolved<C extends CommandName> {
+  options: Options<C>;
+  given: ReadonlySet<OptionKey>; // set on the command line or in the config file (not defaults)
+}
+
 // Flags (only those given on the command line) over the config file over defaults.
-export function resolveOptions(
-  name: CommandName,
+export function resolveOptions<C extends CommandName>(
+  name: C,
   flags: Record<string, unknown>,
   isFromCli: (key: string) => boolean,
-): ResolvedOptions {
+): Resolved<C> {
   const specs = optionsFor(name);
   const given = Object.fromEntries(
     specs
@@ -145,13 +113,26 @@ export function resolveOptions(
   const configPath = typeof flags.config === 'string' ? flags.config : undefined;
   const fromFile = configPath ? readConfigFile(configPath, name) : {};
   const merged: Record<string, unknown> = {};
+  const set = new Set<OptionKey>();
   for (const o of specs) {
-    const v = fromFlags.values[o.key] ?? fromFile[o.key] ?? o.defaultValue;
-    if (v !== undefined) merged[o.key] = v;
+    const v = fromFlags.values[o.key] ?? fromFile[o.key];
+    if (v !== undefined) set.add(o.key);
+    const value = v ?? defaultOf(o, name);
+    if (value !== undefined) merged[o.key] = value;
   }
   // --resume alone means "the run folder is --out" (a boolean); with a value it is the folder.
-  if (flags.resume !== undefined) merged.resume = flags.resume;
-  return merged as unknown as ResolvedOptions;
+  if (flags.resume !== undefined) merged.resume = flags.resume === true ? '' : flags.resume;
+  // Every value was checked against its option's kind above, so the record has the table's types.
+  return { options: merged as Options<C>, given: set };
+}
+
+// Adds the command's options from the table and returns its typed reader, for the command's action.
+export function withOptions<C extends CommandName>(
+  cmd: Command,
+  name: C,
+): (flags: Record<string, unknown>) => Resolved<C> {
+  addOptions(cmd, name);
+  return (flags) => resolveOptions(name, flags, (k) => cmd.getOptionValueSource(k) === 'cli');
 }
 
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

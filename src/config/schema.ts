@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { parseTokenCount } from '../plan/contexts.js';
-import type { OptionSpec } from './options.js';
+import type { OptionRow, OptionSpec } from './options.js';
+
+const UNIT_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+// Seconds from 30, 30s, 2m, 1.5h or 500ms; undefined when it is none of these.
+export function parseDuration(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_S[(m[2] ?? 's').toLowerCase()]!;
+}
 
 const tokenCount = (v: unknown): unknown => (typeof v === 'string' ? (parseTokenCount(v) ?? v) : v);
 const numberFromString = (v: unknown): unknown =>
@@ -15,7 +24,10 @@ const listFromString = (v: unknown): unknown =>
       ? [v]
       : v;
 
+const durationFromString = (v: unknown): unknown => (typeof v === 'string' ? (parseDuration(v) ?? v) : v);
+
 const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
+const DURATION_MSG = 'expected a duration like 30, 30s or 2m';
 
 function isHttpUrl(v: string): boolean {
   try {
@@ -28,9 +40,11 @@ function isHttpUrl(v: string): boolean {
 
 // The zod type of one option, accepting a flag's string or a YAML value.
 export function zodFor(o: OptionSpec): z.ZodType {
-  const min = o.min;
-  const withMin = (s: z.ZodNumber): z.ZodNumber =>
-    min === undefined ? s : s.min(min, `expected a value >= ${min}`);
+  const { min, max } = o;
+  const withMin = (s: z.ZodNumber): z.ZodNumber => {
+    const low = min === undefined ? s : s.min(min, `expected a value >= ${min}`);
+    return max === undefined ? low : low.max(max, `expected a value <= ${max}`);
+  };
   switch (o.kind) {
     case 'string':
       return o.choices
@@ -45,10 +59,12 @@ export function zodFor(o: OptionSpec): z.ZodType {
       );
     case 'number':
       return z.preprocess(numberFromString, withMin(z.number('expected a number')));
+    case 'duration':
+      return z.preprocess(durationFromString, withMin(z.number(DURATION_MSG)));
     case 'bool':
       return z.boolean('expected true or false');
     case 'tokens':
-      return z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG));
+      return z.preprocess(tokenCount, withMin(z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)));
     case 'tokens-list':
       return z.preprocess(
         listFromString,
@@ -79,7 +95,7 @@ export interface OptionProblem {
 
 // Validates every present key; returns parsed values and every problem with its path (zod's errors as data).
 export function validateValues(
-  specs: readonly OptionSpec[],
+  specs: readonly OptionRow[],
   values: Record<string, unknown>,
 ): { values: Record<string, unknown>; problems: OptionProblem[] } {
   const out: Record<string, unknown> = {};

@@ -78,7 +78,9 @@ export const RunConfig = z.object({
   duration: z.number().positive(), // seconds, the window length asked for
   prefillRepeats: z.number().int().positive(),
   rampTimeout: z.number().positive().optional(), // seconds
-  settleTimeout: z.number().positive().optional(), // seconds
+  settleTimeout: z.number().nonnegative().optional(), // seconds
+  settlePause: z.number().nonnegative().optional(), // seconds
+  metricsInterval: z.number().positive().optional(), // seconds
   ignoreEos: z.boolean(),
   sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
   seed: z.number().int(),

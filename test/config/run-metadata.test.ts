@@ -12,7 +12,7 @@ function settingsOf(argv: string[]) {
   let out: ReturnType<typeof toRunSettings> | undefined;
   cmd.action((opts: Record<string, unknown>) => {
     out = toRunSettings(
-      resolveOptions('run', opts, (k) => cmd.getOptionValueSource(k) === 'cli'),
+      resolveOptions('run', opts, (k) => cmd.getOptionValueSource(k) === 'cli').options,
       undefined,
     );
   });

@@ -76,7 +76,7 @@ export interface BadInput {
   name: string;
   args: (f: Fakes, dir: string) => string[];
   files?: Record<string, string>; // written into dir first
-  code: string; // the stable code expected (commander's own usage errors: 'commander')
+  code: string; // the stable code expected
   mentions: RegExp[]; // what the one line must say (paths, suggestions)
 }
 
@@ -134,19 +134,25 @@ export const BAD_INPUTS: BadInput[] = [
       '8K,huge',
     ],
     code: 'CONFIG_INVALID',
-    mentions: [/--duration: expected a number/, /--concurrency\[1\]/, /--contexts\[1\]/],
+    mentions: [/--duration: expected a duration like 30, 30s or 2m/, /--concurrency\[1\]/, /--contexts\[1\]/],
   },
   {
     name: 'unknown flag gets "did you mean"',
     args: (f) => ['run', '--base-url', f.closed, '--concurency', '2'],
-    code: 'commander',
-    mentions: [/unknown option '--concurency'/, /Did you mean --concurrency\?/],
+    code: 'USAGE',
+    mentions: [/unknown option '--concurency'/, /did you mean --concurrency\?/, /run --help/],
   },
   {
     name: 'unknown command gets "did you mean"',
     args: () => ['rnu'],
-    code: 'commander',
-    mentions: [/unknown command 'rnu'/, /Did you mean run\?/],
+    code: 'USAGE',
+    mentions: [/unknown command 'rnu'/, /did you mean run\?/],
+  },
+  {
+    name: 'missing flag argument',
+    args: () => ['plan', '--max-model-len'],
+    code: 'USAGE',
+    mentions: [/option '--max-model-len <tokens>' argument missing/, /plan --help/],
   },
   {
     name: 'invalid URL',
@@ -226,27 +232,20 @@ export interface BadInputOutcome {
   problems: string[];
 }
 
-// One line on stderr (commander's usage errors add a "(run with --help for usage)" line), a stable code, the
-// exit status of that code, no stack trace, and the mentions.
+// One line on stderr (commander's own errors included), a stable code, the exit status of that code, no stack
+// trace, and the mentions.
 export async function tryBadInput(b: BadInput, f: Fakes): Promise<BadInputOutcome> {
   const dir = tempDir('bad');
   for (const [name, text] of Object.entries(b.files ?? {})) writeFileSync(join(dir, name), text);
   const r = await runCliInProcess(b.args(f, dir));
-  // commander prints its suggestion on a line of its own: "(Did you mean --concurrency?)".
-  const text = r.stderr.replace(/\n\(Did you mean/g, ' (Did you mean');
-  const lines = text.split('\n').filter((l) => l.trim() !== '' && !/^\(run with --help/.test(l));
+  const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
   const line = lines[0] ?? '';
   const p: string[] = [];
   if (lines.length !== 1) p.push(`${lines.length} stderr lines: ${r.stderr.slice(0, 400)}`);
   if (hasStackTrace(r.stderr + r.stdout)) p.push('stack trace');
   if (r.code === 0 || r.code === null) p.push(`exit ${r.code}`);
-  if (b.code === 'commander') {
-    if (!/^error: /.test(line)) p.push(`not a usage error line: ${line}`);
-  } else {
-    const m = /^error \[([A-Z_]+)\]: /.exec(line);
-    if (!m || !new RegExp(`^(${b.code})$`).test(m[1]!))
-      p.push(`code ${m?.[1] ?? 'none'}, expected ${b.code}`);
-  }
+  const m = /^error \[([A-Z_]+)\]: /.exec(line);
+  if (!m || !new RegExp(`^(${b.code})$`).test(m[1]!)) p.push(`code ${m?.[1] ?? 'none'}, expected ${b.code}`);
   for (const re of b.mentions) if (!re.test(line)) p.push(`line does not mention ${re}`);
   if (r.stderr.includes('sk-should-not-be-here')) p.push('a key from the config file was echoed');
   return { name: b.name, ok: p.length === 0, line, problems: p };

@@ -1,0 +1,21 @@
+import type { CommanderError } from 'commander';
+import { TOOL_NAME } from '../version.js';
+
+// Commander's own outcomes that are not mistakes: help and version were asked for.
+const NOT_ERRORS = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+export const isUsageMistake = (e: CommanderError): boolean => !NOT_ERRORS.has(e.code);
+
+// Commander's parse errors (unknown flag, missing argument, bad choice) as the tool's one-line USAGE error, with
+// its suggestion kept and a pointer to the command's --help.
+export function usageLine(e: CommanderError, argv: readonly string[], commands: readonly string[]): string {
+  const text = e.message
+    .replace(/^error:\s*/, '')
+    .replace(/\s*\n\s*\(Did you mean (.+)\?\)\s*$/s, ' (did you mean $1?)')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/\.$/, '');
+  const cmd = argv.find((a) => commands.includes(a));
+  const help = cmd ? `${TOOL_NAME} ${cmd} --help` : `${TOOL_NAME} --help`;
+  return `error [USAGE]: ${text}. Run ${help} for the options.`;
+}

@@ -1,0 +1,85 @@
+import type { RunConfig, RunResult } from '../results/schema.js';
+import {
+  OPTIONS,
+  optionsFor,
+  type ConfigKey,
+  type OptionKey,
+  type OptionRow,
+  type Options,
+} from './options.js';
+
+// The result's config section holds the table's 'config' options under their own names, plus `sampling` (the
+// fields sent, under their API names). A missing or extra option on either side fails to compile here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const configMatchesTable: Same<ConfigKey, Exclude<keyof RunConfig, 'sampling'>> = true;
+const configTypesMatch = (
+  o: Required<Pick<Options<'run'>, ConfigKey>>,
+): Required<Omit<RunConfig, 'sampling'>> => o;
+void configMatchesTable;
+void configTypesMatch;
+
+type RunOptions = Options<'run'>;
+
+function readPath(root: unknown, path: string): unknown {
+  let at: unknown = root;
+  for (const part of path.split('.')) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+// Where one run option sits in a result; undefined when it is not stored there.
+export function storedValue(r: RunResult, o: OptionRow): unknown {
+  if (o.result === undefined) return undefined;
+  if (o.result === 'config') return (r.config as Record<string, unknown>)[o.key];
+  if (o.result === 'sampling') return r.config.sampling[o.wire ?? o.key];
+  return readPath(r, o.result);
+}
+
+// The sampling fields sent with every request, under their API names: only those given.
+export function samplingOf(o: Partial<RunOptions>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const spec of OPTIONS)
+    if (spec.result === 'sampling') {
+      const v = (o as Record<string, unknown>)[spec.key];
+      if (v !== undefined) out[spec.wire ?? spec.key] = v;
+    }
+  return out;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const shown = (v: unknown): string => (Array.isArray(v) ? v.join(',') : String(v));
+
+export interface ResumeMerge {
+  options: RunOptions;
+  ignored: string[]; // e.g. "--duration 9 (the run's 3)"
+}
+
+// --resume: the stored run fixes what it measured (prompts, lists, windows, metadata), so the stored value wins
+// over flags, except where the table says the flag does (the server may have moved). Flags set to another value
+// than the stored one are named, so the user knows they had no effect.
+export function mergeResume(
+  stored: RunResult,
+  options: RunOptions,
+  given: ReadonlySet<OptionKey>,
+): ResumeMerge {
+  const merged: Record<string, unknown> = { ...options };
+  const ignored: string[] = [];
+  for (const o of optionsFor('run')) {
+    if (o.result === undefined || o.onResume === 'flag') continue;
+    const v = storedValue(stored, o);
+    const mine = merged[o.key];
+    if (given.has(o.key) && mine !== undefined && !same(mine, v))
+      ignored.push(
+        `${o.flag.split(' ')[0]} ${shown(mine)} (the run's ${v === undefined ? 'none' : shown(v)})`,
+      );
+    if (v === undefined) delete merged[o.key];
+    else merged[o.key] = v;
+  }
+  // Every stored value was validated by the result schema, whose config types match the table (above).
+  return { options: merged as RunOptions, ignored };
+}
+
+export const resumeWarning = (ignored: readonly string[]): string =>
+  `--resume continues the stored run with its own settings; ignored: ${ignored.join(', ')}`;
