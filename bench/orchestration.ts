@@ -104,7 +104,7 @@ async function main() {
   const cells = result.decode.map((c) => `${c.contextTokens}x${c.concurrency} ${c.status}`);
   const path = writeOut('orchestration', {
     priority,
-    durationS: DURATION_S,
+    duration: DURATION_S,
     wallS: wallMs / 1000,
     windowsS: windowsMs / 1000,
     prefillS: prefillMs / 1000,

@@ -130,7 +130,7 @@ export class BenchRun {
     return {
       sender,
       clock,
-      sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsIntervalS * 1000),
+      sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsInterval * 1000),
       stop: this.stopper.signal,
       settings: s,
       maxOutput: result.config.maxOutput,
@@ -170,7 +170,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   );
   const est = estimateDuration(
     { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
-    { durationS: s.durationS, prefillRepeats: s.prefillRepeats },
+    { duration: s.duration, prefillRepeats: s.prefillRepeats },
   );
   progress.start({
     runId: run.runId,
@@ -181,7 +181,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     cellsTotal: toMeasure.length,
     prefillTotal: plan.prefill.length - cp.prefillCount,
     estimateS: est.totalS,
-    perCellS: s.durationS + 3,
+    perCellS: s.duration + 3,
     done: cp.cells,
     resumed: run.resumed,
   });

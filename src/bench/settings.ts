@@ -2,7 +2,8 @@ import type { Hardware } from '../results/schema.js';
 import type { HardwareOverrides } from '../target/hardware.js';
 import type { EngineFlags } from '../target/metadata.js';
 
-// Everything a run needs, already validated (src/config resolves flags and YAML into this).
+// Everything a run needs, already validated (src/config resolves flags and YAML into this). Field names are the
+// option table's (src/config/options.ts): a flag, its YAML key, its result field and its setting share one name.
 export interface RunSettings {
   baseUrl?: string;
   apiKey?: string;
@@ -13,21 +14,21 @@ export interface RunSettings {
   prefillContexts?: number[];
   concurrency?: number[];
   maxOutput: number;
-  durationS: number;
+  duration: number; // seconds
   prefillRepeats: number;
-  rampTimeoutS: number;
-  settleTimeoutS: number;
-  settlePauseS: number;
-  metricsIntervalS: number;
+  rampTimeout: number; // seconds
+  settleTimeout: number; // seconds
+  settlePause: number; // seconds
+  metricsInterval: number; // seconds
   maxModelLen?: number;
   kvCapacity?: number;
   ignoreEos: boolean;
   sampling: Record<string, unknown>;
   seed: number;
   workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
-  outDir: string;
+  out: string; // results folder: a new run writes <out>/<runId>
   runId?: string;
-  resumeDir?: string;
+  resume?: string; // the run folder to continue
   title?: string;
   launchCommand?: string;
   revision?: string;

@@ -16,7 +16,7 @@ export const DEMO_CONCURRENCY = [1, 4, 8, 16];
 export function demoSettings(
   baseUrl: string,
   maxModelLen: number,
-  durationS: number,
+  duration: number,
   out: string,
 ): RunSettings {
   return {
@@ -26,16 +26,16 @@ export function demoSettings(
     prefillContexts: [...DEMO_CONTEXTS, maxModelLen - 256],
     concurrency: DEMO_CONCURRENCY,
     maxOutput: 512,
-    durationS,
+    duration,
     prefillRepeats: 1,
-    rampTimeoutS: 2,
-    settleTimeoutS: 10,
-    settlePauseS: 0.5,
-    metricsIntervalS: 0.25,
+    rampTimeout: 2,
+    settleTimeout: 10,
+    settlePause: 0.5,
+    metricsInterval: 0.25,
     ignoreEos: true,
     sampling: {},
     seed: 1,
-    outDir: out,
+    out,
   };
 }
 
@@ -48,9 +48,9 @@ export function register(program: Command, io: CliIo): void {
   const resolve = withOptions(cmd, 'demo');
   cmd.action(async (flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
-    const durationS = o.duration;
-    if (durationS > 30)
-      throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${durationS} s.`, {
+    const duration = o.duration;
+    if (duration > 30)
+      throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
         hint: 'Use run against the sim (llm-inference-bench sim) for longer windows.',
       });
     // Loaded on use: every other command starts faster without the sim's modules.
@@ -61,7 +61,7 @@ export function register(program: Command, io: CliIo): void {
     try {
       const out = await runWithSignals(
         {
-          ...demoSettings(sim.baseUrl, sim.profile.maxModelLen, durationS, o.out),
+          ...demoSettings(sim.baseUrl, sim.profile.maxModelLen, duration, o.out),
           title: 'Demo: simulated engine',
           // The profile's GPU facts, marked simulated: never this machine's GPUs (or their power).
           hardware: simProfileHardware(sim.profile),

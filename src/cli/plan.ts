@@ -50,11 +50,11 @@ export function register(program: Command, io: CliIo): void {
       const { forTwinText } = await import('../twin/for-twin.js');
       const baseUrl = o.baseUrl ? { baseUrl: o.baseUrl } : {};
       io.stdout.write(
-        forTwinText(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats, ...baseUrl }),
+        forTwinText(plan, { duration: o.duration, prefillRepeats: o.prefillRepeats, ...baseUrl }),
       );
       return;
     }
-    const est = estimateDuration(plan, { durationS: o.duration, prefillRepeats: o.prefillRepeats });
+    const est = estimateDuration(plan, { duration: o.duration, prefillRepeats: o.prefillRepeats });
     io.stdout.write(
       o.json
         ? JSON.stringify(

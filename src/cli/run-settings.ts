@@ -13,16 +13,16 @@ export function toRunSettings(o: Options<'run'>, apiKey: string | undefined): Ru
   const s: RunSettings = {
     api: o.api,
     maxOutput: o.maxOutput,
-    durationS: o.duration,
+    duration: o.duration,
     prefillRepeats: o.prefillRepeats,
-    rampTimeoutS: o.rampTimeout,
-    settleTimeoutS: o.settleTimeout,
-    settlePauseS: o.settlePause,
-    metricsIntervalS: o.metricsInterval,
+    rampTimeout: o.rampTimeout,
+    settleTimeout: o.settleTimeout,
+    settlePause: o.settlePause,
+    metricsInterval: o.metricsInterval,
     ignoreEos: o.ignoreEos,
     sampling,
     seed: o.seed,
-    outDir: o.out,
+    out: o.out,
   };
   const opt = <K extends keyof RunSettings>(k: K, v: RunSettings[K] | undefined) => {
     if (v !== undefined) s[k] = v;
@@ -52,6 +52,6 @@ export function toRunSettings(o: Options<'run'>, apiKey: string | undefined): Ru
   };
   if (Object.keys(engineFlags).length) s.engineFlags = engineFlags;
   // --resume DIR, or --resume alone ('') with --out pointing at the run folder.
-  if (o.resume !== undefined) s.resumeDir = o.resume === '' ? o.out : o.resume;
+  if (o.resume !== undefined) s.resume = o.resume === '' ? o.out : o.resume;
   return s;
 }

@@ -1,7 +1,7 @@
 import type { Plan } from './plan.js';
 
 export interface EstimateInput {
-  durationS: number; // window length
+  duration: number; // window length
   prefillRepeats: number;
   rampS?: number; // expected ramp per cell; default 2 s
   settleS?: number; // expected settle per cell; default 1 s
@@ -33,7 +33,7 @@ export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
     // Slot 1 was prefilled cold by the prefill point; slots 2..maxN are prefilled once during warm-up.
     prefillS += ((Math.max(...runN) - 1) * c) / rate;
     cellsToRun += runN.length;
-    decodeS += runN.length * (input.durationS + rampS + settleS);
+    decodeS += runN.length * (input.duration + rampS + settleS);
   }
   return { totalS: prefillS + decodeS, prefillS, decodeS, cellsToRun };
 }

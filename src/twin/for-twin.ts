@@ -33,7 +33,7 @@ export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number
 
 export function forTwinText(
   plan: Plan,
-  opts: { durationS: number; prefillRepeats: number; baseUrl?: string },
+  opts: { duration: number; prefillRepeats: number; baseUrl?: string },
 ): string {
   const { runs } = twinRuns(plan);
   let total = 0;
@@ -50,12 +50,12 @@ export function forTwinText(
       prefillContexts: [r.contextTokens],
       concurrency: r.concurrency,
     });
-    const est = estimateDuration(sub, { durationS: opts.durationS, prefillRepeats: opts.prefillRepeats });
+    const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
     total += est.totalS;
     lines.push(
       `  llm-inference-bench run${opts.baseUrl ? ` --base-url ${opts.baseUrl}` : ''} --contexts ${contextLabel(r.contextTokens)} ` +
         `--prefill-contexts ${contextLabel(r.contextTokens)} --concurrency ${r.concurrency.join(',')} ` +
-        `--max-output ${plan.maxOutput} --duration ${opts.durationS} --out twin-run-${i + 1}` +
+        `--max-output ${plan.maxOutput} --duration ${opts.duration} --out twin-run-${i + 1}` +
         `   # ~${fmtEta(est.totalS)}`,
     );
   });

@@ -13,7 +13,7 @@ const settings = (out: string) =>
     prefillContexts: [1024],
     concurrency: [1, 2],
     maxOutput: 50,
-    durationS: 1,
+    duration: 1,
   });
 
 describe('fatal errors during a decode cell (virtual time)', () => {

@@ -9,13 +9,13 @@ import { silentProgress } from '../../src/progress/sink.js';
 import { virtualRig, virtualSettings } from './virtual-run.js';
 
 // The runner against the sim in virtual time (test/bench/virtual-run.ts): no sockets, no real waiting.
-const settings = (outDir: string, extra: Partial<RunSettings> = {}): RunSettings =>
-  virtualSettings(outDir, {
+const settings = (out: string, extra: Partial<RunSettings> = {}): RunSettings =>
+  virtualSettings(out, {
     contexts: [1024, 4096],
     prefillContexts: [1024],
     concurrency: [1, 4],
     maxOutput: 50,
-    durationS: 1,
+    duration: 1,
     runId: undefined,
     ...extra,
   });
@@ -78,9 +78,7 @@ describe('BenchRun (the sim in virtual time)', () => {
     const first = await r.drive(run.start());
     expect(first.result.status).toBe('interrupted');
     expect(first.result.decode).toHaveLength(1);
-    const again = await r.drive(
-      new BenchRun({ ...s, resumeDir: first.dir, runId: undefined }, r.deps).start(),
-    );
+    const again = await r.drive(new BenchRun({ ...s, resume: first.dir, runId: undefined }, r.deps).start());
     expect(again.result.status).toBe('complete');
     expect(again.result.runId).toBe('x');
     expect(again.result.decode.map((c) => c.concurrency)).toEqual([1, 2, 4]);

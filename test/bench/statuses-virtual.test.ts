@@ -19,8 +19,8 @@ describe('cell statuses (virtual time, client timeline)', () => {
         prefillContexts: [2048],
         concurrency: [1, 2, 4],
         maxOutput: 1024,
-        durationS: 1,
-        rampTimeoutS: 0.5,
+        duration: 1,
+        rampTimeout: 0.5,
       }),
       {
         sim: { seed: 7, overrides: STATUS_SIM_OVERRIDES },
@@ -44,7 +44,7 @@ describe('cell statuses (virtual time, client timeline)', () => {
   it('a context longer than the server allows, known from the probe: those cells Failed unsent, the rest measured', async () => {
     const out = mkdtempSync(join(tmpdir(), 'lib-status-'));
     const run = await runVirtual(
-      virtualSettings(out, { contexts: [1024, 40_960], concurrency: [1], maxOutput: 64, durationS: 1 }),
+      virtualSettings(out, { contexts: [1024, 40_960], concurrency: [1], maxOutput: 64, duration: 1 }),
     );
     expect(isBenchError(run.error) && run.error.code).toBe('CONTEXT_TOO_LONG');
     expect(run.result.decode.map((c) => [c.contextTokens, c.status])).toEqual([

@@ -205,21 +205,21 @@ export interface VirtualRunOptions {
   onStart?: (run: BenchRun) => void;
 }
 
-export function virtualSettings(outDir: string, over: Partial<RunSettings> = {}): RunSettings {
+export function virtualSettings(out: string, over: Partial<RunSettings> = {}): RunSettings {
   return {
     baseUrl: BASE_URL,
     api: 'chat',
     maxOutput: 64,
-    durationS: 2,
+    duration: 2,
     prefillRepeats: 2,
-    rampTimeoutS: 30,
-    settleTimeoutS: 5,
-    settlePauseS: 0.5,
-    metricsIntervalS: 1,
+    rampTimeout: 30,
+    settleTimeout: 5,
+    settlePause: 0.5,
+    metricsInterval: 1,
     ignoreEos: true,
     sampling: {},
     seed: 7,
-    outDir,
+    out,
     runId: 'virtual',
     reports: false,
     ...over,
@@ -261,7 +261,7 @@ export async function runVirtual(settings: RunSettings, o: VirtualRunOptions = {
   } catch (e) {
     error = e;
   }
-  const dir = outcome?.dir ?? settings.resumeDir ?? join(settings.outDir, settings.runId ?? '');
+  const dir = outcome?.dir ?? settings.resume ?? join(settings.out, settings.runId ?? '');
   const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunResult;
   const sim = rig.sim;
   return { ...(outcome ? { outcome } : {}), ...(error !== undefined ? { error } : {}), result, dir, sim };

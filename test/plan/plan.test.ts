@@ -126,7 +126,7 @@ describe('buildPlan', () => {
     expect(plan.contexts).toEqual([8192, 16384, 32768, 60416]);
     expect(plan.cells.filter((c) => c.status === 'run')).toHaveLength(4);
     const e = estimateDuration(plan, {
-      durationS: 30,
+      duration: 30,
       prefillRepeats: 1,
       rampS: 2,
       settleS: 1,

@@ -54,7 +54,7 @@ describe('plan --for-twin', () => {
       { contextTokens: 128 * K, concurrency: [1, 2] },
       { contextTokens: 1019 * K, concurrency: [1, 2] },
     ]);
-    const text = forTwinText(plan, { durationS: 10, prefillRepeats: 1 });
+    const text = forTwinText(plan, { duration: 10, prefillRepeats: 1 });
     expect(text).toContain(
       '--contexts 128K --prefill-contexts 128K --concurrency 1,2 --max-output 4096 --duration 10',
     );

@@ -39,7 +39,7 @@ export async function measureCell(
   const warm = await warmUp(sender, decodeKey(ctx, n), ctx, n, stop);
   if (warm.fatal) return { sent: warm.sent, fatal: warm.fatal, warnings: [] };
   if (stop.aborted) return { sent: [], interrupted: true };
-  env.phase(`decode ${label}: ramp and ${s.durationS} s window`);
+  env.phase(`decode ${label}: ramp and ${s.duration} s window`);
   const run = await runDecodeCell(
     sender,
     clock,
@@ -47,8 +47,8 @@ export async function measureCell(
       contextTokens: ctx,
       concurrency: n,
       maxOutput: env.maxOutput,
-      durationMs: s.durationS * 1000,
-      rampTimeoutMs: s.rampTimeoutS * 1000,
+      durationMs: s.duration * 1000,
+      rampTimeoutMs: s.rampTimeout * 1000,
       ...(s.workers !== undefined ? { workers: s.workers } : {}),
     },
     env.sampler,
@@ -59,7 +59,7 @@ export async function measureCell(
   await settle(
     clock,
     env.sampler,
-    { timeoutMs: s.settleTimeoutS * 1000, pauseMs: s.settlePauseS * 1000 },
+    { timeoutMs: s.settleTimeout * 1000, pauseMs: s.settlePause * 1000 },
     stop,
   );
   const warnings = warm.sent

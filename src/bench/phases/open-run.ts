@@ -28,7 +28,7 @@ export async function openRun(
   probe: typeof probeTarget,
   startedAt: () => string,
 ): Promise<OpenedRun> {
-  const previous = given.resumeDir !== undefined ? readPrevious(given.resumeDir) : undefined;
+  const previous = given.resume !== undefined ? readPrevious(given.resume) : undefined;
   const s = previous ? settingsFromResult(previous, given) : given;
   if (!s.baseUrl)
     throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
@@ -51,7 +51,7 @@ export async function openRun(
     ...(s.concurrency ? { concurrency: s.concurrency } : {}),
   });
   const runId = previous?.runId ?? s.runId ?? newRunId();
-  const dir = previous ? s.resumeDir! : join(s.outDir, runId);
+  const dir = previous ? s.resume! : join(s.out, runId);
   if (!previous) makeFolder(dir);
   const result: RunResult = previous
     ? { ...previous, status: 'running' }
