@@ -90,6 +90,13 @@ describe('options round-trip through result.json', () => {
     expect(r.config.sampling).toEqual({ temperature: 0.7, top_p: 0.9, top_k: 40 });
   });
 
+  it('leaves out of the result only secrets and per-invocation switches', () => {
+    const unstored = OPTIONS.filter((o) => o.commands.includes('run') && o.result === undefined).map(
+      (o) => o.key,
+    );
+    expect(unstored.sort()).toEqual(['apiKey', 'apiKeyFile', 'config', 'out', 'quiet', 'resume']);
+  });
+
   it('--resume takes the stored values, names the flags that differ and keeps --base-url', () => {
     const stored = storedRun(ALL_FLAGS);
     const now = parse(['--duration', '9', '--settle-pause', '0.3', '--base-url', 'http://127.0.0.1:7/v1']);
