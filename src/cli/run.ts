@@ -38,7 +38,7 @@ function resumed(o: Options<'run'>, given: ReadonlySet<OptionKey>, io: CliIo): O
   const path = join(o.resume === '' ? o.out : o.resume, RESULT_FILE);
   if (!existsSync(path)) return o; // the runner says what to pass instead
   const { options, ignored } = mergeResume(readResult(path), o, given);
-  if (ignored.length > 0) io.stderr.write(`warning: ${resumeWarning(ignored)}\n`);
+  if (ignored.length > 0 && o.quiet !== true) io.stderr.write(`warning: ${resumeWarning(ignored)}\n`);
   return options;
 }
 

@@ -130,5 +130,7 @@ describe('options round-trip through result.json', () => {
       "warning: --resume continues the stored run with its own settings; ignored: --duration 9 (the run's 10)",
     ]);
     expect(out.stderr).toMatch(/error \[TARGET_UNREACHABLE\]/);
+    const quiet = await runCliInProcess(['run', '--resume', dir, '--duration', '9', '--quiet']);
+    expect(quiet.stderr).toMatch(/^error \[TARGET_UNREACHABLE\]: [^\n]*\n$/);
   });
 });
