@@ -1,3 +1,4 @@
+import type { ClientLoad } from '../client/self-check.js';
 import type { BenchError } from '../errors.js';
 import { contextLabel } from '../format/labels.js';
 import { decodeKey } from '../results/cell-key.js';
@@ -20,6 +21,13 @@ export interface DecodeCellSpec {
   workers?: number; // > 1: the slots' loops run on worker threads (src/bench/workers)
 }
 
+// The client's own load over the window (src/client/self-check.ts ClientMonitor); injectable so a virtual-time
+// run, whose window is not real time, measures nothing.
+export interface CellMonitor {
+  start(): void;
+  stop(): ClientLoad;
+}
+
 export interface DecodeCellRun {
   window: MeasureWindow;
   sent: Sent[]; // ramp and window requests, in end order
@@ -28,6 +36,7 @@ export interface DecodeCellRun {
   samples: ServerSample[];
   fatal?: BenchError; // a refusal no retry can fix (key, model, too long): the cell stops
   interrupted: boolean;
+  clientLoad?: ClientLoad;
 }
 
 export { errorLimit };
@@ -40,6 +49,7 @@ export async function runDecodeCell(
   spec: DecodeCellSpec,
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
+  monitor?: CellMonitor,
 ): Promise<DecodeCellRun> {
   const n = spec.concurrency;
   const slotSpec: SlotSpec = {
@@ -84,8 +94,10 @@ export async function runDecodeCell(
     const openMs = clock.now();
     slots.openWindow();
     sampler?.start(openMs);
+    monitor?.start();
     await clock.sleep(spec.durationMs, early.signal);
     const closeMs = clock.now();
+    const clientLoad = monitor?.stop();
     slots.close();
     const samples = sampler ? await sampler.stop() : [];
     const sent = await slots.finished();
@@ -96,6 +108,7 @@ export async function runDecodeCell(
       errorLimitHit,
       samples,
       interrupted: stop.aborted,
+      ...(clientLoad ? { clientLoad } : {}),
     };
     if (fatal)
       run.fatal = fatalError(

@@ -1,4 +1,5 @@
 import { streamRequest } from '../client/stream.js';
+import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
 import type { PlannedCell } from '../plan/plan.js';
@@ -10,6 +11,7 @@ import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sam
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
 import { realClock, type BenchClock, type StreamFn } from './context.js';
+import type { CellMonitor } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
 import type { Checkpoint } from './phases/checkpoint.js';
 import { measureCell, type CellEnv } from './phases/measure-cell.js';
@@ -17,7 +19,7 @@ import { measurePrefillPoint } from './phases/measure-prefill.js';
 import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
-import { Sender } from './sender.js';
+import { Sender, type Sent } from './sender.js';
 import type { RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
 
@@ -33,6 +35,9 @@ export interface BenchRunDeps {
   ) => MetricsSampler | undefined;
   createPrompts?: typeof createPromptSource;
   progress?: ProgressSink;
+  // The client's self-check over each window (default: src/client/self-check.ts ClientMonitor; a virtual-time
+  // run passes one that measures nothing, since its windows are not real time).
+  clientMonitor?: (threads: number) => CellMonitor | undefined;
   // Reports beside the result (the CLI passes src/cli/write-reports.ts); none when absent.
   writeReports?: (dir: string, result: RunResult) => Promise<string[]>;
 }
@@ -88,7 +93,7 @@ export class BenchRun {
     announce(run, progress);
     const tooLong = new TooLong();
     try {
-      await connect(env.sender, env.stop, progress);
+      cp.log(await connect(env.sender, env.stop, progress));
       await measureContexts(run, env, tooLong, progress);
     } catch (e) {
       throw failed(cp, e, clock);
@@ -100,6 +105,12 @@ export class BenchRun {
     const s = run.settings;
     const { result } = run.checkpoint;
     const apiKey = s.apiKey ? { apiKey: s.apiKey } : {};
+    // Without continuous usage the per-chunk split is an estimate; the server's tokenizer can pin it after a cell.
+    const count = run.info.tokenize;
+    const tokenize =
+      count && !run.info.extensions.continuousUsage
+        ? (text: string) => count(text, 'completions')
+        : undefined; // the text alone, no template
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
       runId: run.runId,
       seed: result.config.seed,
@@ -120,6 +131,7 @@ export class BenchRun {
         ignoreEos: result.config.ignoreEos,
         sampling: result.config.sampling,
         idPrefix: `${run.runId}-${Math.random().toString(36).slice(2, 6)}`,
+        ...(tokenize ? { keepChunkTexts: true } : {}),
       },
       run.info,
       prompts,
@@ -128,6 +140,8 @@ export class BenchRun {
     );
     const makeSampler = this.deps.createSampler ?? defaultSampler;
     return {
+      monitor: this.deps.clientMonitor ?? ((threads) => new ClientMonitor(threads)),
+      ...(tokenize ? { tokenize } : {}),
       sender,
       clock,
       sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsInterval * 1000),
@@ -189,8 +203,8 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
 
 // One throwaway request first: connection setup and first-use costs (both sides) stay out of the first cold
 // prefill; a wrong key or model fails here, before any measurement.
-async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink): Promise<void> {
-  if (stop.aborted) return;
+async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink): Promise<Sent[]> {
+  if (stop.aborted) return [];
   progress.phase('connecting');
   const first = await sender.send({
     cell: 'connect',
@@ -202,6 +216,7 @@ async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink
   });
   const code = fatalCode(first.record);
   if (code) throw fatalError(code, first.record, 'the first request');
+  return [first];
 }
 
 // Contexts in order, each its prefill point and then its cells; stops at an interrupt.

@@ -32,6 +32,9 @@ export interface SenderConfig {
   ignoreEos: boolean;
   sampling: Record<string, unknown>;
   idPrefix: string; // unique per process run, so resumed runs never reuse an X-Request-Id
+  // Keep each chunk's text on decode requests, so an estimated token split can be pinned after the cell
+  // (engines without continuous usage that have a tokenize endpoint).
+  keepChunkTexts?: boolean;
 }
 
 // Sends one streamed request for (context, slot) and keeps the record; never throws for request failures.
@@ -75,6 +78,7 @@ export class Sender {
       timeouts: { firstTokenMs: spec.firstTokenTimeoutMs ?? firstTokenTimeoutMs(spec.contextTokens) },
       now: this.clock.now,
       ...(spec.onFirstToken ? { onFirstToken: spec.onFirstToken } : {}),
+      ...(this.cfg.keepChunkTexts && spec.concurrency !== undefined ? { keepChunkTexts: true } : {}),
     });
     return { spec, requestId, record, estTokens };
   }
@@ -102,6 +106,8 @@ export function toRequestLine(s: Sent): RequestLine {
   if (r.promptTokens !== undefined) line.promptTokens = r.promptTokens;
   if (r.cachedTokens !== undefined) line.cachedTokens = r.cachedTokens;
   if (r.finishReason !== undefined) line.finishReason = r.finishReason;
+  if (r.chunkAttribution !== undefined) line.chunkAttribution = r.chunkAttribution;
+  if (r.unpinnedTokens) line.unpinnedTokens = r.unpinnedTokens;
   if (r.error) {
     line.errorKind = r.error.kind;
     if (r.error.status !== undefined) line.httpStatus = r.error.status;

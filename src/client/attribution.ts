@@ -29,7 +29,9 @@ export function textsToCount(records: readonly RequestRecord[], max = 20_000): s
 export function pinChunkTokens(r: RequestRecord, countOf: CountOf): RequestRecord {
   if (r.chunkAttribution !== 'estimated' || !r.chunkTexts || r.chunkTexts.length !== r.chunks.length)
     return r;
-  if (r.tokenCountSource === 'estimate' || r.tokenCountSource === 'none') return r; // no exact total to check
+  // Without the server's total (a request cut at the window close) the tokenizer's counts are the best there is:
+  // they replace the character estimate, total included, and say so (tokenCountSource 'tokenize').
+  const checkable = r.tokenCountSource !== 'estimate' && r.tokenCountSource !== 'none';
   const counts: number[] = [];
   let sum = 0;
   for (const t of r.chunkTexts) {
@@ -38,11 +40,12 @@ export function pinChunkTokens(r: RequestRecord, countOf: CountOf): RequestRecor
     counts.push(n);
     sum += n;
   }
-  if (sum !== r.outputTokens) return r;
+  if (checkable && sum !== r.outputTokens) return r;
   const out: RequestRecord = {
     ...r,
     chunks: r.chunks.map(([t], i) => [t, counts[i]!] as [number, number]),
     chunkAttribution: 'exact',
+    ...(checkable ? {} : { outputTokens: sum, tokenCountSource: 'tokenize' as const }),
   };
   delete out.unpinnedTokens;
   return out;

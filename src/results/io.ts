@@ -76,6 +76,8 @@ export interface RequestLine {
   promptTokens?: number;
   cachedTokens?: number;
   tokenCountSource: string;
+  chunkAttribution?: 'exact' | 'estimated'; // which chunk carried which token (src/client/attribution.ts)
+  unpinnedTokens?: number; // tokens placed by the character split, when estimated
   finishReason?: string;
   status: 'ok' | 'error';
   errorKind?: ErrorKind;

@@ -244,6 +244,7 @@ export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualR
     probe: async () => info,
     createSampler: () => undefined,
     createPrompts: createPromptSource,
+    clientMonitor: () => undefined, // a virtual window is not real time: the client's load says nothing
     ...o.deps,
   };
   return { clock, sim, deps, drive: (work) => drive(clock, work) };

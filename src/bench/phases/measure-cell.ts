@@ -6,7 +6,8 @@ import type { QueueReference } from '../../stats/queue.js';
 import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import { buildDecodeCell, type CellRequest } from '../cell-result.js';
 import type { BenchClock } from '../context.js';
-import { runDecodeCell } from '../decode-cell.js';
+import { pinEstimatedChunks, withClientFigures, type Tokenize } from '../cell-client.js';
+import { runDecodeCell, type CellMonitor } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
@@ -22,6 +23,8 @@ export interface CellEnv {
   maxOutput: number;
   dir: string;
   phase: (label: string) => void;
+  monitor?: (threads: number) => CellMonitor | undefined; // the client's self-check over each window
+  tokenize?: Tokenize; // pins estimated per-chunk token counts after a cell
 }
 
 // One decode cell: warm-up, ramp -> window -> close, settle, figures. A request the server refuses for good
@@ -53,6 +56,7 @@ export async function measureCell(
     },
     env.sampler,
     stop,
+    env.monitor?.(1 + (s.workers ?? 0)),
   );
   if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
   env.phase(`settle after ${label}`);
@@ -65,18 +69,20 @@ export async function measureCell(
   const warnings = warm.sent
     .filter((w) => !w.record.ok)
     .map((w) => `warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
-  const sent = [...warm.sent, ...run.sent];
+  const cellSent = await pinEstimatedChunks(run.sent, env.tokenize);
+  const sent = [...warm.sent, ...cellSent];
   if (run.fatal) return { sent, fatal: run.fatal, warnings };
-  const cell = buildDecodeCell({
+  const built = buildDecodeCell({
     contextTokens: ctx,
     concurrency: n,
     window: run.window,
-    requests: run.sent.map(cellRequest),
+    requests: cellSent.map(cellRequest),
     samples: run.samples,
     rampTimedOut: run.rampTimedOut,
     errorLimitHit: run.errorLimitHit,
     queueReference,
   });
+  const cell = withClientFigures(built, cellSent, run.window, run.clientLoad);
   cell.startedAt = startedAt;
   cell.finishedAt = clock.wallIso();
   if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };
