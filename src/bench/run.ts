@@ -4,6 +4,7 @@ import { streamRequest } from '../client/stream.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { estimateDuration } from '../plan/estimate.js';
+import { priorPrefillModel } from '../plan/prefill-model.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import { contextLabel } from '../format/labels.js';
 import {
@@ -226,7 +227,7 @@ export class BenchRun {
     );
     const est = estimateDuration(
       { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !donePrefill.has(p.contextTokens)) },
-      { durationS: s.durationS, prefillRepeats: s.prefillRepeats },
+      { durationS: s.durationS, prefillRepeats: s.prefillRepeats, engine: info.engine.name },
     );
     progress.start({
       runId,
@@ -237,7 +238,8 @@ export class BenchRun {
       cellsTotal: toMeasure.length,
       prefillTotal: plan.prefill.length - donePrefill.size,
       estimateS: est.totalS,
-      perCellS: s.durationS + 3,
+      steps: est.steps,
+      prefillPrior: priorPrefillModel(info.engine.name),
       done: [...doneCells.values()],
       resumed: previous !== undefined,
     });

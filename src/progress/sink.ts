@@ -1,3 +1,5 @@
+import type { EstimateStep } from '../plan/estimate.js';
+import type { PrefillModel } from '../plan/prefill-model.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 
 export interface ProgressStart {
@@ -9,7 +11,8 @@ export interface ProgressStart {
   cellsTotal: number; // cells that will be measured (not Over capacity, not already done)
   prefillTotal: number;
   estimateS: number;
-  perCellS: number; // expected window + ramp + settle, for the ETA
+  steps: EstimateStep[]; // what is left to do, in order, with the plan's estimates (the ETA corrects them)
+  prefillPrior: PrefillModel; // the prefill model the estimates used
   done: DecodeCell[]; // cells already in the result (resume)
   resumed: boolean;
 }
