@@ -8,6 +8,7 @@ const INTEGRATION = [
   'test/integration/bin.test.ts',
   'test/integration/resume.test.ts',
   'test/integration/run-matrix.test.ts',
+  'test/integration/estimate-vs-sim.test.ts',
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
