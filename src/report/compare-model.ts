@@ -1,5 +1,6 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
+import { alignedPrefillContexts, findPrefill } from './full-window.js';
 import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
@@ -90,12 +91,12 @@ export function compareModel(results: RunResult[]): CompareModel {
     runs,
     contexts: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.contextTokens))),
     concurrency: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.concurrency))),
-    prefillContexts: sortedUnique(results.flatMap((r) => r.prefill.map((p) => p.contextTokens))),
+    prefillContexts: alignedPrefillContexts(results),
     metaDiffs,
   };
 }
 
-export const findPrefill = (r: RunResult, ctx: number) => r.prefill.find((p) => p.contextTokens === ctx);
+export { findPrefill };
 export const getCell = (run: CompareRun, ctx: number, n: number) => run.cells.get(cellKey(ctx, n));
 
 /** "A has 8 GPUs, B has 4: per GPU, B's ratios are 2.00× what is shown." when GPU counts differ. */
