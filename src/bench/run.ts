@@ -1,3 +1,4 @@
+import { fsError } from '../fs-errors.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { streamRequest } from '../client/stream.js';
@@ -32,7 +33,7 @@ import { Sender, toRequestLine, type Sent } from './sender.js';
 import { newRunId, normalizeBaseUrl, type RunSettings } from './settings.js';
 import { settle } from './settle.js';
 import { withoutLocalHardwareForSim } from './sim-hardware.js';
-import { warmUp } from './warmup.js';
+import { warmUp, warmUpWarnings } from './warmup.js';
 
 export interface BenchRunDeps {
   clock?: BenchClock;
@@ -158,10 +159,7 @@ export class BenchRun {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (e) {
-      throw new BenchError(
-        'WRITE_FAILED',
-        `cannot create ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      throw fsError('WRITE_FAILED', `cannot create ${dir}`, e);
     }
     const logPath = join(dir, REQUEST_LOG_FILE);
     const result: RunResult = previous
@@ -394,9 +392,7 @@ export class BenchRun {
             { timeoutMs: s.settleTimeoutS * 1000, pauseMs: s.settlePauseS * 1000 },
             stop,
           );
-          for (const w of warm)
-            if (!w.record.ok)
-              addWarning(`warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
+          for (const w of warmUpWarnings(label, warm)) addWarning(w);
           log([...warm, ...run.sent]);
           if (run.fatal) {
             const err = fatalError(run.fatal.code, run.fatal.sent.record, `decode ${label}`);

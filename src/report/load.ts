@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { fsError } from '../fs-errors.js';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BenchError } from '../errors.js';
 import { importV062Text } from '../results/import-v062.js';
 import { RunResult, type RunResult as RunResultT } from '../results/schema.js';
@@ -46,10 +47,7 @@ export function loadResult(path: string): RunResultT {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new BenchError(
-      'RESULT_INVALID',
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-    );
+    throw fsError('RESULT_INVALID', `cannot read ${file}`, e);
   }
   return parseResultText(text, file);
 }
@@ -58,12 +56,11 @@ export function loadResult(path: string): RunResultT {
 export function writeOutput(path: string, content: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   try {
+    // `import report.txt -o old/result.json` (the README's example) must work when old/ does not exist yet.
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(tmp, content);
     renameSync(tmp, path);
   } catch (e) {
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-    );
+    throw fsError('WRITE_FAILED', `cannot write ${path}`, e);
   }
 }

@@ -1,3 +1,4 @@
+import { fsError } from '../fs-errors.js';
 import {
   appendFileSync,
   closeSync,
@@ -38,10 +39,7 @@ export function writeFileAtomic(path: string, text: string): void {
     } catch {
       // never created
     }
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw fsError('WRITE_FAILED', `cannot write ${path}`, e);
   }
 }
 
@@ -58,13 +56,19 @@ export function writeResult(dir: string, result: RunResult): string {
   return path;
 }
 
+// A cut-off or edited result.json (a crash, a full disk) cannot be resumed or reported from.
+const DAMAGED_HINT =
+  'Start a new run (or import the report again); the measured requests stay in requests.jsonl next to it.';
+
 export function readResult(path: string): RunResult {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new BenchError('RESULT_INVALID', `cannot read result ${path}: ${code ?? 'not JSON'}`);
+    if ((e as NodeJS.ErrnoException).code) throw fsError('RESULT_INVALID', `cannot read result ${path}`, e);
+    throw new BenchError('RESULT_INVALID', `${path} is damaged: it is not JSON (${(e as Error).message}).`, {
+      hint: DAMAGED_HINT,
+    });
   }
   const r = RunResult.safeParse(data);
   if (!r.success) {
@@ -72,6 +76,7 @@ export function readResult(path: string): RunResult {
     throw new BenchError(
       'RESULT_INVALID',
       `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`,
+      { hint: DAMAGED_HINT },
     );
   }
   return r.data;
@@ -112,10 +117,7 @@ export function appendRequestLines(path: string, lines: readonly RequestLine[]):
   try {
     appendFileSync(path, redactSecrets(text) + '\n');
   } catch (e) {
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw fsError('WRITE_FAILED', `cannot write ${path}`, e);
   }
 }
 
