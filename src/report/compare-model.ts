@@ -46,10 +46,11 @@ export function missingReason(
   lb: string,
 ): string {
   if (!a && !b) return '';
-  if (!a) return `only ${lb}`;
-  if (!b) return `only ${la}`;
-  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
   const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? 'over cap.' : 'failed');
+  // A cell one run skipped is that run's verdict, not a measurement only it has.
+  if (!a) return measurable(b) ? `only ${lb}` : `${lb} ${bad(b!)}`;
+  if (!b) return measurable(a) ? `only ${la}` : `${la} ${bad(a)}`;
+  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 
@@ -105,4 +106,16 @@ export function gpuNote(a: CompareRun, b: CompareRun): string {
   const gb = b.result.hardware.gpuCount;
   if (!ga || !gb || ga === gb) return '';
   return `${a.label} has ${ga} GPUs, ${b.label} has ${gb}: per GPU, multiply these ratios by ${(ga / gb).toFixed(2)}.`;
+}
+
+/** Which runs had Requests queued in this cell: "" | "A" | "B" | "A, B" (the mark the ratio matrices carry). */
+export function queuedIn(
+  a: DecodeCell | undefined,
+  b: DecodeCell | undefined,
+  la: string,
+  lb: string,
+): string {
+  return [a?.status === 'Requests queued' ? la : '', b?.status === 'Requests queued' ? lb : '']
+    .filter(Boolean)
+    .join(', ');
 }
