@@ -15,7 +15,10 @@ const labels = (svg: string): Label[] =>
     text: m[3]!,
   }));
 
-function clashes(ls: Label[]): string[] {
+// Each <svg> (a chart comes in a wide and a narrow drawing) is checked on its own.
+const clashes = (html: string): string[] => html.split('<svg').flatMap((svg) => clashesIn(labels(svg)));
+
+function clashesIn(ls: Label[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < ls.length; i++)
     for (let j = i + 1; j < ls.length; j++) {
@@ -46,15 +49,14 @@ describe('chart point labels', () => {
       yFormat: String,
       ariaLabel: 'chart',
     });
-    const ls = labels(svg);
-    expect(clashes(ls)).toEqual([]);
+    expect(labels(svg).length).toBeGreaterThan(1);
+    expect(clashes(svg)).toEqual([]);
   });
 
   for (const seed of SEEDS)
     it(`${seed.name}: the report's charts place no clashing labels`, () => {
       const html = renderReport(seedResult(seed.id), 'html');
-      const ls = labels(html);
-      expect(ls.length).toBeGreaterThan(0);
-      expect(clashes(ls)).toEqual([]);
+      expect(labels(html).length).toBeGreaterThan(0);
+      expect(clashes(html)).toEqual([]);
     });
 });
