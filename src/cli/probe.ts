@@ -2,6 +2,7 @@ import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
 import { probeTarget } from '../target/probe.js';
+import { withoutLocalHardwareForSim } from '../bench/sim-hardware.js';
 import { formatProbe, probeJson } from '../target/probe-format.js';
 import { resolveApiKey } from './api-key.js';
 
@@ -50,19 +51,20 @@ export function register(program: Command, io: CliIo): void {
     .option('--repository <r>', 'engine repository')
     .action(async (flags: ProbeFlags) => {
       const apiKey = resolveApiKey({ apiKey: flags.apiKey, apiKeyFile: flags.apiKeyFile, env: io.env });
-      const info = await probeTarget({
+      const hardware = {
+        gpuName: flags.gpuName,
+        gpuCount:
+          flags.gpuCount === undefined ? undefined : Math.round(positive('--gpu-count', flags.gpuCount)),
+        gpuMemoryGb:
+          flags.gpuMemoryGb === undefined ? undefined : positive('--gpu-memory-gb', flags.gpuMemoryGb),
+      };
+      const probed = await probeTarget({
         baseUrl: flags.baseUrl,
         apiKey,
         model: flags.model,
         engine: flags.engine,
         fetchTimeoutMs: positive('--timeout', flags.timeout) * 1000,
-        hardware: {
-          gpuName: flags.gpuName,
-          gpuCount:
-            flags.gpuCount === undefined ? undefined : Math.round(positive('--gpu-count', flags.gpuCount)),
-          gpuMemoryGb:
-            flags.gpuMemoryGb === undefined ? undefined : positive('--gpu-memory-gb', flags.gpuMemoryGb),
-        },
+        hardware,
         launchCommand: flags.launchCommand,
         engineFlags: {
           engineVersion: flags.engineVersion,
@@ -73,6 +75,8 @@ export function register(program: Command, io: CliIo): void {
           repository: flags.repository,
         },
       });
+      // The sim reports what `run` records: simulated hardware, never this machine's GPUs.
+      const info = withoutLocalHardwareForSim(probed, hardware, flags.backend);
       const out = flags.json
         ? JSON.stringify(probeJson(info, flags.baseUrl), null, 2)
         : formatProbe(info, flags.baseUrl);

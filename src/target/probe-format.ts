@@ -54,7 +54,9 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
   if (info.cachedTokensSource) rows.push(['Cached tokens', info.cachedTokensSource]);
   const gpu = hw.gpuName
     ? `${hw.gpuCount ?? 1} × ${hw.gpuName}${hw.gpuMemoryGb ? ` ${hw.gpuMemoryGb} GB` : ''}${hw.gpuMemoryGbTotal ? ` (${hw.gpuMemoryGbTotal} GB total)` : ''}${hw.gpuDriver ? `, driver ${hw.gpuDriver}` : ''} [${hw.source ?? 'unknown'}]`
-    : 'unknown (server not local or no nvidia-smi/rocm-smi; pass --gpu-name, --gpu-count, --gpu-memory-gb)';
+    : hw.source === 'sim'
+      ? (hw.type ?? 'Simulated (no real GPU)')
+      : 'unknown (server not local or no nvidia-smi/rocm-smi; pass --gpu-name, --gpu-count, --gpu-memory-gb)';
   rows.push(['Hardware', gpu]);
   if (hw.os) rows.push(['OS', hw.os]);
   rows.push(['Launch command', info.launchCommand ?? 'unknown (pass --launch-command)']);
