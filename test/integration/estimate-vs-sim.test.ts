@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import type { SimHandle } from '../../src/sim/server.js';
 import { readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
@@ -49,5 +50,50 @@ describe('plan estimate against a sim run', () => {
     // The full-window point is the largest part of the run: more than both decode windows and the rest.
     expect(r.fullWindowS / r.actualS).toBeGreaterThan(0.4);
     expect(r.error, `estimate ${r.estimateS} s, actual ${r.actualS} s`).toBeLessThan(0.2);
+  });
+
+  it('the live ETA after each cell points at the real end of the run (within 20% from the second cell on)', async () => {
+    const sim = await startTestSim({
+      profile: 'demo',
+      overrides: { flavor: 'llamacpp', prefillTokensPerS: [1024, 4096, 8192, 16384].map(slow) },
+    });
+    try {
+      const seen: Array<{ atMs: number; etaS: number }> = [];
+      const t0 = performance.now();
+      const code = await main(
+        [
+          'run',
+          '--base-url',
+          sim.baseUrl,
+          '--contexts',
+          '1K,2K,4K',
+          '--concurrency',
+          '1,2',
+          '--duration',
+          '1',
+        ].concat(['--out', tempDir('eta-')]),
+        {
+          stdout: { write: () => true },
+          stderr: {
+            write: (text: string) => {
+              for (const m of text.matchAll(/\[\d+\/\d+, ETA (\d+) s\]/g))
+                seen.push({ atMs: performance.now() - t0, etaS: Number(m[1]) });
+              return true;
+            },
+          },
+          env: { ...process.env, NO_COLOR: '1' },
+        },
+      );
+      const endMs = performance.now() - t0;
+      expect(code).toBe(0);
+      expect(seen).toHaveLength(6);
+      // The full-window point (16K) comes last and is most of what is left: the ETA must have predicted it.
+      for (const s of seen.slice(1, -1)) {
+        const predictedEndMs = s.atMs + s.etaS * 1000;
+        expect(Math.abs(predictedEndMs - endMs) / endMs, JSON.stringify({ s, endMs })).toBeLessThan(0.2);
+      }
+    } finally {
+      await sim.close();
+    }
   });
 });
