@@ -105,28 +105,8 @@ function launchCommand(text: string): string | undefined {
   return cmd ? cmd : undefined;
 }
 
-export function importV062Text(text: string): RunResult {
-  const normalized = text.replace(/\r\n?/g, '\n');
-  const lines = normalized.split('\n').map((l) => l.trimEnd());
-  if (lines[0]?.trim() !== 'Speed test matrix' || !lines.some((l) => l.startsWith('All measurements')))
-    throw new BenchError(
-      'RESULT_INVALID',
-      'not a v0.6.2 text report: expected "Speed test matrix" on the first line and an "All measurements" table.',
-      { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
-    );
-  const checked = crossCheck(measurementRows(lines), matrixFigures(lines), contextLabel);
-  const rows = checked.rows;
-  if (!rows.length)
-    throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
-
-  const hw = block(lines, 'Hardware', ['Engine', 'Run', 'Launch command']);
-  const gpus = gpuCountCheck(lines, hw.get('GPU count'), hw.get('VRAM'));
-  const eng = block(lines, 'Engine', ['Run', 'Launch command']);
-  const run = block(lines, 'Run', ['Launch command', 'Prefill']);
-  const tool = /^(.*?)\s+v(\S+)$/.exec(run.get('Benchmark tool') ?? '');
-  const cmd = launchCommand(normalized);
-  const maxModelLen = cmd ? int(/--max-model-len[ =](\d+)/.exec(cmd)?.[1]) : undefined;
-
+// The table rows as the result's prefill points and decode cells.
+function measurements(rows: readonly Row[]) {
   const decodeRows = rows.filter((r) => r.phase === 'Sustained decode');
   const decodeCtx = new Set(decodeRows.map((r) => r.contextTokens));
   const prefill: PrefillPoint[] = rows
@@ -157,6 +137,32 @@ export function importV062Text(text: string): RunResult {
       measuredS: measured ?? null,
     };
   });
+  return { decodeRows, decodeCtx, prefill, decode };
+}
+
+export function importV062Text(text: string): RunResult {
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const lines = normalized.split('\n').map((l) => l.trimEnd());
+  if (lines[0]?.trim() !== 'Speed test matrix' || !lines.some((l) => l.startsWith('All measurements')))
+    throw new BenchError(
+      'RESULT_INVALID',
+      'not a v0.6.2 text report: expected "Speed test matrix" on the first line and an "All measurements" table.',
+      { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
+    );
+  const checked = crossCheck(measurementRows(lines), matrixFigures(lines), contextLabel);
+  const rows = checked.rows;
+  if (!rows.length)
+    throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
+
+  const hw = block(lines, 'Hardware', ['Engine', 'Run', 'Launch command']);
+  const gpus = gpuCountCheck(lines, hw.get('GPU count'), hw.get('VRAM'));
+  const eng = block(lines, 'Engine', ['Run', 'Launch command']);
+  const run = block(lines, 'Run', ['Launch command', 'Prefill']);
+  const tool = /^(.*?)\s+v(\S+)$/.exec(run.get('Benchmark tool') ?? '');
+  const cmd = launchCommand(normalized);
+  const maxModelLen = cmd ? int(/--max-model-len[ =](\d+)/.exec(cmd)?.[1]) : undefined;
+
+  const { decodeRows, decodeCtx, prefill, decode } = measurements(rows);
   const sorted = (xs: Iterable<number>) => [...new Set(xs)].sort((a, b) => a - b);
   const duration = int(run.get('Time per measurement')) ?? 30;
 
