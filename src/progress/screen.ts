@@ -17,7 +17,9 @@ interface TtyLike {
 const ESC = '\u001b[';
 
 export function fitArea(area: readonly string[], columns: number, rows: number): string[] {
-  const cut = area.map((l) => (l.length > columns - 1 ? l.slice(0, Math.max(1, columns - 1)) : l));
+  const cut = area.map((l) =>
+    [...l].length > columns - 1 ? [...l].slice(0, Math.max(1, columns - 1)).join('') : l,
+  );
   const room = Math.max(1, rows - 1);
   if (cut.length <= room) return cut;
   // Keep the first line (what is running) and the last (progress and ETA); drop rows from the middle.
@@ -25,11 +27,16 @@ export function fitArea(area: readonly string[], columns: number, rows: number):
   return [...cut.slice(0, room - 1), cut[cut.length - 1]!];
 }
 
+// Rows the lines take at this width: after the terminal narrows, a line drawn to fit may now wrap.
+const rowsAt = (lines: readonly string[], cols: number) =>
+  lines.reduce((t, l) => t + Math.max(1, Math.ceil([...l].length / cols)), 0);
+
 export function liveScreen(stream: TtyLike): LiveScreen {
-  let drawn = 0; // rows of the area now on screen
-  const erase = () => {
-    if (drawn === 0) return '';
-    return `\r${drawn > 1 ? `${ESC}${drawn - 1}A` : ''}${ESC}J`;
+  let drawn: string[] = []; // the area now on screen
+  const erase = (cols: number) => {
+    const rows = rowsAt(drawn, cols);
+    if (rows === 0) return '';
+    return `\r${rows > 1 ? `${ESC}${rows - 1}A` : ''}${ESC}J`;
   };
   return {
     draw(area, permanent = []) {
@@ -37,12 +44,12 @@ export function liveScreen(stream: TtyLike): LiveScreen {
       const rows = stream.rows && stream.rows > 0 ? stream.rows : 24;
       const fitted = fitArea(area, cols, rows);
       const above = permanent.map((l) => `${l}\n`).join('');
-      stream.write(`${erase()}${above}${fitted.join('\n')}`);
-      drawn = fitted.length;
+      stream.write(`${erase(cols)}${above}${fitted.join('\n')}`);
+      drawn = fitted;
     },
     done() {
-      if (drawn > 0) stream.write('\n');
-      drawn = 0;
+      if (drawn.length > 0) stream.write('\n');
+      drawn = [];
     },
   };
 }

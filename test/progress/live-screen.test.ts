@@ -105,4 +105,22 @@ describe('live view through a terminal emulator', () => {
     expect(count(last, /cells · ETA/)).toBe(1);
     expect(last[last.length - 1]).toBe('done: 6 cells, 3 prefill points');
   });
+
+  it('stays whole when the terminal narrows between frames', async () => {
+    const tty = emulatedTty(100, 30);
+    const p = liveProgress(tty.stream);
+    p.start(start);
+    p.phase('decode 1K x1: ramp and 3 s window with a long phase text that fills the width of the line');
+    await tty.resize(50, 30);
+    for (const n of [1, 2]) {
+      p.cellDone(cell(1024, n, 150 * n));
+      p.phase(`decode 1K x${n + 1}: ramp and 3 s window`);
+    }
+    const f = await tty.screen();
+    expect(count(f, /^run r1 · sim\/demo-7b/)).toBe(1);
+    expect(count(f, /^context\s+1\s+2\s+4$/)).toBe(1);
+    expect(count(f, /cells · ETA/)).toBe(1);
+    expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+150\.0\s+300\.0\s+·$/);
+    p.finish('done');
+  });
 });
