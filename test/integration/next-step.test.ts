@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { warmUpWarnings } from '../../src/bench/warmup.js';
@@ -16,6 +16,23 @@ describe('errors that say what to do', () => {
     const r = await runCliInProcess(['import', seedTxt, '-o', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(out)).toBe(true);
+  });
+
+  it('import prints what the cross-check found, naming the line', async () => {
+    const dir = tempDir('imp-');
+    const damaged = join(dir, 'damaged.txt');
+    writeFileSync(
+      damaged,
+      readFileSync(seedTxt, 'utf8').replace(
+        '| Sustained decode | 8K | 1 | Valid | 108.1 |',
+        '| Sustained decode | 8K | 1 | Valid | 208.1 |',
+      ),
+    );
+    const r = await runCliInProcess(['import', damaged, '-o', join(dir, 'r.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^warning: line \d+ \(8K × 1\): total tok\/s 208\.1 in All measurements, 108\.1 in the matrix/m,
+    );
   });
 
   it('a folder where a file is expected, and a missing file, are named in words with a next step', async () => {
