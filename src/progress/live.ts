@@ -67,6 +67,15 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
     warn(text) {
       render([`warning: ${text}`]);
     },
+    close() {
+      clearInterval(timer);
+      if (!finished) screen.done();
+      finished = true;
+    },
+    note(text) {
+      if (finished) stream.write(`${text}\n`);
+      else render([text]);
+    },
     finish(text) {
       clearInterval(timer);
       phase = 'done';

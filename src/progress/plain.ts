@@ -30,6 +30,9 @@ export function plainProgress(write: (line: string) => void): ProgressSink {
     warn(text) {
       write(`warning: ${text}`);
     },
+    note(text) {
+      write(text);
+    },
     finish(text) {
       write(text);
     },

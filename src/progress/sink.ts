@@ -25,6 +25,8 @@ export interface ProgressSink {
   cellDone(c: DecodeCell): void;
   warn(text: string): void;
   finish(text: string): void;
+  note?(text: string): void; // a line from outside the run (Ctrl-C), shown without breaking the live view
+  close?(): void; // the run stopped early: leave the view as it is, the cursor on a fresh line
 }
 
 export const silentProgress: ProgressSink = {

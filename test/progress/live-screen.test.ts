@@ -123,4 +123,22 @@ describe('live view through a terminal emulator', () => {
     expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+150\.0\s+300\.0\s+·$/);
     p.finish('done');
   });
+
+  it('on Ctrl-C and a failed run: the note goes above, the error starts on its own line', async () => {
+    const tty = emulatedTty(100, 30);
+    const p = liveProgress(tty.stream);
+    p.start(start);
+    p.cellDone(cell(1024, 1, 150));
+    p.phase('decode 1K x2: ramp and 3 s window');
+    p.note!('interrupting: aborting the cell in progress and saving the result...');
+    p.close!();
+    tty.stream.write('error [INTERRUPTED]: run interrupted; 1 finished cells kept in /tmp/r1/result.json.\n');
+    const f = await tty.screen();
+    expect(f[0]).toBe('interrupting: aborting the cell in progress and saving the result...');
+    expect(count(f, /^run r1 · sim\/demo-7b/)).toBe(1);
+    expect(f[f.length - 2]).toBe('1/6 cells · ETA ' + f[f.length - 2]!.split('ETA ')[1]);
+    expect(f[f.length - 1]).toBe(
+      'error [INTERRUPTED]: run interrupted; 1 finished cells kept in /tmp/r1/result.json.',
+    );
+  });
 });
