@@ -13,6 +13,7 @@ const INTEGRATION = [
   'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
   'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
   'test/bench/workers-cli.test.ts',
+  'test/integration/estimate-vs-sim.test.ts',
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',

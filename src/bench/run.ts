@@ -2,6 +2,7 @@ import { streamRequest } from '../client/stream.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
+import { priorPrefillModel } from '../plan/prefill-model.js';
 import type { PlannedCell } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
@@ -184,7 +185,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   );
   const est = estimateDuration(
     { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
-    { duration: s.duration, prefillRepeats: s.prefillRepeats },
+    { duration: s.duration, prefillRepeats: s.prefillRepeats, engine: run.info.engine.name },
   );
   progress.start({
     runId: run.runId,
@@ -195,7 +196,8 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     cellsTotal: toMeasure.length,
     prefillTotal: plan.prefill.length - cp.prefillCount,
     estimateS: est.totalS,
-    perCellS: s.duration + 3,
+    steps: est.steps,
+    prefillPrior: priorPrefillModel(run.info.engine.name),
     done: cp.cells,
     resumed: run.resumed,
   });

@@ -23,3 +23,15 @@ export async function warmUp(
   }
   return { sent };
 }
+
+// "warm-up of 8K x4: slot 3 failed (HTTP 503: Service Unavailable)": the kind alone does not say what to look at.
+export function warmUpWarnings(label: string, sent: readonly Sent[]): string[] {
+  return sent
+    .filter((w) => !w.record.ok)
+    .map((w) => {
+      const e = w.record.error;
+      const status = e?.status !== undefined ? `HTTP ${e.status}` : undefined;
+      const what = [status ?? e?.kind ?? 'error', e?.message?.slice(0, 120)].filter(Boolean).join(': ');
+      return `warm-up of ${label}: slot ${w.spec.slot} failed (${what})`;
+    });
+}

@@ -1,3 +1,4 @@
+import { fsError } from '../fs-errors.js';
 import type { CliIo } from './io.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -16,12 +17,12 @@ export function register(program: Command, io: CliIo): void {
       try {
         text = readFileSync(file, 'utf8');
       } catch (e) {
-        throw new BenchError(
-          'RESULT_INVALID',
-          `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-        );
+        throw fsError('RESULT_INVALID', `cannot read ${file}`, e);
       }
-      const json = JSON.stringify(importV062Text(text), null, 2) + '\n';
+      const result = importV062Text(text);
+      // [0] is the standing note about what v0.6.2 reports lack; the rest is damage the cross-check found.
+      for (const w of result.warnings.slice(1)) io.stderr.write(`warning: ${w}\n`);
+      const json = JSON.stringify(result, null, 2) + '\n';
       if (opts.output) {
         writeOutput(opts.output, json);
         io.stderr.write(`wrote ${opts.output}\n`);

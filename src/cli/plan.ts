@@ -6,7 +6,8 @@ import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
 import { estimateDuration, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
-import type { KvBound } from '../target/types.js';
+import type { KvBound, TargetInfo } from '../target/types.js';
+import type { PrefillModel } from '../plan/prefill-model.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -21,8 +22,9 @@ export function register(program: Command, io: CliIo): void {
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
     let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
-    // Online: what the flags do not say, the server does.
-    if (o.baseUrl && (maxModelLen === undefined || kvCapacity === undefined)) {
+    let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
+    // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
+    if (o.baseUrl) {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
       const { probeTarget } = await import('../target/probe.js');
       const info = await probeTarget({
@@ -36,6 +38,7 @@ export function register(program: Command, io: CliIo): void {
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
       source = `${info.engine.name} at ${o.baseUrl}`;
+      prefill = await onlinePrefill(o.baseUrl, apiKey, info, o.api, maxModelLen);
     }
     const plan = buildPlan({
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
@@ -54,7 +57,11 @@ export function register(program: Command, io: CliIo): void {
       );
       return;
     }
-    const est = estimateDuration(plan, { duration: o.duration, prefillRepeats: o.prefillRepeats });
+    const est = estimateDuration(plan, {
+      duration: o.duration,
+      prefillRepeats: o.prefillRepeats,
+      ...prefill,
+    });
     io.stdout.write(
       o.json
         ? JSON.stringify(
@@ -65,6 +72,24 @@ export function register(program: Command, io: CliIo): void {
         : planTable(plan, est, source, kv),
     );
   });
+}
+
+async function onlinePrefill(
+  baseUrl: string,
+  apiKey: string | undefined,
+  info: TargetInfo,
+  api: 'chat' | 'completions',
+  maxModelLen: number | undefined,
+): Promise<{ engine: string; prefill: PrefillModel }> {
+  const { probePrefillModel } = await import('../bench/prefill-probe.js');
+  const p = await probePrefillModel({
+    baseUrl: normalizeBaseUrl(baseUrl),
+    ...(apiKey ? { apiKey } : {}),
+    info,
+    api,
+    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+  });
+  return { engine: info.engine.name, prefill: p.model };
 }
 
 const SHORT: Record<string, string> = { run: 'run', 'Over capacity': 'over', 'Too long': 'long' };

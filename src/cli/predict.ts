@@ -1,8 +1,8 @@
+import { fsError } from '../fs-errors.js';
 import type { CliIo } from './io.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { BenchError } from '../errors.js';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../report/index.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 import { writeResult } from '../results/io.js';
@@ -79,10 +79,7 @@ export function register(program: Command, io: CliIo): void {
       try {
         mkdirSync(dir, { recursive: true });
       } catch (e) {
-        throw new BenchError(
-          'WRITE_FAILED',
-          `cannot create ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-        );
+        throw fsError('WRITE_FAILED', `cannot create ${dir}`, e);
       }
       const path = writeResult(dir, result);
       io.stdout.write(

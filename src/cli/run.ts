@@ -59,7 +59,9 @@ export async function runWithSignals(
   const onSignal = () => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    io.stderr.write('\ninterrupting: aborting the cell in progress and saving the result...\n');
+    const msg = 'interrupting: aborting the cell in progress and saving the result...';
+    if (progress.note) progress.note(msg);
+    else io.stderr.write(`\n${msg}\n`);
     run.interrupt();
   };
   process.on('SIGINT', onSignal);
@@ -67,11 +69,15 @@ export async function runWithSignals(
   let out: RunOutcome;
   try {
     out = await run.start();
+  } catch (e) {
+    progress.close?.(); // the error then starts on a line of its own, below the live view
+    throw e;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  if (run.interrupted)
+  if (run.interrupted) {
+    progress.close?.();
     throw new BenchError(
       'INTERRUPTED',
       `run interrupted; ${out.result.decode.length} finished cells kept in ${out.resultPath}.`,
@@ -79,6 +85,7 @@ export async function runWithSignals(
         hint: `Continue it with: llm-inference-bench run --resume ${out.dir}`,
       },
     );
+  }
   progress.finish(`done: ${out.result.decode.length} cells, ${out.result.prefill.length} prefill points`);
   return out;
 }

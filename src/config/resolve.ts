@@ -1,3 +1,4 @@
+import { fsError } from '../fs-errors.js';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
@@ -31,15 +32,14 @@ function formatProblems(where: string, problems: OptionProblem[]): string {
   return `${where}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
 }
 
+const CONFIG_HINT = 'Check the path given to --config: a YAML file of the keys listed in docs/cli.md.';
+
 export function readConfigFile(path: string, name: CommandName): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new BenchError(
-      'CONFIG_INVALID',
-      `cannot read config file ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw fsError('CONFIG_INVALID', `cannot read config file ${path}`, e, CONFIG_HINT);
   }
   let data: unknown;
   try {

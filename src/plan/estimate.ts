@@ -1,11 +1,23 @@
 import type { Plan } from './plan.js';
+import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-model.js';
 
 export interface EstimateInput {
   duration: number; // window length
   prefillRepeats: number;
-  rampS?: number; // expected ramp per cell; default 2 s
-  settleS?: number; // expected settle per cell; default 1 s
-  prefillTokensPerS?: number; // default 10,000 (RTX seed's order of magnitude); the sim or a probe may know better
+  cellOverheadS?: number; // ramp from cached prompts, close and settle per cell; default 0.3 s
+  requestOverheadS?: number; // per request outside prefill (connection, API server); default 0.02 s
+  engine?: string; // picks the prefill prior
+  prefill?: PrefillModel; // measured or fitted; default the engine's prior
+}
+
+// One thing the run does, in the run's order, with how long it should take.
+export interface EstimateStep {
+  kind: 'connect' | 'prefill' | 'cell';
+  contextTokens: number;
+  concurrency?: number;
+  prompts: number; // cold prompts of contextTokens prefilled in this step (repeats, or new warm-up slots)
+  fixedS: number; // what does not depend on prefill speed: windows, ramps, settles, request overheads
+  estimateS: number;
 }
 
 export interface Estimate {
@@ -13,27 +25,64 @@ export interface Estimate {
   prefillS: number; // cold prefills: repeats, and every slot prompt's first warm-up
   decodeS: number; // windows + ramps + settles of the cells that run
   cellsToRun: number;
+  steps: EstimateStep[];
 }
 
-// Order-of-magnitude ETA: cold prefill of every prompt sent once, plus ramp + window + settle per cell.
-export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
-  const rate = input.prefillTokensPerS ?? 10_000;
-  const rampS = input.rampS ?? 2;
-  const settleS = input.settleS ?? 1;
-  let prefillS = 0;
-  for (const p of plan.prefill)
-    if (p.status === 'run') prefillS += (input.prefillRepeats * p.contextTokens) / rate;
-  let decodeS = 0;
-  let cellsToRun = 0;
-  for (const c of plan.contexts) {
-    const runN = plan.cells
-      .filter((x) => x.contextTokens === c && x.status === 'run')
-      .map((x) => x.concurrency);
-    if (runN.length === 0) continue;
-    // Slot 1 was prefilled cold by the prefill point; slots 2..maxN are prefilled once during warm-up.
-    prefillS += ((Math.max(...runN) - 1) * c) / rate;
-    cellsToRun += runN.length;
-    decodeS += runN.length * (input.duration + rampS + settleS);
+export const DEFAULT_CELL_OVERHEAD_S = 0.3;
+const CONNECT_TOKENS = 1024;
+
+// The run's steps: connect, then per context (ascending) its cold prefill point and its cells. A cell's warm-up
+// prefills only the slots no earlier cell of that context has (slot 1 is the prefill point's prompt).
+export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 'estimateS'>[] {
+  const overhead = input.cellOverheadS ?? DEFAULT_CELL_OVERHEAD_S;
+  const req = input.requestOverheadS ?? 0.02;
+  const steps: Omit<EstimateStep, 'estimateS'>[] = [
+    { kind: 'connect', contextTokens: CONNECT_TOKENS, prompts: 1, fixedS: req },
+  ];
+  const contexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])].sort(
+    (a, b) => a - b,
+  );
+  for (const c of contexts) {
+    const pp = plan.prefill.find((p) => p.contextTokens === c && p.status === 'run');
+    if (pp)
+      steps.push({
+        kind: 'prefill',
+        contextTokens: c,
+        prompts: input.prefillRepeats,
+        fixedS: input.prefillRepeats * req,
+      });
+    let slots = pp ? 1 : 0;
+    for (const cell of plan.cells.filter((x) => x.contextTokens === c)) {
+      const runs = cell.status === 'run';
+      const fresh = runs ? Math.max(0, cell.concurrency - slots) : 0;
+      if (runs) slots = Math.max(slots, cell.concurrency);
+      steps.push({
+        kind: 'cell',
+        contextTokens: c,
+        concurrency: cell.concurrency,
+        prompts: fresh,
+        fixedS: runs ? input.duration + overhead + req : 0,
+      });
+    }
   }
-  return { totalS: prefillS + decodeS, prefillS, decodeS, cellsToRun };
+  return steps;
+}
+
+export const stepSeconds = (s: Omit<EstimateStep, 'estimateS'>, m: PrefillModel): number =>
+  s.fixedS + s.prompts * prefillSeconds(m, s.contextTokens);
+
+// The estimate `plan` prints and the live ETA starts from (docs/cli.md "How the estimate is made").
+export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
+  const model = input.prefill ?? priorPrefillModel(input.engine);
+  const steps = planSteps(plan, input).map((s) => ({ ...s, estimateS: stepSeconds(s, model) }));
+  let prefillS = 0;
+  let decodeS = 0;
+  let totalS = 0;
+  for (const s of steps) {
+    prefillS += s.prompts * prefillSeconds(model, s.contextTokens);
+    if (s.kind === 'cell') decodeS += s.fixedS;
+    totalS += s.estimateS;
+  }
+  const cellsToRun = plan.cells.filter((c) => c.status === 'run').length;
+  return { totalS, prefillS, decodeS, cellsToRun, steps };
 }

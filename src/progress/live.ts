@@ -1,49 +1,53 @@
-import { createLogUpdate } from 'log-update';
 import { contextLabel, fmtEta } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
 import { cellShort, prefillLine } from './lines.js';
+import { runEta } from './run-eta.js';
+import { liveScreen } from './screen.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
+
+// The live area: header, matrix and status line. Prefill results and warnings are permanent lines above it.
+function frame(s: ProgressStart, cells: Map<string, string>, status: string): string[] {
+  const w = 9;
+  const head = ['context'.padEnd(8), ...s.concurrency.map((n) => String(n).padStart(w))].join(' ');
+  const rows = s.contexts.map((c) =>
+    [
+      contextLabel(c).padEnd(8),
+      ...s.concurrency.map((n) => (cells.get(`${c}x${n}`) ?? '·').padStart(w)),
+    ].join(' '),
+  );
+  return [
+    `${s.resumed ? 'resuming' : 'run'} ${s.runId} · ${s.model} · total tok/s (q = requests queued)`,
+    head,
+    ...rows,
+    status,
+  ];
+}
 
 // On a TTY: the matrix filling in, the current phase and cell, and the ETA, redrawn in place.
 export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
-  const log = createLogUpdate(stream, { showCursor: true });
+  const screen = liveScreen(stream);
+  const eta = runEta();
   let s: ProgressStart | undefined;
   const cells = new Map<string, string>();
-  const prefill: string[] = [];
   let phase = '';
   let done = 0;
-  let startedMs = Date.now();
-  const key = (c: number, n: number) => `${c}x${n}`;
-  const render = () => {
-    if (!s) return;
-    const w = 9;
-    const head = ['context'.padEnd(8), ...s.concurrency.map((n) => String(n).padStart(w))].join(' ');
-    const rows = s.contexts.map((c) =>
-      [
-        contextLabel(c).padEnd(8),
-        ...s!.concurrency.map((n) => (cells.get(key(c, n)) ?? '·').padStart(w)),
-      ].join(' '),
-    );
-    const elapsedS = (Date.now() - startedMs) / 1000;
-    const avg = done > 0 ? elapsedS / done : s.perCellS;
-    const eta = fmtEta(Math.max(0, s.cellsTotal - done) * avg);
-    log(
-      [
-        `${s.resumed ? 'resuming' : 'run'} ${s.runId} · ${s.model} · total tok/s (q = requests queued)`,
-        ...prefill.slice(-3),
-        head,
-        ...rows,
-        `${done}/${s.cellsTotal} cells · ETA ${eta} · ${phase}`,
-      ].join('\n'),
-    );
+  let finished = false;
+  const render = (permanent: string[] = []) => {
+    if (finished) return;
+    if (!s) {
+      if (permanent.length) stream.write(permanent.map((l) => `${l}\n`).join(''));
+      return;
+    }
+    const status = `${done}/${s.cellsTotal} cells · ETA ${fmtEta(eta.seconds())} · ${phase}`;
+    screen.draw(frame(s, cells, status), permanent);
   };
-  const timer = setInterval(render, 1000);
+  const timer = setInterval(() => render(), 1000);
   timer.unref();
   return {
     start(x) {
       s = x;
-      startedMs = Date.now();
-      for (const c of x.done) cells.set(key(c.contextTokens, c.concurrency), cellShort(c));
+      eta.start(x);
+      for (const c of x.done) cells.set(`${c.contextTokens}x${c.concurrency}`, cellShort(c));
       render();
     },
     phase(text) {
@@ -51,24 +55,33 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
       render();
     },
     prefillDone(p) {
-      prefill.push(prefillLine(p));
-      render();
+      eta.prefillDone(p);
+      render([prefillLine(p)]);
     },
     cellDone(c: DecodeCell) {
       if (c.status !== 'Over capacity') done += 1;
-      cells.set(key(c.contextTokens, c.concurrency), cellShort(c));
+      eta.cellDone(c);
+      cells.set(`${c.contextTokens}x${c.concurrency}`, cellShort(c));
       render();
     },
     warn(text) {
-      log.clear();
-      stream.write(`warning: ${text}\n`);
-      render();
+      render([`warning: ${text}`]);
+    },
+    close() {
+      clearInterval(timer);
+      if (!finished) screen.done();
+      finished = true;
+    },
+    note(text) {
+      if (finished) stream.write(`${text}\n`);
+      else render([text]);
     },
     finish(text) {
       clearInterval(timer);
       phase = 'done';
       render();
-      log.done();
+      finished = true;
+      screen.done();
       stream.write(`${text}\n`);
     },
   };

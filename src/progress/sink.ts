@@ -1,3 +1,5 @@
+import type { EstimateStep } from '../plan/estimate.js';
+import type { PrefillModel } from '../plan/prefill-model.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 
 export interface ProgressStart {
@@ -9,7 +11,8 @@ export interface ProgressStart {
   cellsTotal: number; // cells that will be measured (not Over capacity, not already done)
   prefillTotal: number;
   estimateS: number;
-  perCellS: number; // expected window + ramp + settle, for the ETA
+  steps: EstimateStep[]; // what is left to do, in order, with the plan's estimates (the ETA corrects them)
+  prefillPrior: PrefillModel; // the prefill model the estimates used
   done: DecodeCell[]; // cells already in the result (resume)
   resumed: boolean;
 }
@@ -22,6 +25,8 @@ export interface ProgressSink {
   cellDone(c: DecodeCell): void;
   warn(text: string): void;
   finish(text: string): void;
+  note?(text: string): void; // a line from outside the run (Ctrl-C), shown without breaking the live view
+  close?(): void; // the run stopped early: leave the view as it is, the cursor on a fresh line
 }
 
 export const silentProgress: ProgressSink = {

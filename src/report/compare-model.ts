@@ -1,5 +1,6 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
+import { alignedPrefillContexts, findPrefill } from './full-window.js';
 import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
@@ -45,10 +46,11 @@ export function missingReason(
   lb: string,
 ): string {
   if (!a && !b) return '';
-  if (!a) return `only ${lb}`;
-  if (!b) return `only ${la}`;
-  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
   const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? 'over cap.' : 'failed');
+  // A cell one run skipped is that run's verdict, not a measurement only it has.
+  if (!a) return measurable(b) ? `only ${lb}` : `${lb} ${bad(b!)}`;
+  if (!b) return measurable(a) ? `only ${la}` : `${la} ${bad(a)}`;
+  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 
@@ -90,12 +92,12 @@ export function compareModel(results: RunResult[]): CompareModel {
     runs,
     contexts: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.contextTokens))),
     concurrency: sortedUnique(results.flatMap((r) => r.decode.map((c) => c.concurrency))),
-    prefillContexts: sortedUnique(results.flatMap((r) => r.prefill.map((p) => p.contextTokens))),
+    prefillContexts: alignedPrefillContexts(results),
     metaDiffs,
   };
 }
 
-export const findPrefill = (r: RunResult, ctx: number) => r.prefill.find((p) => p.contextTokens === ctx);
+export { findPrefill };
 export const getCell = (run: CompareRun, ctx: number, n: number) => run.cells.get(cellKey(ctx, n));
 
 /** "A has 8 GPUs, B has 4: per GPU, B's ratios are 2.00× what is shown." when GPU counts differ. */
@@ -104,4 +106,16 @@ export function gpuNote(a: CompareRun, b: CompareRun): string {
   const gb = b.result.hardware.gpuCount;
   if (!ga || !gb || ga === gb) return '';
   return `${a.label} has ${ga} GPUs, ${b.label} has ${gb}: per GPU, multiply these ratios by ${(ga / gb).toFixed(2)}.`;
+}
+
+/** Which runs had Requests queued in this cell: "" | "A" | "B" | "A, B" (the mark the ratio matrices carry). */
+export function queuedIn(
+  a: DecodeCell | undefined,
+  b: DecodeCell | undefined,
+  la: string,
+  lb: string,
+): string {
+  return [a?.status === 'Requests queued' ? la : '', b?.status === 'Requests queued' ? lb : '']
+    .filter(Boolean)
+    .join(', ');
 }

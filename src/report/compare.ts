@@ -7,6 +7,7 @@ import {
   getCell,
   gpuNote,
   missingReason,
+  queuedIn,
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
@@ -27,8 +28,9 @@ function ratioMatrixMd(m: CompareModel, bi: number): string {
       const ca = getCell(a, ctx, n);
       const cb = getCell(b, ctx, n);
       const ratio = cellRatio(ca, cb);
+      const q = queuedIn(ca, cb, a.label, b.label);
       if (ratio !== undefined)
-        return `**${fmtRatio(ratio)}**<br>${fmtTokS(ca!.totalTokensPerS)} → ${fmtTokS(cb!.totalTokensPerS)}`;
+        return `**${fmtRatio(ratio)}**<br>${fmtTokS(ca!.totalTokensPerS)} → ${fmtTokS(cb!.totalTokensPerS)}${q ? `<br>⚠ queued in ${q}` : ''}`;
       return missingReason(ca, cb, a.label, b.label) || DASH;
     }),
   ]);
@@ -145,11 +147,13 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
             const why = missingReason(ca, cb, a.label, b.label);
             return [why ? why.split(' ')[0]! : DASH, why.split(' ').slice(1).join(' '), 'dim'];
           }
-          return [fmtRatio(ratio), fmtTokS(cb!.totalTokensPerS), ratio >= 1 ? 'green' : 'red'];
+          const q = queuedIn(ca, cb, a.label, b.label) ? 'Q' : '';
+          return [fmtRatio(ratio) + q, fmtTokS(cb!.totalTokensPerS), ratio >= 1 ? 'green' : 'red'];
         },
       }),
     );
-    out.push(paint(`  Below each ratio: ${b.label}'s total tok/s.`, 'dim'));
+    const below = `Below each ratio: ${b.label}'s total tok/s. Q: requests queued in ${a.label}, ${b.label} or both.`;
+    out.push(...wrap(below, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim')));
     const note = gpuNote(a, b);
     if (note) out.push(...wrap(note, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim')));
   }

@@ -1,6 +1,8 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
 import { prefillEvidence } from './prefill-evidence.js';
 import { findAnomalies } from './anomalies.js';
+import { wrapCommand } from './wrap-command.js';
+import { measurementLines } from './text-measurements.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
 import {
   cellKey,
@@ -59,7 +61,9 @@ export function wrap(text: string, width: number, indent = ''): string[] {
 }
 
 const pad = (s: string, w: number, right = true) => (right ? s.padStart(w) : s.padEnd(w));
-const trunc = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s);
+
+// --width below this still gets a report of that width; tables drop columns rather than overflow.
+export const MIN_WIDTH = 40;
 
 const CELL_W = 8;
 const CTX_W = 6;
@@ -75,12 +79,12 @@ function statusStyle(s: CellStatus): Style | undefined {
 }
 
 export function renderText(r: RunResult, opts: TextOptions = {}): string {
-  const width = Math.max(60, opts.width ?? 80);
+  const width = Math.max(MIN_WIDTH, opts.width ?? 80);
   const paint = makePaint(opts.color);
   const out: string[] = [];
   const heading = (s: string) => out.push('', paint(s, 'bold'));
 
-  out.push(paint(trunc(`Speed test matrix · ${reportTitle(r)}`, width), 'bold'));
+  out.push(...wrap(`Speed test matrix · ${reportTitle(r)}`, width, '  ').map((l) => paint(l, 'bold')));
   out.push(...wrap(subtitle(r), width, '  '));
 
   const labelW = 24;
@@ -94,7 +98,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   }
   if (r.launchCommand) {
     heading('Launch command');
-    out.push(...wrap(r.launchCommand, width - 2, '    ').map((l) => `  ${l}`));
+    out.push(...wrapCommand(r.launchCommand, width - 2, '    ').map((l) => `  ${l}`));
   }
 
   const anomalies = findAnomalies(r);
@@ -105,19 +109,22 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
       anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
     );
     const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
-    // The note column widens for evidence (cached tokens, a shortened prompt), the bar gives way.
+    // The note column widens for evidence (cached tokens, a shortened prompt); at narrow widths the bar goes
+    // first: figures and notes must fit.
     const noteW = Math.max(
       10,
       ...pre.map((p) => (prefillEvidence(p, true) ? prefillEvidence(p, true).length + 12 : 0)),
     );
-    const barW = Math.max(10, width - 2 - 6 - 9 - 11 - 4 - noteW);
+    const barW = Math.max(0, width - 2 - 6 - 9 - 11 - 4 - noteW);
     for (const p of pre) {
-      const bar = '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)));
+      const bar = barW
+        ? '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)))
+        : '';
       const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
       const evidence = prefillEvidence(p, true);
       out.push(
         `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
-          `${pad(fmtMs(p.ttftMs), 11)}  ${paint(note || evidence ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` +
+          `${pad(fmtMs(p.ttftMs), 11)}${barW ? `  ${paint(note || evidence ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` : ''}` +
           `  ${paint(note, note ? 'yellow' : undefined)}${evidence ? paint(`${note ? '; ' : ''}${evidence}`, 'dim') : ''}`,
       );
       out[out.length - 1] = out[out.length - 1]!.trimEnd();
@@ -126,7 +133,11 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
 
   if (r.decode.length) {
     heading('Sustained decode · total tok/s and TTFT');
-    out.push(paint('  rows: context length · columns: simultaneous requests', 'dim'));
+    out.push(
+      ...wrap('rows: context length · columns: simultaneous requests', width - 2, '  ').map((x) =>
+        paint(`  ${x}`, 'dim'),
+      ),
+    );
     out.push(...decodeMatrixLines(r, width, paint));
     out.push('');
     const legend = ['Top: total tok/s; below: median TTFT.'];
@@ -143,7 +154,12 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
       out.push(`  ${mark[a.severity]} ${lines[0]}`, ...lines.slice(1));
     }
   }
-  out.push('', paint('All measurements: --format md or --format csv.', 'dim'));
+  const all = measurementLines(r, width);
+  if (all.lines.length > 1) {
+    heading('All measurements');
+    out.push(all.lines[0]!.length ? paint(all.lines[0]!, 'dim') : '', ...all.lines.slice(1));
+    for (const n of all.notes) out.push(...wrap(n, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim')));
+  }
   return out.join('\n') + '\n';
 }
 

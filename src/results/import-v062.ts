@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BenchError } from '../errors.js';
-import { parseContextLabel } from '../format/labels.js';
+import { contextLabel, parseContextLabel } from '../format/labels.js';
+import { crossCheck, gpuCountCheck, matrixFigures, type TableRow } from './import-crosscheck.js';
 import type { CellStatus, DecodeCell, Hardware, PrefillPoint, RunResult } from './schema.js';
 import {
   CELL_STATUSES,
@@ -52,11 +53,10 @@ const int = (v: string | undefined): number | undefined => {
   return Number.isFinite(n) && n > 0 ? n : undefined;
 };
 
-function hardware(m: Map<string, string>): Hardware {
+function hardware(m: Map<string, string>, gpuCount: number | undefined): Hardware {
   const vram = m.get('VRAM');
   const total = vram ? /^([\d,.]+)\s*GB/.exec(vram) : null;
   const each = vram ? /×\s*([\d,.]+)\s*GB/.exec(vram) : null;
-  const gpuCount = int(m.get('GPU count'));
   return {
     type: m.get('Type'),
     gpuName: m.get('GPU'),
@@ -68,17 +68,11 @@ function hardware(m: Map<string, string>): Hardware {
   };
 }
 
-interface Row {
-  phase: 'Prefill' | 'Sustained decode';
-  contextTokens: number;
-  concurrency: number;
-  status: CellStatus;
-  figures: Array<number | null>; // total, per request, ttft, tbt, active, completed, output, measured
-}
+type Row = TableRow;
 
 function measurementRows(lines: string[]): Row[] {
   const rows: Row[] = [];
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
     if (!/^\|\s*(Prefill|Sustained decode)\s*\|/.test(line)) continue;
     const cells = line
       .split('|')
@@ -99,6 +93,7 @@ function measurementRows(lines: string[]): Row[] {
       concurrency: n,
       status: parseStatus(cells[3]!),
       figures: cells.slice(4).map(parseFigure),
+      line: i + 1,
     });
   }
   return rows;
@@ -110,26 +105,8 @@ function launchCommand(text: string): string | undefined {
   return cmd ? cmd : undefined;
 }
 
-export function importV062Text(text: string): RunResult {
-  const normalized = text.replace(/\r\n?/g, '\n');
-  const lines = normalized.split('\n').map((l) => l.trimEnd());
-  if (lines[0]?.trim() !== 'Speed test matrix' || !lines.some((l) => l.startsWith('All measurements')))
-    throw new BenchError(
-      'RESULT_INVALID',
-      'not a v0.6.2 text report: expected "Speed test matrix" on the first line and an "All measurements" table.',
-      { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
-    );
-  const rows = measurementRows(lines);
-  if (!rows.length)
-    throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
-
-  const hw = block(lines, 'Hardware', ['Engine', 'Run', 'Launch command']);
-  const eng = block(lines, 'Engine', ['Run', 'Launch command']);
-  const run = block(lines, 'Run', ['Launch command', 'Prefill']);
-  const tool = /^(.*?)\s+v(\S+)$/.exec(run.get('Benchmark tool') ?? '');
-  const cmd = launchCommand(normalized);
-  const maxModelLen = cmd ? int(/--max-model-len[ =](\d+)/.exec(cmd)?.[1]) : undefined;
-
+// The table rows as the result's prefill points and decode cells.
+function measurements(rows: readonly Row[]) {
   const decodeRows = rows.filter((r) => r.phase === 'Sustained decode');
   const decodeCtx = new Set(decodeRows.map((r) => r.contextTokens));
   const prefill: PrefillPoint[] = rows
@@ -160,6 +137,32 @@ export function importV062Text(text: string): RunResult {
       measuredS: measured ?? null,
     };
   });
+  return { decodeRows, decodeCtx, prefill, decode };
+}
+
+export function importV062Text(text: string): RunResult {
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const lines = normalized.split('\n').map((l) => l.trimEnd());
+  if (lines[0]?.trim() !== 'Speed test matrix' || !lines.some((l) => l.startsWith('All measurements')))
+    throw new BenchError(
+      'RESULT_INVALID',
+      'not a v0.6.2 text report: expected "Speed test matrix" on the first line and an "All measurements" table.',
+      { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
+    );
+  const checked = crossCheck(measurementRows(lines), matrixFigures(lines), contextLabel);
+  const rows = checked.rows;
+  if (!rows.length)
+    throw new BenchError('RESULT_INVALID', 'not a v0.6.2 report: the "All measurements" table is empty.');
+
+  const hw = block(lines, 'Hardware', ['Engine', 'Run', 'Launch command']);
+  const gpus = gpuCountCheck(lines, hw.get('GPU count'), hw.get('VRAM'));
+  const eng = block(lines, 'Engine', ['Run', 'Launch command']);
+  const run = block(lines, 'Run', ['Launch command', 'Prefill']);
+  const tool = /^(.*?)\s+v(\S+)$/.exec(run.get('Benchmark tool') ?? '');
+  const cmd = launchCommand(normalized);
+  const maxModelLen = cmd ? int(/--max-model-len[ =](\d+)/.exec(cmd)?.[1]) : undefined;
+
+  const { decodeRows, decodeCtx, prefill, decode } = measurements(rows);
   const sorted = (xs: Iterable<number>) => [...new Set(xs)].sort((a, b) => a - b);
   const duration = int(run.get('Time per measurement')) ?? 30;
 
@@ -191,7 +194,7 @@ export function importV062Text(text: string): RunResult {
       repository: eng.get('Repository'),
       detectedBy: 'imported',
     },
-    hardware: hardware(hw),
+    hardware: hardware(hw, gpus.count),
     launchCommand: cmd,
     config: {
       contexts: sorted(decodeCtx),
@@ -209,6 +212,8 @@ export function importV062Text(text: string): RunResult {
     warnings: [
       'Imported from a v0.6.2 text report: figures carry the precision printed there (e.g. 10.7K tok/s); ' +
         'percentiles, errors, server samples and sampling settings were not recorded.',
+      ...checked.warnings,
+      ...(gpus.warning ? [gpus.warning] : []),
     ],
   };
   const parsed = RunResultSchema.safeParse(result);

@@ -1,7 +1,9 @@
+import { fsError } from '../fs-errors.js';
 import {
   appendFileSync,
   closeSync,
   fsyncSync,
+  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -21,6 +23,8 @@ export const REQUEST_LOG_FILE = 'requests.jsonl';
 export function writeFileAtomic(path: string, text: string): void {
   const tmp = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   try {
+    // `import report.txt -o old/result.json` (the README's example) must work when old/ does not exist yet.
+    mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(tmp, 'w');
     try {
       // A nearly full disk takes a short write without an error (the next write gets ENOSPC): loop until all
@@ -38,10 +42,7 @@ export function writeFileAtomic(path: string, text: string): void {
     } catch {
       // never created
     }
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw fsError('WRITE_FAILED', `cannot write ${path}`, e);
   }
 }
 
@@ -95,10 +96,7 @@ export function appendRequestLines(path: string, lines: readonly RequestLine[]):
   try {
     appendFileSync(path, redactSecrets(text) + '\n');
   } catch (e) {
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw fsError('WRITE_FAILED', `cannot write ${path}`, e);
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsError } from '../fs-errors.js';
 import { BenchError } from '../errors.js';
 import { importV062Text } from './import-v062.js';
 import { RunResult, type RunResult as RunResultT } from './schema.js';
@@ -46,17 +47,27 @@ export function loadResult(path: string): RunResultT {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new BenchError(
-      'RESULT_INVALID',
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}.`,
-    );
+    throw fsError('RESULT_INVALID', `cannot read ${file}`, e);
   }
   return parseResultText(text, file);
 }
 
-// A result this tool wrote (no v0.6.2 import): what --resume continues.
+// A result this tool wrote (no v0.6.2 import): what --resume continues. A cut-off or edited result.json (a crash,
+// a full disk) cannot be continued: say what to do instead.
+const DAMAGED_HINT =
+  'Start a new run (or import the report again); the measured requests stay in requests.jsonl next to it.';
+
 export function readResult(path: string): RunResultT {
-  const r = loadResult(path);
+  let r: RunResultT;
+  try {
+    r = loadResult(path);
+  } catch (e) {
+    if (e instanceof BenchError && e.code === 'RESULT_INVALID' && !e.hint)
+      throw new BenchError('RESULT_INVALID', `${e.message.replace(/\.$/, '')}: the result is damaged.`, {
+        hint: DAMAGED_HINT,
+      });
+    throw e;
+  }
   if (r.status === 'imported')
     throw new BenchError('RESULT_INVALID', `${path} is an imported report, not a run this tool wrote.`);
   return r;

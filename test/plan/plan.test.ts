@@ -128,13 +128,34 @@ describe('buildPlan', () => {
     const e = estimateDuration(plan, {
       duration: 30,
       prefillRepeats: 1,
-      rampS: 2,
-      settleS: 1,
-      prefillTokensPerS: 1000,
+      cellOverheadS: 3,
+      requestOverheadS: 0,
+      prefill: { a: 1 / 1000, b: 0 },
     });
     expect(e.cellsToRun).toBe(4);
     expect(e.decodeS).toBe(4 * 33);
-    const prefillTokens = 8192 + 16384 + 32768 + 60416 + 65280 + 8192; // points + slot 2 of 8K
+    const prefillTokens = 1024 + 8192 + 16384 + 32768 + 60416 + 65280 + 8192; // connect, points, slot 2 of 8K
     expect(e.prefillS).toBeCloseTo(prefillTokens / 1000, 6);
+    expect(e.totalS).toBeCloseTo(4 * 33 + prefillTokens / 1000, 6);
+    // In the run's order: connect, then per context its prefill point and its cells.
+    expect(
+      e.steps.map((s) => `${s.kind} ${s.contextTokens}${s.concurrency ? `x${s.concurrency}` : ''}`),
+    ).toEqual([
+      'connect 1024',
+      'prefill 8192',
+      'cell 8192x1',
+      'cell 8192x2',
+      'prefill 16384',
+      'cell 16384x1',
+      'cell 16384x2',
+      'prefill 32768',
+      'cell 32768x1',
+      'cell 32768x2',
+      'prefill 60416',
+      'cell 60416x1',
+      'cell 60416x2',
+      'prefill 65280',
+    ]);
+    expect(e.steps.find((s) => s.contextTokens === 8192 && s.concurrency === 2)?.prompts).toBe(1);
   });
 });

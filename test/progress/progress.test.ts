@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { chooseProgress, liveProgress, plainProgress, silentProgress } from '../../src/progress/index.js';
+import { estimateFor } from '../helpers/estimate.js';
 import type { DecodeCell } from '../../src/results/schema.js';
 
 const start = {
@@ -13,7 +14,7 @@ const start = {
   cellsTotal: 3,
   prefillTotal: 2,
   estimateS: 120,
-  perCellS: 33,
+  ...estimateFor([8192, 16384], [1, 2]),
   done: [] as DecodeCell[],
   resumed: false,
 };

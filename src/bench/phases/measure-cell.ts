@@ -11,7 +11,7 @@ import { runDecodeCell, type CellMonitor } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
-import { warmUp } from '../warmup.js';
+import { warmUp, warmUpWarnings } from '../warmup.js';
 import type { Measured } from './outcome.js';
 
 export interface CellEnv {
@@ -66,9 +66,7 @@ export async function measureCell(
     { timeoutMs: s.settleTimeout * 1000, pauseMs: s.settlePause * 1000 },
     stop,
   );
-  const warnings = warm.sent
-    .filter((w) => !w.record.ok)
-    .map((w) => `warm-up of ${label}: slot ${w.spec.slot} failed (${w.record.error?.kind})`);
+  const warnings = warmUpWarnings(label, warm.sent);
   const cellSent = await pinEstimatedChunks(run.sent, env.tokenize);
   const sent = [...warm.sent, ...cellSent];
   if (run.fatal) return { sent, fatal: run.fatal, warnings };

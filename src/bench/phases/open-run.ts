@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from '../../errors.js';
+import { fsError } from '../../fs-errors.js';
 import { buildPlan, type Plan } from '../../plan/plan.js';
 import { RESULT_FILE } from '../../results/io.js';
 import { readResult } from '../../results/read.js';
@@ -103,9 +104,6 @@ function makeFolder(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
-    throw new BenchError(
-      'WRITE_FAILED',
-      `cannot create ${dir}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw fsError('WRITE_FAILED', `cannot create ${dir}`, e);
   }
 }

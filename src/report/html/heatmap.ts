@@ -62,7 +62,7 @@ export function heatmapHtml(
         if (c.status === 'Over capacity')
           return `<td class="hm-cell st-over" ${attrs}><span class="hm-over">Over<br>capacity</span></td>`;
         if (c.totalTokensPerS === null || c.status === 'Failed')
-          return `<td class="hm-cell st-failed" ${attrs}>${mark}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></td>`;
+          return `<td class="hm-cell st-failed" ${attrs}>${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></td>`;
         const col = cssVars(seqColor(Math.max(c.totalTokensPerS, min), min, max));
         const badge = c.status === 'Requests queued' ? `<span class="hm-badge">queued</span>` : '';
         const gpu = perGpu
@@ -70,7 +70,7 @@ export function heatmapHtml(
           : '';
         const cls = c.status === 'Requests queued' ? 'st-queued' : 'st-valid';
         return (
-          `<td class="hm-cell ${cls}" style="${col}" ${attrs}>${mark}${badge}` +
+          `<td class="hm-cell ${cls}" style="${col}" ${attrs}>${cornerMarks(badge, mark)}` +
           `<span class="hm-v">${esc(fmtTokS(c.totalTokensPerS))}</span>` +
           `<span class="hm-t">${esc(fmtMs(c.ttftMs))}${run ? '' : ' TTFT'}</span>${run ? '' : gpu}</td>`
         );
@@ -108,4 +108,10 @@ export function heatmapLegend(r: RunResult): string {
     .join('');
   const flag = `<li><span class="lg-chip lg-flag" aria-hidden="true">!</span><b>Anomaly</b> <span class="muted">see “Anomalies” below</span></li>`;
   return `<div class="legend">${scale}<ul class="lg-status">${chips}${flag}</ul></div>`;
+}
+
+// The queued badge and the anomaly "!" share the top of a cell: in one flex row they push apart instead of
+// overlapping in narrow cells (the side-by-side matrices of compare).
+function cornerMarks(badge: string, mark: string): string {
+  return badge || mark ? `<span class="hm-marks">${badge}${mark}</span>` : '';
 }

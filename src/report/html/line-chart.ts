@@ -84,11 +84,16 @@ function drawLines(o: LineChartOptions, W: number): string {
           (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
       )
       .join('');
-  // Greedy label placement: a label that would overlap one already drawn is left to the tooltip.
-  const placed: Array<[number, number, number]> = [];
-  const fits = (lx: number, ly: number, w: number) => {
-    if (placed.some(([px, py, pw]) => lx < px + pw && px < lx + w && Math.abs(ly - py) < 11)) return false;
-    placed.push([lx, ly, w]);
+  // Greedy label placement: a label that would touch one already drawn (4 px apart at least), or repeat the same
+  // text close by ("1 1 1" where every context starts), is left to the tooltip.
+  const placed: Array<[number, number, number, string]> = [];
+  const fits = (lx: number, ly: number, w: number, label: string) => {
+    const touches = ([px, py, pw]: [number, number, number, string]) =>
+      lx < px + pw + 4 && px < lx + w + 4 && Math.abs(ly - py) < 13;
+    const repeats = ([px, py, , pl]: [number, number, number, string]) =>
+      pl === label && Math.hypot(lx - px, ly - py) < 40;
+    if (placed.some((p) => touches(p) || repeats(p))) return false;
+    placed.push([lx, ly, w, label]);
     return true;
   };
   const lines = o.series
@@ -100,7 +105,7 @@ function drawLines(o: LineChartOptions, W: number): string {
           (p) =>
             `<g class="pt"><title>${esc(p.tip)}</title><circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
             `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/>` +
-            (p.label && fits(x(p.x) + 7, y(p.y) - 7, p.label.length * 6.5)
+            (p.label && fits(x(p.x) + 7, y(p.y) - 7, p.label.length * 6.5, p.label)
               ? text(x(p.x) + 7, y(p.y) - 7, p.label, 'class="pl"')
               : '') +
             `</g>`,

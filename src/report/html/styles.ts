@@ -95,6 +95,9 @@ td.st-queued{box-shadow:inset 0 0 0 2.5px var(--warn)}
 td.st-queued:hover,td.st-queued:focus-visible{box-shadow:inset 0 0 0 2.5px var(--warn),0 0 0 2px var(--accent)}
 .hm-badge{position:absolute;left:4px;top:3px;font-size:9px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;background:var(--warn);color:#fff;border-radius:3px;padding:0 3px;line-height:13px}
 .hm-flag{position:absolute;right:4px;top:3px;width:14px;height:14px;border-radius:50%;background:var(--warn);color:#fff;font-size:10px;font-weight:800;line-height:14px}
+.hm-marks{position:absolute;left:4px;right:4px;top:3px;display:flex;gap:2px;pointer-events:none}
+.hm-marks .hm-badge{position:static;min-width:0;overflow:hidden;white-space:nowrap}
+.hm-marks .hm-flag{position:static;flex:none;margin-left:auto}
 .legend{display:flex;flex-wrap:wrap;gap:10px 28px;align-items:center;margin:12px 0 4px;font-size:13px}
 .lg-scale{display:flex;align-items:center;gap:8px;color:var(--muted)}
 .lg-grad{display:inline-block;width:160px;height:10px;border-radius:5px;background:var(--grad)}

@@ -1,3 +1,4 @@
+import { FLAG_LEGEND, flaggedFigures } from '../flags.js';
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import { anomaliesByCell, findAnomalies, type Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
@@ -119,17 +120,7 @@ function anomalyList(list: Anomaly[]): string {
 
 function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
   // Flag the figure an anomaly is about, in the row it belongs to.
-  const flagged = new Set(
-    anomalies.flatMap((a) =>
-      a.kind === 'prefill-outlier'
-        ? [`Prefill|${contextLabel(a.contextTokens!)}|1|4`]
-        : a.kind === 'ttft-outlier'
-          ? [`Sustained decode|${contextLabel(a.contextTokens!)}|${a.concurrency}|6`]
-          : a.kind === 'throughput-drop'
-            ? [`Sustained decode|${contextLabel(a.contextTokens!)}|${a.concurrency}|4`]
-            : [],
-    ),
-  );
+  const flagged = flaggedFigures(anomalies);
   const rows = measurementRows(r)
     .map((row) => {
       const st = row[3];
@@ -153,7 +144,7 @@ function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
     (h) => `<th scope="col">${esc(h)}</th>`,
   ).join('')}</tr></thead><tbody>
 ${rows}
-</tbody></table></div>`;
+</tbody></table></div>${flagged.size ? `<p class="note">${esc(FLAG_LEGEND)}</p>` : ''}`;
 }
 
 export function renderHtml(r: RunResult, page: PageOptions = {}): string {

@@ -118,7 +118,7 @@ export const BAD_INPUTS: BadInput[] = [
     name: 'config file that does not exist',
     args: (_f, d) => ['run', '--config', join(d, 'missing.yaml')],
     code: 'CONFIG_INVALID',
-    mentions: [/cannot read config file .*ENOENT/],
+    mentions: [/cannot read config file .*no such file or folder/],
   },
   {
     name: 'flags: every problem listed with its flag',
