@@ -2,7 +2,6 @@ import { fsError } from '../fs-errors.js';
 import type { CliIo } from './io.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { BenchError } from '../errors.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { importV062Text } from '../results/import-v062.js';
 
