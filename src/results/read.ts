@@ -58,17 +58,30 @@ const DAMAGED_HINT =
   'Start a new run (or import the report again); the measured requests stay in requests.jsonl next to it.';
 
 export function readResult(path: string): RunResultT {
-  let r: RunResultT;
+  let text: string;
   try {
-    r = loadResult(path);
+    text = readFileSync(path, 'utf8');
   } catch (e) {
-    if (e instanceof BenchError && e.code === 'RESULT_INVALID' && !e.hint)
-      throw new BenchError('RESULT_INVALID', `${e.message.replace(/\.$/, '')}: the result is damaged.`, {
-        hint: DAMAGED_HINT,
-      });
-    throw e;
+    throw fsError('RESULT_INVALID', `cannot read result ${path}`, e);
   }
-  if (r.status === 'imported')
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new BenchError('RESULT_INVALID', `${path} is damaged: it is not JSON (${(e as Error).message}).`, {
+      hint: DAMAGED_HINT,
+    });
+  }
+  const r = RunResult.safeParse(data);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`,
+      { hint: DAMAGED_HINT },
+    );
+  }
+  if (r.data.status === 'imported')
     throw new BenchError('RESULT_INVALID', `${path} is an imported report, not a run this tool wrote.`);
-  return r;
+  return r.data;
 }
