@@ -3,7 +3,8 @@ import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { priorPrefillModel } from '../plan/prefill-model.js';
-import type { PlannedCell } from '../plan/plan.js';
+import { capacityRuleHeld } from '../plan/capacity.js';
+import { raisedCapacity, type PlannedCell } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
@@ -253,10 +254,13 @@ async function measureContexts(
       cp.addPrefill(r.cell);
       progress.prefillDone(r.cell);
     }
-    for (const pc of plan.cells.filter((c) => c.contextTokens === ctx)) {
+    // Looked up per cell: a capacity check that ran whole re-plans the cells after it (raisedCapacity).
+    for (const n of plan.concurrency) {
+      const pc = run.plan.cells.find((c) => c.contextTokens === ctx && c.concurrency === n);
       if (env.stop.aborted) return;
-      if (cp.hasCell(ctx, pc.concurrency)) continue;
-      if (!(await decodeCell(env, cp, pc, tooLong, keep))) return;
+      if (!pc || cp.hasCell(ctx, n)) continue;
+      const proven = (tokens: number) => (run.plan = raisedCapacity(run.plan, tokens, run.planInput));
+      if (!(await decodeCell(env, cp, pc, tooLong, { ...keep, proven }))) return;
     }
   }
 }
@@ -264,6 +268,7 @@ async function measureContexts(
 interface Keep {
   warn(w: string): void;
   cell(cell: DecodeCell): void; // saved, then shown
+  proven?(tokens: number): void; // a capacity check ran whole: the server holds at least this
 }
 
 // One planned cell: skipped by the capacity rule, failed as too long, or measured. false: interrupted.
@@ -286,7 +291,7 @@ async function decodeCell(
     cp.log(r.sent);
     if ('interrupted' in r) return false;
     r.warnings.forEach(keep.warn);
-    if ('cell' in r) keep.cell(r.cell);
+    if ('cell' in r) keep.cell(withCapacityCheck(r.cell, pc, keep));
     if (r.fatal && ('cell' in r || r.fatal.code !== 'CONTEXT_TOO_LONG')) throw r.fatal;
     if (!('cell' in r)) {
       tooLong.refused(r.fatal, ctx);
@@ -294,6 +299,19 @@ async function decodeCell(
     }
   }
   return true;
+}
+
+// A cell measured over the capacity figure keeps what the server did with it (src/plan/capacity.ts).
+function withCapacityCheck(cell: DecodeCell, pc: PlannedCell, keep: Keep): DecodeCell {
+  if (!pc.capacityCheck) return cell;
+  const failures = Object.entries(cell.errors ?? {}).reduce(
+    (a, [k, v]) => a + (k === 'aborted' ? 0 : (v ?? 0)),
+    0,
+  );
+  const held = capacityRuleHeld(cell.status, failures);
+  cell.capacityCheck = { ...pc.capacityCheck, held };
+  if (!held) keep.proven?.(pc.capacityCheck.needTokens);
+  return cell;
 }
 
 // The run stops on an error: the result says so on disk (the last checkpoint stands if even that save fails),

@@ -26,6 +26,7 @@ export interface RunSettings {
   sampling: Record<string, unknown>;
   seed: number;
   workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
+  verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
   out: string; // results folder: a new run writes <out>/<runId>
   runId?: string;
   resume?: string; // the run folder to continue

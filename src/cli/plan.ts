@@ -44,6 +44,7 @@ export function register(program: Command, io: CliIo): void {
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
       ...(kvCapacity !== undefined ? { kvCapacityTokens: kvCapacity } : {}),
       ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
+      ...(o.verifyCapacity ? { verifyCapacity: true } : {}),
       maxOutput: o.maxOutput,
       ...(o.contexts ? { contexts: o.contexts } : {}),
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
@@ -119,7 +120,7 @@ export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote 
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured because it is only a bound' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured to see what the server does' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

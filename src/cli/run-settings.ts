@@ -28,6 +28,7 @@ const SAME = [
   'ignoreEos',
   'seed',
   'workers',
+  'verifyCapacity',
   'out',
   'runId',
   'title',

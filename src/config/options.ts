@@ -201,6 +201,17 @@ export const OPTION_TABLE = {
     about: { sim: "KV cache capacity in tokens (overrides the profile's)" },
     description: 'KV cache capacity in tokens (overrides discovery)',
   },
+  verifyCapacity: {
+    flag: '--verify-capacity',
+    kind: 'bool',
+    defaultValue: false,
+    commands: runPlan,
+    configFile: true,
+    result: 'config',
+    description:
+      'measure the first Over capacity cell of each context anyway and report whether the rule held ' +
+      '(done without this flag when the capacity is only a lower bound)',
+  },
   ignoreEos: {
     flag: '--no-ignore-eos',
     kind: 'bool',

@@ -47,7 +47,8 @@ export function capacityCheckFor(
 }
 
 // Whether a measured check cell upheld the rule: Over capacity predicted that the server cannot run all N at once.
-// Valid means it did (the capacity is larger than the figure); queued or failed means the rule held.
-export function capacityRuleHeld(status: string): boolean {
-  return status !== 'Valid';
+// Valid without failed requests means it did (the capacity is larger than the figure); queued, failed, or requests
+// ended by the server (llama.cpp's full unified pool ends every running request mid-stream) mean the rule held.
+export function capacityRuleHeld(status: string, failedRequests = 0): boolean {
+  return status !== 'Valid' || failedRequests > 0;
 }

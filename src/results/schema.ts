@@ -85,6 +85,7 @@ export const RunConfig = z.object({
   sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
   seed: z.number().int(),
   workers: z.number().int().positive().optional(),
+  verifyCapacity: z.boolean().optional(), // measure the first Over capacity cell of each context anyway
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

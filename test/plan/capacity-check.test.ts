@@ -66,5 +66,6 @@ describe('capacity checks in the plan', () => {
     expect(capacityRuleHeld('Valid')).toBe(false);
     expect(capacityRuleHeld('Requests queued')).toBe(true);
     expect(capacityRuleHeld('Failed')).toBe(true);
+    expect(capacityRuleHeld('Valid', 3)).toBe(true); // the pool ran out mid-stream for some of them
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from '../../errors.js';
 import { fsError } from '../../fs-errors.js';
-import { buildPlan, type Plan } from '../../plan/plan.js';
+import { buildPlan, raisedCapacity, type Plan, type PlanInput } from '../../plan/plan.js';
 import { RESULT_FILE } from '../../results/io.js';
 import { readResult } from '../../results/read.js';
 import type { RunResult } from '../../results/schema.js';
@@ -18,7 +18,8 @@ export interface OpenedRun {
   resumed: boolean;
   baseUrl: string;
   info: TargetInfo;
-  plan: Plan;
+  plan: Plan; // re-planned when a capacity check proves the server holds more (raisedCapacity)
+  planInput: PlanInput;
   runId: string;
   checkpoint: Checkpoint;
 }
@@ -43,14 +44,29 @@ export async function openRun(
     );
   const maxModelLen = s.maxModelLen ?? info.maxModelLen;
   const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
-  const plan = buildPlan({
+  // A resumed run keeps the bound it found; a capacity given by flag is exact.
+  const kvCapacityBound = previous
+    ? (previous.target.kvCapacityBound ?? 'exact')
+    : given.kvCapacity !== undefined
+      ? 'exact'
+      : (info.kvCapacityBound ?? 'exact');
+  const planInput: PlanInput = {
     ...(maxModelLen !== undefined ? { maxModelLen } : {}),
-    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
+    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens, kvCapacityBound } : {}),
+    ...(s.verifyCapacity ? { verifyCapacity: true } : {}),
     maxOutput: s.maxOutput,
     ...(s.contexts ? { contexts: s.contexts } : {}),
     ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
     ...(s.concurrency ? { concurrency: s.concurrency } : {}),
-  });
+  };
+  // Capacity checks a resumed run already made still hold: the server ran those cells whole.
+  const proven = Math.max(
+    0,
+    ...(previous?.decode ?? []).map((c) =>
+      c.capacityCheck && !c.capacityCheck.held ? c.capacityCheck.needTokens : 0,
+    ),
+  );
+  const plan = raisedCapacity(buildPlan(planInput), proven, planInput);
   const runId = previous?.runId ?? s.runId ?? newRunId();
   const dir = previous ? s.resume! : join(s.out, runId);
   if (!previous) makeFolder(dir);
@@ -67,7 +83,7 @@ export async function openRun(
         startedAt: startedAt(),
       });
   const checkpoint = new Checkpoint(dir, result, plan);
-  return { settings: s, resumed: previous !== undefined, baseUrl, info, plan, runId, checkpoint };
+  return { settings: s, resumed: previous !== undefined, baseUrl, info, plan, planInput, runId, checkpoint };
 }
 
 // The stored result fixes runId, seed, lists and target, so the prompts and cells are the same.
