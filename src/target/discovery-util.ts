@@ -1,7 +1,7 @@
 import type { HttpResult } from '../client/http.js';
 import type { PromIndex } from './prometheus.js';
 import { parsePrometheus } from './prometheus.js';
-import type { ProbeContext } from './types.js';
+import type { Discovery, ProbeContext } from './types.js';
 
 export function okJson(r: HttpResult): Record<string, unknown> | undefined {
   if (!r.ok) return undefined;
@@ -53,3 +53,15 @@ export function tokenizeTimeoutMs(ctx: ProbeContext, chars: number): number {
 }
 
 export const userMessage = (text: string) => [{ role: 'user', content: text }];
+
+type Count = (text: string, api: 'chat' | 'completions') => Promise<number | undefined>;
+
+// The tokenize a run sizes prompts with: chat prompts counted with the template when the server renders
+// `messages` (rendered), else the content alone (the prompt factory then adds the template's tokens).
+export function useTokenize(d: Discovery, count: Count, rendered: boolean, endpoint: string): void {
+  d.tokenize = (text, api) => count(text, rendered ? api : 'completions');
+  d.tokenizeCoversTemplate = rendered;
+  d.tokenizeMethod = rendered
+    ? `POST ${endpoint} with messages (chat template included)`
+    : `POST ${endpoint} with prompt (content only)`;
+}

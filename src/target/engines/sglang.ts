@@ -1,4 +1,14 @@
-import { num, obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
+import {
+  num,
+  obj,
+  okJson,
+  posInt,
+  promAt,
+  str,
+  tokenizeTimeoutMs,
+  useTokenize,
+  userMessage,
+} from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
 // SGLang facts: engines.md §2.
@@ -78,11 +88,7 @@ export const sglang: EngineAdapter = {
       // alone shows the template was rendered.
       const chat = await sglangTokenize(ctx, model.id, 'hello', 'chat');
       const rendered = chat !== undefined && chat > plain;
-      d.tokenize = (text, api) => sglangTokenize(ctx, model.id, text, rendered ? api : 'completions');
-      d.tokenizeCoversTemplate = rendered;
-      d.tokenizeMethod = rendered
-        ? 'POST /v1/tokenize with messages (chat template included)'
-        : 'POST /v1/tokenize with prompt (content only)';
+      useTokenize(d, (text, api) => sglangTokenize(ctx, model.id, text, api), rendered, '/v1/tokenize');
     }
     return d;
   },

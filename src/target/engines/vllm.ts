@@ -6,6 +6,7 @@ import {
   promAt,
   str,
   tokenizeTimeoutMs,
+  useTokenize,
   userMessage,
 } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
@@ -58,11 +59,7 @@ export const vllm: EngineAdapter = {
     const probe = await vllmTokenize(ctx, model.id, 'hello', 'completions');
     if (probe !== undefined) {
       const rendered = (await vllmTokenize(ctx, model.id, 'hello', 'chat')) !== undefined;
-      d.tokenize = (text, api) => vllmTokenize(ctx, model.id, text, rendered ? api : 'completions');
-      d.tokenizeCoversTemplate = rendered;
-      d.tokenizeMethod = rendered
-        ? 'POST /tokenize with messages (chat template included)'
-        : 'POST /tokenize with prompt (content only)';
+      useTokenize(d, (text, api) => vllmTokenize(ctx, model.id, text, api), rendered, '/tokenize');
     }
     return d;
   },
