@@ -53,9 +53,9 @@ export function register(program: Command, io: CliIo): void {
       throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
         hint: 'Use run against the sim (llm-inference-bench sim) for longer windows.',
       });
-    // Loaded on use: every other command starts faster without the sim's modules.
-    const { startSim } = await import('../sim/index.js');
-    const sim = await startSim({ profile: 'demo', host: '127.0.0.1', port: 0 });
+    // On its own thread, as a real server would be: the client's event loop and self-check stay the client's.
+    const { startSimInWorker } = await import('../sim/worker-sim.js');
+    const sim = await startSimInWorker({ profile: 'demo', host: '127.0.0.1', port: 0 });
     const quiet = o.quiet === true;
     if (!quiet) io.stderr.write(`simulated engine (${sim.profile.name}) at ${sim.baseUrl}\n`);
     try {

@@ -216,7 +216,7 @@ function cellFlags(r: RunResult): Anomaly[] {
       out.push({
         ...base,
         kind: 'client-bound',
-        severity: 'error',
+        severity: 'warn', // measured, but partly the client's: flagged like a queue, not like a failure
         text:
           `Cell ${where}: the benchmark client was the bottleneck (${c.client.reason ?? 'overloaded'}); its ` +
           `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,

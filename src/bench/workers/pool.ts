@@ -1,22 +1,14 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../worker-start.js';
 import type { Sender } from '../sender.js';
 import type { FromWorker } from './protocol.js';
 
-// Starts the slot worker: the compiled .js in dist; from source (tsx, vitest) the .ts file, loaded after tsx's
-// hooks are registered inside the worker (Node 20 does not carry --import hooks into a worker's entry).
+// Starts the slot worker (src/worker-start.ts finds the compiled or the source module).
 export function startSlotWorker(): Worker {
-  const ts = new URL('./slot-worker.ts', import.meta.url);
-  if (!existsSync(fileURLToPath(ts))) return new Worker(new URL('./slot-worker.js', import.meta.url));
-  const api = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`;
-  return new Worker(boot, { eval: true });
+  return startModuleWorker(
+    new URL('./slot-worker.ts', import.meta.url),
+    new URL('./slot-worker.js', import.meta.url),
+  );
 }
 
 // Slots 1..n dealt round-robin over at most n workers, so every worker carries the same load.
