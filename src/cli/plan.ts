@@ -1,6 +1,6 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import { normalizeBaseUrl } from '../bench/settings.js';
+import { normalizeBaseUrl, prefillRepeatsOf } from '../bench/settings.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
@@ -59,7 +59,8 @@ export function register(program: Command, io: CliIo): void {
     }
     const est = estimateDuration(plan, {
       duration: o.duration,
-      prefillRepeats: o.prefillRepeats,
+      prefillRepeats: prefillRepeatsOf(o),
+      repeats: o.repeats,
       ...prefill,
     });
     io.stdout.write(
