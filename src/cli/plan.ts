@@ -70,7 +70,7 @@ export function register(program: Command, io: CliIo): void {
             null,
             2,
           ) + '\n'
-        : planTable(plan, est, source, kv),
+        : planTable(plan, est, source, kv, o.repeats),
     );
   });
 }
@@ -104,7 +104,7 @@ interface KvNote {
   bound?: KvBound | undefined;
 }
 
-export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}): string {
+export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}, repeats = 1): string {
   const w = 6;
   const lines = [
     `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
@@ -120,7 +120,7 @@ export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote 
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured because it is only a bound' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${est.cellsToRun} cells to run${repeats > 1 ? ` ${repeats} times each` : ''} (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured because it is only a bound' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }
