@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type * as CellRepeats from '../../src/bench/cell-repeats.js';
 import { BenchRun } from '../../src/bench/run.js';
+import { isBenchError } from '../../src/errors.js';
 import type { RunSettings } from '../../src/bench/settings.js';
 import { silentProgress } from '../../src/progress/sink.js';
 import { readRequestLines, type RequestLine } from '../../src/results/io.js';
@@ -160,5 +161,33 @@ describe('--repeats (the sim in virtual time)', () => {
     const lines = decodeLines(first.dir, 2);
     expect(new Set(lines.map((l) => l.repeat))).toEqual(new Set([1, 2, 3]));
     expect(lines.filter((l) => l.phase !== 'warmup')).toHaveLength(cell.requestsSent!);
+  });
+
+  it('an error that ends the run between repeats keeps nothing of the cell, and --resume measures it whole', async () => {
+    // Where repeat 2's window starts, from a clean run of the same (deterministic) sim: the connect request,
+    // three prefill repeats, repeat 1's requests and repeat 2's warm-up come before it.
+    const clean = await runVirtual(
+      settings(mkdtempSync(join(tmpdir(), 'lib-repeats-')), { repeats: 3, concurrency: [1] }),
+      rigOptions,
+    );
+    const firstWindow = decodeLines(clean.dir, 1).filter((l) => l.repeat === 1).length;
+    const before = 1 + 3 + firstWindow + 1 + 2; // two requests into repeat 2's ramp and window
+    const out = mkdtempSync(join(tmpdir(), 'lib-repeats-'));
+    const s = settings(out, { repeats: 3, concurrency: [1] });
+    const failed = await runVirtual(s, { ...rigOptions, sim: { faults: `401:after=${before}` } });
+    expect(isBenchError(failed.error) && failed.error.code).toBe('AUTH_FAILED');
+    expect(failed.result.status).toBe('failed');
+    expect(failed.result.decode).toEqual([]);
+    // the requests that reached the server are logged (repeat 2's refused ones among them) until a resume
+    expect(decodeLines(failed.dir, 1).some((l) => l.repeat === 2 && l.errorKind === 'http_status')).toBe(
+      true,
+    );
+
+    const again = await runVirtual({ ...s, resume: failed.dir, runId: undefined }, rigOptions);
+    expect(again.result.status).toBe('complete');
+    expect(again.result.decode[0]!.repeats!.map((x) => x.status)).toEqual(['Valid', 'Valid', 'Valid']);
+    const lines = decodeLines(failed.dir, 1);
+    expect(lines.some((l) => l.errorKind === 'http_status')).toBe(false); // the failed attempt's lines are gone
+    expect(lines.filter((l) => l.phase !== 'warmup')).toHaveLength(again.result.decode[0]!.requestsSent!);
   });
 });

@@ -5,8 +5,9 @@ import { measureCell } from './measure-cell.js';
 
 // One decode cell measured `repeats` times back to back (--repeats), kept as one merged cell. Each repeat is a
 // whole measureCell (warm-up from cached prompts, ramp, window, settle), so between-run noise shows in the spread.
-// Outcomes as for one window: an interrupt keeps nothing of the cell; a fatal error keeps what was measured (the
-// repeats so far, merged) and ends the run as it would after one window; a Failed repeat is one of the repeats.
+// Outcomes as for one window: an interrupt keeps nothing of the cell; a Failed repeat is one of the repeats. A
+// cell is kept only with all its repeats, so an error that ends the run before the last one keeps nothing of it
+// either (--resume measures it whole; a cell of fewer repeats would read as more certain than it is).
 // Same contract as one window (measureCell), so the run loop treats both alike.
 export const measureRepeats: typeof measureCell = async (env, ctx, n, startedAt, queueReference) => {
   const repeats = env.settings.repeats ?? 1;
@@ -23,10 +24,9 @@ export const measureRepeats: typeof measureCell = async (env, ctx, n, startedAt,
     sent.push(...r.sent.map((x) => ({ ...x, repeat: i })));
     for (const w of r.warnings) if (!warnings.includes(w)) warnings.push(w);
     if ('cell' in r) cells.push(r.cell);
-    if (r.fatal) {
-      if (cells.length === 0) return { sent, fatal: r.fatal, warnings };
-      return { sent, cell: mergeCellRepeats(cells), warnings, fatal: r.fatal };
-    }
+    if (!r.fatal) continue;
+    if (i < repeats || !('cell' in r)) return { sent, fatal: r.fatal, warnings };
+    return { sent, cell: mergeCellRepeats(cells), warnings, fatal: r.fatal }; // the last window's, as today
   }
   return { sent, cell: mergeCellRepeats(cells), warnings };
 };
