@@ -7,7 +7,7 @@ import { measureCell } from './measure-cell.js';
 // whole measureCell (warm-up from cached prompts, ramp, window, settle), so between-run noise shows in the spread.
 // Outcomes as for one window: an interrupt keeps nothing of the cell; a Failed repeat is one of the repeats. A
 // cell is kept only with all its repeats, so an error that ends the run before the last one keeps nothing of it
-// either (--resume measures it whole; a cell of fewer repeats would read as more certain than it is).
+// either (--resume measures it whole, so every cell of a run is measured alike).
 // Same contract as one window (measureCell), so the run loop treats both alike.
 export const measureRepeats: typeof measureCell = async (env, ctx, n, startedAt, queueReference) => {
   const repeats = env.settings.repeats ?? 1;
