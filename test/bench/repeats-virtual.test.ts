@@ -153,7 +153,8 @@ describe('--repeats (the sim in virtual time)', () => {
     expect(decodeLines(first.dir, 2)).toEqual([]); // repeat 1's requests were never logged
 
     const again = await rig.drive(
-      new BenchRun({ ...s, resume: first.dir, runId: undefined }, rig.deps).start(),
+      // the stored run's repeats win over the settings given to the resume
+      new BenchRun({ ...s, repeats: 1, resume: first.dir, runId: undefined }, rig.deps).start(),
     );
     expect(again.result.status).toBe('complete');
     const cell = again.result.decode[0]!;
