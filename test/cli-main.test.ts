@@ -76,6 +76,29 @@ describe('cli main', () => {
     expect(plan.estimate).not.toEqual(await estimate('30'));
   });
 
+  it('plan --repeats N counts N windows per cell and at least N cold prefills per point', async () => {
+    type Step = { kind: string; prompts: number; fixedS: number };
+    const args = ['plan', '--max-model-len', '16K', '--contexts', '8K', '--concurrency', '1,2', '--json'];
+    const steps = async (...more: string[]) =>
+      (JSON.parse((await runCliInProcess([...args, ...more])).stdout) as { estimate: { steps: Step[] } })
+        .estimate.steps;
+    const one = await steps();
+    const three = await steps('--repeats', '3');
+    expect(three.map((s) => s.kind)).toEqual(one.map((s) => s.kind));
+    one.forEach((s, i) => {
+      const t = three[i]!;
+      if (s.kind === 'cell') expect(t.fixedS).toBeCloseTo(3 * s.fixedS, 9);
+      if (s.kind === 'prefill') expect([s.prompts, t.prompts]).toEqual([1, 3]);
+    });
+    // --prefill-repeats above --repeats stands
+    const five = await steps('--repeats', '3', '--prefill-repeats', '5');
+    expect(five.find((s) => s.kind === 'prefill')!.prompts).toBe(5);
+    const text = await runCliInProcess(args.filter((a) => a !== '--json').concat('--repeats', '3'));
+    expect(text.stdout).toMatch(/cells to run 3 times each/);
+    const zero = await runCliInProcess([...args, '--repeats', '0']);
+    expect(zero.stderr).toBe('error [CONFIG_INVALID]: invalid options: --repeats: expected a value >= 1\n');
+  });
+
   it('returns a typed error as its exit code, with one line and no stack trace', async () => {
     const r = await runCliInProcess(['report', '/nonexistent/result.json']);
     expect(r.stderr).toMatch(/^error \[\w+\]: .*\n$/);

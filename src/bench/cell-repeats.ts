@@ -1,9 +1,11 @@
 import type { CellRepeat, CellStatus, DecodeCell } from '../results/schema.js';
 import { mergeRepeatFigure } from '../stats/repeats.js';
+import { r3, ri } from './cell-result.js';
 
 // One cell measured R times (--repeats) becomes one cell: figures are the means of the repeats that measured
 // something, intervals span the noise between them (src/stats/repeats.ts), counts add up, and the status is the
-// worst a repeat showed among those that ran, so a queue seen once is not averaged away.
+// worst a repeat showed among those that ran, so a queue seen once is not averaged away. Stored to 1e-3, as
+// one window's figures are.
 const FIGURES = ['totalTokensPerS', 'perRequestTokensPerS', 'ttftMs', 'tbtMs'] as const;
 const SEVERITY: Record<CellStatus, number> = {
   Valid: 0,
@@ -37,15 +39,15 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
       measured.map((c) => c[f]),
       measured.map((c) => c.intervals?.[f]),
     );
-    out[f] = m.figure;
-    out.intervals![f] = m.interval;
+    out[f] = r3(m.figure);
+    out.intervals![f] = ri(m.interval);
   }
   const worst = measured.reduce((w, c) => (SEVERITY[c.status] > SEVERITY[w.status] ? c : w), measured[0]!);
   out.status = worst.status;
   if (worst.queueEvidence !== undefined) out.queueEvidence = worst.queueEvidence;
   out.completed = sumOrNull(measured.map((c) => c.completed));
   out.outputTokens = sumOrNull(measured.map((c) => c.outputTokens));
-  out.measuredS = sumOrNull(measured.map((c) => c.measuredS));
+  out.measuredS = r3(sumOrNull(measured.map((c) => c.measuredS)));
   out.requestsSent = measured.reduce((a, c) => a + (c.requestsSent ?? 0), 0);
   const errors = mergeErrors(cells);
   if (errors) out.errors = errors;

@@ -24,14 +24,14 @@ export interface CellMeasurement {
 }
 
 const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
-const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
+export const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
 const q3 = (q: { p50: number | null; p90: number | null; p99: number | null }) => ({
   p50: r3(q.p50),
   p90: r3(q.p90),
   p99: r3(q.p99),
 });
 
-const ri = (i: Interval | null | undefined) => (i ? { lo: r3(i.lo)!, hi: r3(i.hi)! } : null);
+export const ri = (i: Interval | null | undefined) => (i ? { lo: r3(i.lo)!, hi: r3(i.hi)! } : null);
 const roundIntervals = (i: CellIntervals): CellIntervals => ({
   totalTokensPerS: ri(i.totalTokensPerS),
   perRequestTokensPerS: ri(i.perRequestTokensPerS),

@@ -5,7 +5,7 @@ import { redactSecrets } from '../secrets.js';
 import { redactCommandLine } from '../target/redact.js';
 import type { TargetInfo } from '../target/types.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import type { RunSettings } from './settings.js';
+import { prefillRepeatsOf, type RunSettings } from './settings.js';
 
 export function resultSkeleton(o: {
   runId: string;
@@ -59,7 +59,8 @@ export function resultSkeleton(o: {
       concurrency: o.plan.concurrency,
       maxOutput: s.maxOutput,
       duration: s.duration,
-      prefillRepeats: s.prefillRepeats,
+      prefillRepeats: prefillRepeatsOf(s),
+      repeats: s.repeats ?? 1,
       rampTimeout: s.rampTimeout,
       settleTimeout: s.settleTimeout,
       settlePause: s.settlePause,
@@ -96,6 +97,7 @@ export function settingsFromResult(r: RunResult, flags: RunSettings): RunSetting
     maxOutput: c.maxOutput,
     duration: c.duration,
     prefillRepeats: c.prefillRepeats,
+    repeats: c.repeats ?? 1,
     rampTimeout: c.rampTimeout ?? flags.rampTimeout,
     settleTimeout: c.settleTimeout ?? flags.settleTimeout,
     settlePause: c.settlePause ?? flags.settlePause,

@@ -16,13 +16,14 @@ import { realClock, type BenchClock, type StreamFn } from './context.js';
 import type { CellMonitor } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
 import type { Checkpoint } from './phases/checkpoint.js';
-import { measureCell, type CellEnv } from './phases/measure-cell.js';
+import type { CellEnv } from './phases/measure-cell.js';
+import { measureRepeats } from './phases/measure-repeats.js';
 import { measurePrefillPoint } from './phases/measure-prefill.js';
 import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
-import type { RunSettings } from './settings.js';
+import { prefillRepeatsOf, type RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
 
 export interface BenchRunDeps {
@@ -186,7 +187,12 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   );
   const est = estimateDuration(
     { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
-    { duration: s.duration, prefillRepeats: s.prefillRepeats, engine: run.info.engine.name },
+    {
+      duration: s.duration,
+      prefillRepeats: prefillRepeatsOf(s),
+      repeats: s.repeats ?? 1,
+      engine: run.info.engine.name,
+    },
   );
   progress.start({
     runId: run.runId,
@@ -245,7 +251,7 @@ async function measureContexts(
     if (env.stop.aborted) return;
     const pp = plan.prefill.find((p) => p.contextTokens === ctx);
     if (pp && !cp.hasPrefill(ctx)) {
-      const repeats = run.settings.prefillRepeats;
+      const repeats = prefillRepeatsOf(run.settings);
       const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase);
       cp.log(r.sent);
       if ('interrupted' in r) return;
@@ -287,7 +293,7 @@ async function decodeCell(
   } else if (tooLong.blocks(ctx, pc.status === 'Too long')) {
     keep.cell(tooLong.blockedCell(ctx, n, pc.reason, startedAt));
   } else {
-    const r = await measureCell(env, ctx, n, startedAt, referenceFromCells(cp.result.decode, ctx, n));
+    const r = await measureRepeats(env, ctx, n, startedAt, referenceFromCells(cp.result.decode, ctx, n));
     cp.log(r.sent);
     if ('interrupted' in r) return false;
     r.warnings.forEach(keep.warn);

@@ -23,6 +23,7 @@ export interface Sent {
   requestId: string;
   record: RequestRecord;
   estTokens: number;
+  repeat?: number; // which of a cell's --repeats windows sent it (1-based), when there are several
 }
 
 export interface SenderConfig {
@@ -101,6 +102,7 @@ export function toRequestLine(s: Sent): RequestLine {
   };
   if (r.calledAtMs !== undefined) line.calledAtMs = r.calledAtMs;
   if (s.spec.concurrency !== undefined) line.concurrency = s.spec.concurrency;
+  if (s.repeat !== undefined) line.repeat = s.repeat;
   if (r.firstTokenAtMs !== undefined) line.firstTokenAtMs = r.firstTokenAtMs;
   if (r.reasoningTokens !== undefined) line.reasoningTokens = r.reasoningTokens;
   if (r.promptTokens !== undefined) line.promptTokens = r.promptTokens;

@@ -16,6 +16,7 @@ export interface RunSettings {
   maxOutput: number;
   duration: number; // seconds
   prefillRepeats: number;
+  repeats?: number; // windows per decode cell, merged into one cell (src/bench/cell-repeats.ts); default 1
   rampTimeout: number; // seconds
   settleTimeout: number; // seconds
   settlePause: number; // seconds
@@ -39,6 +40,10 @@ export interface RunSettings {
   hardware?: HardwareOverrides | Hardware;
   reports?: boolean; // write report.html and report.md beside the result (default true)
 }
+
+// --repeats N repeats prefill points too: each gets at least N cold requests, so it has a spread to show.
+export const prefillRepeatsOf = (s: Pick<RunSettings, 'prefillRepeats' | 'repeats'>): number =>
+  Math.max(s.prefillRepeats, s.repeats ?? 1);
 
 export function newRunId(d = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');

@@ -1,6 +1,6 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import { normalizeBaseUrl } from '../bench/settings.js';
+import { normalizeBaseUrl, prefillRepeatsOf } from '../bench/settings.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
@@ -60,7 +60,8 @@ export function register(program: Command, io: CliIo): void {
     }
     const est = estimateDuration(plan, {
       duration: o.duration,
-      prefillRepeats: o.prefillRepeats,
+      prefillRepeats: prefillRepeatsOf(o),
+      repeats: o.repeats,
       ...prefill,
     });
     io.stdout.write(
@@ -70,7 +71,7 @@ export function register(program: Command, io: CliIo): void {
             null,
             2,
           ) + '\n'
-        : planTable(plan, est, source, kv),
+        : planTable(plan, est, source, kv, o.repeats),
     );
   });
 }
@@ -104,7 +105,7 @@ interface KvNote {
   bound?: KvBound | undefined;
 }
 
-export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}): string {
+export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}, repeats = 1): string {
   const w = 6;
   const lines = [
     `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
@@ -120,7 +121,7 @@ export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote 
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured to see what the server does' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${est.cellsToRun} cells to run${repeats > 1 ? ` ${repeats} times each` : ''} (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured to see what the server does' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

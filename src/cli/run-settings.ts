@@ -19,6 +19,7 @@ const SAME = [
   'maxOutput',
   'duration',
   'prefillRepeats',
+  'repeats',
   'rampTimeout',
   'settleTimeout',
   'settlePause',

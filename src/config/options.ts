@@ -144,6 +144,17 @@ export const OPTION_TABLE = {
     description: 'cold prefill requests per context (median reported, outliers flagged)',
     min: 1,
   },
+  repeats: {
+    flag: '--repeats <n>',
+    kind: 'int',
+    defaultValue: 1,
+    commands: runPlan,
+    configFile: true,
+    result: 'config',
+    description: 'windows per decode cell, merged (mean, interval over them); prefill: at least n repeats',
+    min: 1,
+    max: 100,
+  },
   rampTimeout: {
     flag: '--ramp-timeout <seconds>',
     kind: 'duration',

@@ -3,7 +3,8 @@ import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-
 
 export interface EstimateInput {
   duration: number; // window length
-  prefillRepeats: number;
+  prefillRepeats: number; // cold requests per prefill point, as the run sends them
+  repeats?: number; // windows per decode cell (--repeats), each with its ramp and settle; default 1
   cellOverheadS?: number; // ramp from cached prompts, close and settle per cell; default 0.3 s
   requestOverheadS?: number; // per request outside prefill (connection, API server); default 0.02 s
   engine?: string; // picks the prefill prior
@@ -16,7 +17,7 @@ export interface EstimateStep {
   contextTokens: number;
   concurrency?: number;
   prompts: number; // cold prompts of contextTokens prefilled in this step (repeats, or new warm-up slots)
-  fixedS: number; // what does not depend on prefill speed: windows, ramps, settles, request overheads
+  fixedS: number; // what does not depend on prefill speed: windows (R per cell), ramps, settles, request overheads
   estimateS: number;
 }
 
@@ -36,6 +37,7 @@ const CONNECT_TOKENS = 1024;
 export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 'estimateS'>[] {
   const overhead = input.cellOverheadS ?? DEFAULT_CELL_OVERHEAD_S;
   const req = input.requestOverheadS ?? 0.02;
+  const windows = input.repeats ?? 1;
   const steps: Omit<EstimateStep, 'estimateS'>[] = [
     { kind: 'connect', contextTokens: CONNECT_TOKENS, prompts: 1, fixedS: req },
   ];
@@ -61,7 +63,7 @@ export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 
         contextTokens: c,
         concurrency: cell.concurrency,
         prompts: fresh,
-        fixedS: runs ? input.duration + overhead + req : 0,
+        fixedS: runs ? windows * (input.duration + overhead + req) : 0,
       });
     }
   }

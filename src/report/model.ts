@@ -152,6 +152,7 @@ export function metadata(r: RunResult): MetaSection[] {
         ['Sampling sent', r.status === 'imported' ? undefined : sampling || 'none (model defaults)'],
         ['Ignore EOS', r.status === 'imported' ? undefined : c.ignoreEos ? 'yes' : 'no'],
         ['Prefill repeats', c.prefillRepeats > 1 ? c.prefillRepeats : undefined],
+        ['Repeats per cell', (c.repeats ?? 1) > 1 ? c.repeats : undefined],
         ['Started', r.startedAt ? fmtDate(r.startedAt) : undefined],
         ['Status', r.status === 'complete' ? undefined : r.status],
         ['Run id', r.runId],
@@ -212,6 +213,14 @@ export function intervalLines(c: DecodeCell): string[] {
     ...line('TTFT', iv.ttftMs, fmtMs),
     ...line('Time between tokens', iv.tbtMs, fmtTokenMs),
   ];
+}
+
+/** "3 repeats: 1,800 / 1,912 / 1,766 tok/s total" for a cell merged from --repeats windows; undefined for one. */
+export function repeatsText(c: DecodeCell): string | undefined {
+  const reps = c.repeats ?? [];
+  if (reps.length < 2) return undefined;
+  const each = reps.map((x) => (x.status === 'Failed' ? 'Failed' : fmtTokS(x.totalTokensPerS))).join(' / ');
+  return `${reps.length} repeats: ${each} tok/s total (figures are their mean, intervals span them)`;
 }
 
 export function decodeRow(c: DecodeCell): string[] {

@@ -65,6 +65,7 @@ export interface RequestLine {
   phase: 'prefill' | 'warmup' | 'ramp' | 'window';
   contextTokens: number;
   concurrency?: number;
+  repeat?: number; // 1..R when the cell was measured R > 1 times (--repeats); one cell key for all of them
   slot: number;
   requestId: string;
   sentAtMs: number; // epoch ms: the request's bytes went to the socket (TTFT starts here)

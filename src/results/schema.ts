@@ -76,7 +76,8 @@ export const RunConfig = z.object({
   concurrency: z.array(z.number().int().positive()),
   maxOutput: z.number().int().positive(),
   duration: z.number().positive(), // seconds, the window length asked for
-  prefillRepeats: z.number().int().positive(),
+  prefillRepeats: z.number().int().positive(), // what was measured: at least `repeats`
+  repeats: z.number().int().positive().optional(), // windows per decode cell (--repeats); absent: 1
   rampTimeout: z.number().positive().optional(), // seconds
   settleTimeout: z.number().nonnegative().optional(), // seconds
   settlePause: z.number().nonnegative().optional(), // seconds

@@ -38,8 +38,11 @@ export function zQuantile(p: number): number {
   );
 }
 
-// Student t quantile by the Cornish-Fisher expansion around the normal one (within 1% for df >= 3).
+// Student t quantile: exact for 1 and 2 degrees of freedom (2 and 3 repeats of a cell), the Cornish-Fisher
+// expansion around the normal one above (within 1% for df >= 3).
 export function tQuantile(p: number, df: number): number {
+  if (df === 1) return Math.tan(Math.PI * (p - 0.5));
+  if (df === 2) return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
   const z = zQuantile(p);
   const z3 = z ** 3;
   const z5 = z ** 5;

@@ -59,6 +59,20 @@ describe('mergeCellRepeats', () => {
     expect(m.repeats).toHaveLength(2);
   });
 
+  it('stores the merged figures to 1e-3, as one window stores its own', () => {
+    const m = mergeCellRepeats([
+      cell({ totalTokensPerS: 390.1, measuredS: 10.0001 }),
+      cell({ totalTokensPerS: 410.2, measuredS: 10.0001 }),
+      cell({ totalTokensPerS: 400.4, measuredS: 10.0001 }),
+    ]);
+    expect(m.totalTokensPerS).toBe(400.233); // 1200.7 / 3 = 400.2333…
+    expect(m.measuredS).toBe(30);
+    const { lo, hi } = m.intervals!.totalTokensPerS!;
+    for (const x of [lo, hi]) expect(Math.round(x * 1000) / 1000).toBe(x);
+    expect(lo).toBeLessThan(390.1);
+    expect(hi).toBeGreaterThan(410.2);
+  });
+
   it('one repeat is the cell itself', () => {
     const c = cell({});
     expect(mergeCellRepeats([c])).toBe(c);

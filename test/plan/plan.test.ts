@@ -157,5 +157,21 @@ describe('buildPlan', () => {
       'prefill 65280',
     ]);
     expect(e.steps.find((s) => s.contextTokens === 8192 && s.concurrency === 2)?.prompts).toBe(1);
+
+    // --repeats 3: each cell runs three windows with their ramps and settles; its warm-up prefills its new
+    // slots once (the later repeats find them cached); prefill points cost what the run is given to send.
+    const r = estimateDuration(plan, {
+      duration: 30,
+      prefillRepeats: 3,
+      repeats: 3,
+      cellOverheadS: 3,
+      requestOverheadS: 0,
+      prefill: { a: 1 / 1000, b: 0 },
+    });
+    expect(r.decodeS).toBe(3 * 4 * 33);
+    const points = 8192 + 16384 + 32768 + 60416 + 65280;
+    expect(r.prefillS).toBeCloseTo((1024 + 3 * points + 8192) / 1000, 6);
+    expect(r.steps.find((s) => s.contextTokens === 8192 && s.concurrency === 2)?.prompts).toBe(1);
+    expect(r.steps.find((s) => s.kind === 'prefill' && s.contextTokens === 8192)?.prompts).toBe(3);
   });
 });

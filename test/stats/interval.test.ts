@@ -40,6 +40,8 @@ describe('quantiles', () => {
     expect(zQuantile(0.01)).toBeCloseTo(-2.326348, 5);
     expect(tQuantile(0.975, 9)).toBeCloseTo(2.262, 1);
     expect(tQuantile(0.975, 30)).toBeCloseTo(2.042, 2);
+    expect(tQuantile(0.975, 1)).toBeCloseTo(12.706, 2); // exact at 1 and 2 degrees of freedom
+    expect(tQuantile(0.975, 2)).toBeCloseTo(4.303, 2);
   });
 });
 

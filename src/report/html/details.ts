@@ -12,7 +12,7 @@ import {
   fmtTokenMs,
   fmtTokS,
 } from '../../format/index.js';
-import { errorTotal } from '../model.js';
+import { errorTotal, repeatsText } from '../model.js';
 import { esc } from './escape.js';
 import { cellId } from './heatmap.js';
 import { n1 } from './svg.js';
@@ -101,6 +101,8 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
     ['Measured for', fmtS(c.measuredS)],
   ];
   const extra: Array<[string, string]> = [];
+  const repeats = repeatsText(c);
+  if (repeats) extra.push(['Repeats', repeats]);
   if (c.requestsSent !== undefined) extra.push(['Requests sent', fmtInt(c.requestsSent)]);
   if (c.promptTokens !== undefined) extra.push(['Prompt tokens (median)', fmtInt(c.promptTokens)]);
   if (c.cacheHitRatio !== undefined && c.cacheHitRatio !== null)

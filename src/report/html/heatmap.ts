@@ -1,7 +1,7 @@
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import type { Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
-import { cellKey, cellMap, decodeConcurrency, decodeContexts, intervalLines } from '../model.js';
+import { cellKey, cellMap, decodeConcurrency, decodeContexts, intervalLines, repeatsText } from '../model.js';
 import { cssVars, seqColor } from './color.js';
 import { esc } from './escape.js';
 
@@ -23,6 +23,7 @@ function cellTitle(c: DecodeCell, flags: Anomaly[]): string {
     `${fmtTokS(c.totalTokensPerS)} tok/s total, ${fmtTokS(c.perRequestTokensPerS)} tok/s per request`,
     `TTFT ${fmtMs(c.ttftMs)} (median)`,
     ...intervalLines(c),
+    ...[repeatsText(c)].filter((x) => x !== undefined),
     ...flags.map((f) => `⚠ ${f.kind.replace('-', ' ')}`),
     'Click for details',
   ].join('\n');
