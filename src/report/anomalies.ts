@@ -212,6 +212,16 @@ function cellFlags(r: RunResult): Anomaly[] {
       });
     }
     if (c.capacityCheck) out.push({ ...base, ...capacityFlag(c, c.capacityCheck, where) });
+    const failedRepeats = (c.repeats ?? []).filter((x) => x.status === 'Failed');
+    if (c.status !== 'Failed' && failedRepeats.length)
+      out.push({
+        ...base,
+        kind: 'errors',
+        severity: 'warn',
+        text:
+          `Cell ${where}: ${failedRepeats.length} of ${c.repeats!.length} repeats failed ` +
+          `(${failedRepeats[0]!.error ?? 'no figure'}); the figures are those of the others.`,
+      });
     if (c.client?.clientBound)
       out.push({
         ...base,

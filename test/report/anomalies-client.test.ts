@@ -45,4 +45,22 @@ describe('client self-check and token attribution in the reports', () => {
     Object.assign(c, { chunkAttribution: 'exact', windowTokenErrorBound: 0 });
     expect(findAnomalies(r).some((a) => a.kind === 'estimated-tokens')).toBe(false);
   });
+
+  it('a repeat that failed is said, though the cell kept the others', () => {
+    const r = syntheticResult();
+    const c = r.decode.find((x) => x.status === 'Valid')!;
+    const ok = {
+      status: 'Valid' as const,
+      totalTokensPerS: 1,
+      perRequestTokensPerS: 1,
+      ttftMs: 1,
+      tbtMs: 1,
+      measuredS: 1,
+    };
+    c.repeats = [ok, { ...ok, status: 'Failed', error: 'TARGET_UNREACHABLE' }, ok];
+    const flag = findAnomalies(r).find((a) => a.text.includes('repeats failed'))!;
+    expect(flag.text).toMatch(
+      /1 of 3 repeats failed \(TARGET_UNREACHABLE\); the figures are those of the others/,
+    );
+  });
 });
