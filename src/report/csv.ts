@@ -2,6 +2,7 @@ import {
   ERROR_KINDS,
   type CellIntervals,
   type DecodeCell,
+  type PrefillPoint,
   type Quantiles,
   type RunResult,
 } from '../results/schema.js';
@@ -108,89 +109,95 @@ function intervalFields(c: DecodeCell): Array<number | null> {
 }
 
 export function renderCsv(r: RunResult): string {
-  const rows: unknown[][] = [CSV_HEADERS];
   const tag = r.predicted ? ' (predicted)' : ''; // a prediction stays labelled when the rows leave the report
-  for (const p of prefillPoints(r)) {
-    const errs = ERROR_KINDS.map((k) => p.errors?.[k]);
-    rows.push([
-      `Prefill${tag}`,
-      contextLabel(p.contextTokens),
-      p.contextTokens,
-      1,
-      p.status,
-      p.tokensPerS,
-      null,
-      p.ttftMs,
-      null,
-      null,
-      p.completed,
-      null,
-      null,
-      p.promptTokens,
-      ...Array(9).fill(null),
-      null,
-      p.errors ? errorTotal(p.errors) : null,
-      ...errs,
-      ...Array(11).fill(null),
-      p.repeats.length || null,
-      p.repeats.length ? p.repeats.filter((x) => x.outlier).length : null,
-      p.error,
-      ...INTERVAL_FIELDS.flatMap(() => [null, null]),
-      null,
-      null,
-      null,
-      ...cellExtraHeaders().map(() => null),
-    ]);
-  }
   const cells = [...r.decode].sort(
     (a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency,
   );
-  for (const c of cells) {
-    rows.push([
-      `Sustained decode${tag}`,
-      contextLabel(c.contextTokens),
-      c.contextTokens,
-      c.concurrency,
-      c.status,
-      c.totalTokensPerS,
-      c.perRequestTokensPerS,
-      c.ttftMs,
-      c.tbtMs,
-      c.avgActive,
-      c.completed,
-      c.outputTokens,
-      c.measuredS,
-      c.promptTokens,
-      ...q(c.ttft),
-      ...q(c.chunkGapMs),
-      ...q(c.perRequestTokensPerSQ),
-      c.requestsSent,
-      c.errors ? errorTotal(c.errors) : null,
-      ...ERROR_KINDS.map((k) => c.errors?.[k]),
-      c.cacheHitRatio,
-      c.specAcceptanceLength,
-      c.maxRunning,
-      c.maxWaiting,
-      c.avgPowerW,
-      c.joulesPerToken,
-      c.tokensPerSPerW,
-      c.rampTimedOut,
-      c.abortedAtClose,
-      c.avgPending,
-      c.maxFirstTokenWaitMs,
-      null,
-      null,
-      c.error,
-      ...intervalFields(c),
-      c.maxChunkGapMs,
-      c.stalls,
-      c.stalledMs,
-      ...cellExtras(c),
-    ]);
-  }
+  const rows: unknown[][] = [
+    CSV_HEADERS,
+    ...prefillPoints(r).map((p) => prefillRow(p, tag)),
+    ...cells.map((c) => decodeRow(c, tag)),
+  ];
   return (
     rows
       .map((row) => row.map((v) => csvField(v as string | number | null | undefined)).join(','))
       .join('\r\n') + '\r\n'
   );
+}
+
+function prefillRow(p: PrefillPoint, tag: string): unknown[] {
+  const errs = ERROR_KINDS.map((k) => p.errors?.[k]);
+  return [
+    `Prefill${tag}`,
+    contextLabel(p.contextTokens),
+    p.contextTokens,
+    1,
+    p.status,
+    p.tokensPerS,
+    null,
+    p.ttftMs,
+    null,
+    null,
+    p.completed,
+    null,
+    null,
+    p.promptTokens,
+    ...Array(9).fill(null),
+    null,
+    p.errors ? errorTotal(p.errors) : null,
+    ...errs,
+    ...Array(11).fill(null),
+    p.repeats.length || null,
+    p.repeats.length ? p.repeats.filter((x) => x.outlier).length : null,
+    p.error,
+    ...INTERVAL_FIELDS.flatMap(() => [null, null]),
+    null,
+    null,
+    null,
+    ...cellExtraHeaders().map(() => null),
+  ];
+}
+
+function decodeRow(c: DecodeCell, tag: string): unknown[] {
+  return [
+    `Sustained decode${tag}`,
+    contextLabel(c.contextTokens),
+    c.contextTokens,
+    c.concurrency,
+    c.status,
+    c.totalTokensPerS,
+    c.perRequestTokensPerS,
+    c.ttftMs,
+    c.tbtMs,
+    c.avgActive,
+    c.completed,
+    c.outputTokens,
+    c.measuredS,
+    c.promptTokens,
+    ...q(c.ttft),
+    ...q(c.chunkGapMs),
+    ...q(c.perRequestTokensPerSQ),
+    c.requestsSent,
+    c.errors ? errorTotal(c.errors) : null,
+    ...ERROR_KINDS.map((k) => c.errors?.[k]),
+    c.cacheHitRatio,
+    c.specAcceptanceLength,
+    c.maxRunning,
+    c.maxWaiting,
+    c.avgPowerW,
+    c.joulesPerToken,
+    c.tokensPerSPerW,
+    c.rampTimedOut,
+    c.abortedAtClose,
+    c.avgPending,
+    c.maxFirstTokenWaitMs,
+    null,
+    null,
+    c.error,
+    ...intervalFields(c),
+    c.maxChunkGapMs,
+    c.stalls,
+    c.stalledMs,
+    ...cellExtras(c),
+  ];
 }

@@ -86,7 +86,26 @@ export function samplesSvg(samples: ServerSample[]): string {
 
 export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): string {
   const title = `${contextLabel(c.contextTokens)} context × ${c.concurrency} requests at once`;
-  const figures: Array<[string, string]> = [
+  const extra = detailExtras(c);
+  const clientQueue = clientQueueText(c);
+  const samples = c.serverSamples?.length ? samplesSvg(c.serverSamples) : '';
+  const flagList = flags.length
+    ? `<ul class="flags">${flags.map((f) => `<li class="sev-${f.severity}">${esc(f.text)}</li>`).join('')}</ul>`
+    : '';
+  return `<section class="cell-detail" id="detail-${cellId(c)}" data-detail="${c.contextTokens}x${c.concurrency}" hidden>
+<header><h3>${esc(title)}</h3><span class="pill st-${c.status === 'Valid' ? 'valid' : c.status === 'Requests queued' ? 'queued' : c.status === 'Failed' ? 'failed' : 'over'}">${esc(c.status)}</span><button type="button" class="close" aria-label="Close details">×</button></header>
+${c.error ? `<p class="err-msg">${esc(c.error)}</p>` : ''}${flagList}
+<div class="detail-grid">
+<div><h4>Figures</h4>${kv(detailFigures(c, gpus))}${extra.length ? kv(extra) : ''}</div>
+<div><h4>Percentiles</h4>${quantTable(c)}<h4>Errors by kind</h4>${errorsTable(c)}</div>
+<div><h4>Queue evidence</h4><p>${esc(queueText(c))}</p>${clientQueue ? `<p class="muted" style="margin-top:6px">${esc(clientQueue)}</p>` : ''}<h4>Cache-hit evidence</h4><p>${esc(cacheText(c))}</p>${
+    samples ? `<h4>Server samples</h4>${samples}` : ''
+  }</div>
+</div></section>`;
+}
+
+function detailFigures(c: DecodeCell, gpus: number | undefined): Array<[string, string]> {
+  return [
     ['Status', c.status],
     ['Total tok/s', fmtTokS(c.totalTokensPerS)],
     ...(gpus && c.totalTokensPerS !== null
@@ -100,85 +119,95 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
     ['Output tokens', fmtInt(c.outputTokens)],
     ['Measured for', fmtS(c.measuredS)],
   ];
-  const extra: Array<[string, string]> = [];
-  const repeats = repeatsText(c);
-  if (repeats) extra.push(['Repeats', repeats]);
-  if (c.requestsSent !== undefined) extra.push(['Requests sent', fmtInt(c.requestsSent)]);
-  if (c.promptTokens !== undefined) extra.push(['Prompt tokens (median)', fmtInt(c.promptTokens)]);
-  if (c.cacheHitRatio !== undefined && c.cacheHitRatio !== null)
-    extra.push(['Prompt cache hit ratio', fmtPct(c.cacheHitRatio, 1)]);
-  if (c.specAcceptanceLength !== undefined && c.specAcceptanceLength !== null)
-    extra.push(['Speculative acceptance length', fmt2(c.specAcceptanceLength)]);
-  if (c.maxRunning !== undefined && c.maxRunning !== null)
-    extra.push(['Max running (server)', fmtInt(c.maxRunning)]);
-  if (c.maxWaiting !== undefined && c.maxWaiting !== null)
-    extra.push(['Max waiting (server)', fmtInt(c.maxWaiting)]);
-  if (c.avgPowerW !== undefined && c.avgPowerW !== null)
-    extra.push(['Average power', `${fmtInt(c.avgPowerW)} W`]);
-  if (c.joulesPerToken !== undefined && c.joulesPerToken !== null)
-    extra.push(['Energy per token', `${fmt2(c.joulesPerToken)} J`]);
-  if (c.tokensPerSPerW !== undefined && c.tokensPerSPerW !== null)
-    extra.push(['Tokens per second per watt', fmt2(c.tokensPerSPerW)]);
-  if (c.abortedAtClose !== undefined) extra.push(['Aborted at window close', fmtInt(c.abortedAtClose)]);
-  if (c.startedAt) extra.push(['Started', c.startedAt]);
+}
 
-  const quant =
-    c.ttft || c.chunkGapMs || c.perRequestTokensPerSQ
-      ? `<table class="quant"><thead><tr><th></th><th>p50</th><th>p90</th><th>p99</th></tr></thead><tbody>${
-          quantRow('TTFT', c.ttft, fmtMs) +
-          quantRow('Gap between chunks', c.chunkGapMs, fmtTokenMs) +
-          quantRow('Per request tok/s', c.perRequestTokensPerSQ, fmtTokS)
-        }</tbody></table>`
-      : `<p class="muted">No percentiles recorded for this cell.</p>`;
-  const errCount = errorTotal(c.errors);
-  const errors = errCount
-    ? `<table class="errs"><tbody>${Object.entries(c.errors ?? {})
-        .filter(([, n]) => n)
-        .map(
-          ([k, n]) => `<tr><th scope="row"><code>${esc(k)}</code></th><td>${esc(fmtInt(n ?? 0))}</td></tr>`,
-        )
-        .join('')}</tbody></table>`
-    : `<p class="muted">${c.errors ? 'No request errors.' : 'Errors were not recorded.'}</p>`;
-  const cache =
-    c.cacheHitRatio === undefined || c.cacheHitRatio === null
-      ? 'The target reported no cached-token counts for this cell.'
-      : `${fmtPct(c.cacheHitRatio, 1)} of prompt tokens were served from the prefix cache, ` +
-        (c.cacheHitRatio >= 0.9
-          ? 'so TTFT here is mostly queueing and decode scheduling, not prefill.'
-          : 'so part of every TTFT is prefill work: the warm-up did not keep all slots cached.');
-  const queue =
-    c.queueEvidence ??
-    (c.status === 'Requests queued'
-      ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}: the server did not run them all at once.`
-      : c.status === 'Valid'
-        ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}.`
-        : DASH);
-  const clientQueue = [
+const known = (v: number | null | undefined): v is number => v !== undefined && v !== null;
+
+// Everything beyond the seed figures that this cell recorded, and how far to trust it.
+function detailExtras(c: DecodeCell): Array<[string, string]> {
+  const extra: Array<[string, string]> = [];
+  const add = (label: string, value: string | false | undefined) => {
+    if (value) extra.push([label, value]);
+  };
+  add('Repeats', repeatsText(c));
+  add('Requests sent', c.requestsSent !== undefined && fmtInt(c.requestsSent));
+  add('Prompt tokens (median)', c.promptTokens !== undefined && fmtInt(c.promptTokens));
+  add('Prompt cache hit ratio', known(c.cacheHitRatio) && fmtPct(c.cacheHitRatio, 1));
+  add('Speculative acceptance length', known(c.specAcceptanceLength) && fmt2(c.specAcceptanceLength));
+  add('Max running (server)', known(c.maxRunning) && fmtInt(c.maxRunning));
+  add('Max waiting (server)', known(c.maxWaiting) && fmtInt(c.maxWaiting));
+  add('Average power', known(c.avgPowerW) && `${fmtInt(c.avgPowerW)} W`);
+  add('Energy per token', known(c.joulesPerToken) && `${fmt2(c.joulesPerToken)} J`);
+  add('Tokens per second per watt', known(c.tokensPerSPerW) && fmt2(c.tokensPerSPerW));
+  add('Aborted at window close', c.abortedAtClose !== undefined && fmtInt(c.abortedAtClose));
+  add('Token split per chunk', c.chunkAttribution && tokenSplitText(c));
+  add('Client self-check', c.client && clientText(c.client));
+  add('Started', c.startedAt);
+  return extra;
+}
+
+function tokenSplitText(c: DecodeCell): string {
+  if (c.chunkAttribution === 'exact') return 'exact';
+  return c.windowTokenErrorBound
+    ? `estimated; the window count may be off by up to ${fmtInt(c.windowTokenErrorBound)} tokens`
+    : 'estimated (no request crossed a window edge with a guessed split)';
+}
+
+function clientText(k: NonNullable<DecodeCell['client']>): string {
+  const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}% of a core per thread`;
+  return k.clientBound
+    ? `the client was the bottleneck (${k.reason ?? load})`
+    : `not the bottleneck (${load})`;
+}
+
+function quantTable(c: DecodeCell): string {
+  if (!c.ttft && !c.chunkGapMs && !c.perRequestTokensPerSQ)
+    return `<p class="muted">No percentiles recorded for this cell.</p>`;
+  return `<table class="quant"><thead><tr><th></th><th>p50</th><th>p90</th><th>p99</th></tr></thead><tbody>${
+    quantRow('TTFT', c.ttft, fmtMs) +
+    quantRow('Gap between chunks', c.chunkGapMs, fmtTokenMs) +
+    quantRow('Per request tok/s', c.perRequestTokensPerSQ, fmtTokS)
+  }</tbody></table>`;
+}
+
+function errorsTable(c: DecodeCell): string {
+  if (!errorTotal(c.errors))
+    return `<p class="muted">${c.errors ? 'No request errors.' : 'Errors were not recorded.'}</p>`;
+  return `<table class="errs"><tbody>${Object.entries(c.errors ?? {})
+    .filter(([, n]) => n)
+    .map(([k, n]) => `<tr><th scope="row"><code>${esc(k)}</code></th><td>${esc(fmtInt(n ?? 0))}</td></tr>`)
+    .join('')}</tbody></table>`;
+}
+
+function cacheText(c: DecodeCell): string {
+  if (c.cacheHitRatio === undefined || c.cacheHitRatio === null)
+    return 'The target reported no cached-token counts for this cell.';
+  return (
+    `${fmtPct(c.cacheHitRatio, 1)} of prompt tokens were served from the prefix cache, ` +
+    (c.cacheHitRatio >= 0.9
+      ? 'so TTFT here is mostly queueing and decode scheduling, not prefill.'
+      : 'so part of every TTFT is prefill work: the warm-up did not keep all slots cached.')
+  );
+}
+
+function queueText(c: DecodeCell): string {
+  if (c.queueEvidence) return c.queueEvidence;
+  if (c.status === 'Requests queued')
+    return `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}: the server did not run them all at once.`;
+  return c.status === 'Valid' ? `Average active requests ${fmt1(c.avgActive)} of ${c.concurrency}.` : DASH;
+}
+
+function clientQueueText(c: DecodeCell): string {
+  return [
     c.rampTimedOut ? 'The window opened on the ramp timeout: not every request had its first token.' : '',
-    c.avgPending !== undefined && c.avgPending !== null
+    known(c.avgPending)
       ? `On average ${fmt1(c.avgPending)} requests were waiting for a first token during the window.`
       : '',
-    c.maxFirstTokenWaitMs !== undefined && c.maxFirstTokenWaitMs !== null
-      ? `Longest wait for a first token: ${fmtMs(c.maxFirstTokenWaitMs)}.`
-      : '',
+    known(c.maxFirstTokenWaitMs) ? `Longest wait for a first token: ${fmtMs(c.maxFirstTokenWaitMs)}.` : '',
     typeof c.maxChunkGapMs === 'number'
       ? `Longest gap between chunks: ${fmtMs(c.maxChunkGapMs)}; ${c.stalls ? `${c.stalls} stalled gap${c.stalls > 1 ? 's' : ''} (over 1 s and 10× the median gap), ${fmtMs(c.stalledMs)} of the window with a stream stalled` : 'no stall'}.`
       : '',
   ]
     .filter(Boolean)
     .join(' ');
-  const samples = c.serverSamples?.length ? samplesSvg(c.serverSamples) : '';
-  const flagList = flags.length
-    ? `<ul class="flags">${flags.map((f) => `<li class="sev-${f.severity}">${esc(f.text)}</li>`).join('')}</ul>`
-    : '';
-  return `<section class="cell-detail" id="detail-${cellId(c)}" data-detail="${c.contextTokens}x${c.concurrency}" hidden>
-<header><h3>${esc(title)}</h3><span class="pill st-${c.status === 'Valid' ? 'valid' : c.status === 'Requests queued' ? 'queued' : c.status === 'Failed' ? 'failed' : 'over'}">${esc(c.status)}</span><button type="button" class="close" aria-label="Close details">×</button></header>
-${c.error ? `<p class="err-msg">${esc(c.error)}</p>` : ''}${flagList}
-<div class="detail-grid">
-<div><h4>Figures</h4>${kv(figures)}${extra.length ? kv(extra) : ''}</div>
-<div><h4>Percentiles</h4>${quant}<h4>Errors by kind</h4>${errors}</div>
-<div><h4>Queue evidence</h4><p>${esc(queue)}</p>${clientQueue ? `<p class="muted" style="margin-top:6px">${esc(clientQueue)}</p>` : ''}<h4>Cache-hit evidence</h4><p>${esc(cache)}</p>${
-    samples ? `<h4>Server samples</h4>${samples}` : ''
-  }</div>
-</div></section>`;
 }
