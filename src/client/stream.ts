@@ -59,14 +59,11 @@ function target(baseUrl: string): { origin: string; prefix: string } {
 
 class LocalStop extends Error {}
 
+type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+
 export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord> {
-  const now = opts.now ?? nowMs;
-  const connectMs = opts.timeouts?.connectMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const firstMs = opts.timeouts?.firstTokenMs ?? firstTokenTimeoutMs(0);
-  const idleMs = opts.timeouts?.idleMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const session = new StreamSession(opts);
   registerSecret(opts.apiKey);
-
   let origin: string;
   let path: string;
   try {
@@ -75,139 +72,171 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     path = t.prefix + (opts.api === 'chat' ? '/chat/completions' : '/completions');
   } catch {
     session.fail('connect', 'invalid base URL');
-    const t = now();
+    const t = (opts.now ?? nowMs)();
     return session.record(t, t);
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   if (opts.requestId !== undefined) headers['x-request-id'] = opts.requestId;
   const payload = JSON.stringify({ ...opts.body, stream: true });
-
   return new Promise<RequestRecord>((resolve) => {
-    const signal = opts.signal;
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let timerDueAt = Infinity;
-    let ended = false;
-    let sawFirstToken = false;
-    const calledAtMs = now();
-    let sentAtMs: number | undefined; // the write; stays unset while undici holds the request back
+    const req = new InFlight(opts, session, resolve);
+    if (!req.start()) return;
+    try {
+      (opts.dispatcher ?? defaultDispatcher(req.connectMs)).dispatch(
+        { origin, path, method: 'POST', headers, body: payload },
+        req,
+      );
+    } catch (err) {
+      req.stop('connect', `request could not be sent: ${describe(err)}`);
+    }
+  });
+}
 
-    const finish = (t: number) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(session.record(sentAtMs ?? calledAtMs, t, calledAtMs));
-      // Stop reading a response we no longer need; a completed one keeps its keep-alive socket.
-      if (controller && !ended && !controller.aborted) controller.abort(new LocalStop('done'));
-    };
-    const stop = (kind: ErrorKind, message: string) => {
-      if (settled) return;
-      session.fail(kind, message);
-      finish(now());
-    };
-    const onAbort = () => stop('aborted', 'aborted by the caller');
+/**
+ * One request in flight, and its own undici handler: the phase timeouts, the caller's abort and the settle-once
+ * rule. Undici calls the handler's methods on this object, so a chunk costs no closure and no allocation here.
+ */
+class InFlight implements Dispatcher.DispatchHandler {
+  readonly connectMs: number;
+  private readonly now: () => number;
+  private readonly firstMs: number;
+  private readonly idleMs: number;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerDueAt = Infinity;
+  private ended = false;
+  private sawFirstToken = false;
+  private readonly calledAtMs: number;
+  private sentAtMs: number | undefined; // the write; stays unset while undici holds the request back
 
-    // One timer per request, re-armed lazily: no per-chunk timer churn on the hot path.
-    const check = () => {
-      timer = undefined;
-      timerDueAt = Infinity;
-      if (settled) return;
-      const t = now();
-      let deadline: number;
-      let kind: ErrorKind;
-      if (sentAtMs === undefined) {
-        deadline = calledAtMs + connectMs;
-        kind = 'timeout_connect';
-      } else if (session.firstTokenAtMs === undefined) {
-        deadline = sentAtMs + firstMs;
-        kind = 'timeout_first_token';
-      } else {
-        deadline = (session.lastTokenAtMs ?? t) + idleMs;
-        kind = 'timeout_idle';
-      }
-      if (t >= deadline) {
-        const since =
-          kind === 'timeout_idle' ? deadline - idleMs : kind === 'timeout_connect' ? calledAtMs : sentAtMs!;
-        stop(kind, `${kind.slice(8).replace('_', ' ')} timeout after ${Math.round(t - since)} ms`);
-      } else {
-        arm(deadline - t, t);
-      }
-    };
-    const arm = (delayMs: number, t: number) => {
-      if (timer) clearTimeout(timer);
-      timerDueAt = t + delayMs;
-      timer = setTimeout(check, Math.max(1, delayMs));
-    };
-    // Phase changes can only bring a deadline closer at these two moments; chunks only push it later.
-    const rearmIfSooner = (deadline: number) => {
-      const t = now();
-      if (deadline < timerDueAt) arm(deadline - t, t);
-    };
+  constructor(
+    private readonly opts: StreamRequestOptions,
+    private readonly session: StreamSession,
+    private readonly resolve: (r: Promise<RequestRecord>) => void,
+  ) {
+    this.now = opts.now ?? nowMs;
+    this.connectMs = opts.timeouts?.connectMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.firstMs = opts.timeouts?.firstTokenMs ?? firstTokenTimeoutMs(0);
+    this.idleMs = opts.timeouts?.idleMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.calledAtMs = this.now();
+  }
 
+  /** Listens for the caller's abort and arms the connect timeout; false when already aborted (and settled). */
+  start(): boolean {
+    const signal = this.opts.signal;
     if (signal?.aborted) {
-      stop('aborted', 'aborted by the caller before sending');
-      return;
+      this.stop('aborted', 'aborted by the caller before sending');
+      return false;
     }
     if (signal) {
       setMaxListeners(0, signal);
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', this.onAbort, { once: true });
     }
-    arm(connectMs, calledAtMs);
+    this.arm(this.connectMs, this.calledAtMs);
+    return true;
+  }
 
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (settled) {
-          c.abort(new LocalStop('settled'));
-          return;
-        }
-        sentAtMs = now();
-        rearmIfSooner(sentAtMs + firstMs);
-      },
-      onResponseStart(_c, statusCode, h) {
-        const ct = h['content-type'];
-        session.headers(statusCode, Array.isArray(ct) ? ct[0] : ct, now());
-      },
-      onResponseData(c, chunk) {
-        const t = now();
-        session.data(chunk, t);
-        if (!sawFirstToken && session.firstTokenAtMs !== undefined) {
-          sawFirstToken = true;
-          rearmIfSooner(session.firstTokenAtMs + idleMs);
-          if (opts.onFirstToken) notifyFirstToken(opts.onFirstToken, session.firstTokenAtMs);
-        }
-        if (session.stopped && !settled) {
-          finish(t);
-          c.abort(new LocalStop('stopped'));
-        }
-      },
-      onResponseEnd() {
-        ended = true;
-        const t = now();
-        session.end(t);
-        finish(t);
-      },
-      onResponseError(_c, err) {
-        if (settled) return;
-        const code = (err as { code?: string }).code;
-        if (code === 'UND_ERR_CONNECT_TIMEOUT')
-          stop('timeout_connect', `connect timeout after ${connectMs} ms`);
-        else if (session.headersAtMs === undefined) stop('connect', `connection failed: ${describe(err)}`);
-        else stop('stream_truncated', `connection lost mid-stream: ${describe(err)}`);
-      },
-    };
-    try {
-      (opts.dispatcher ?? defaultDispatcher(connectMs)).dispatch(
-        { origin, path, method: 'POST', headers, body: payload },
-        handler,
-      );
-    } catch (err) {
-      stop('connect', `request could not be sent: ${describe(err)}`);
+  stop(kind: ErrorKind, message: string): void {
+    if (this.settled) return;
+    this.session.fail(kind, message);
+    this.finish(this.now());
+  }
+
+  private finish(t: number): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve(this.session.record(this.sentAtMs ?? this.calledAtMs, t, this.calledAtMs));
+    // Stop reading a response we no longer need; a completed one keeps its keep-alive socket.
+    const c = this.controller;
+    if (c && !this.ended && !c.aborted) c.abort(new LocalStop('done'));
+  }
+
+  private readonly onAbort = (): void => this.stop('aborted', 'aborted by the caller');
+
+  // One timer per request, re-armed lazily: no per-chunk timer churn on the hot path.
+  private readonly check = (): void => {
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    if (this.settled) return;
+    const t = this.now();
+    const { deadline, kind, since } = this.phaseDeadline(t);
+    if (t >= deadline)
+      this.stop(kind, `${kind.slice(8).replace('_', ' ')} timeout after ${Math.round(t - since)} ms`);
+    else this.arm(deadline - t, t);
+  };
+
+  /** The deadline of the phase the request is in, and the moment that phase's wait began. */
+  private phaseDeadline(t: number): { deadline: number; kind: ErrorKind; since: number } {
+    if (this.sentAtMs === undefined)
+      return { deadline: this.calledAtMs + this.connectMs, kind: 'timeout_connect', since: this.calledAtMs };
+    if (this.session.firstTokenAtMs === undefined)
+      return { deadline: this.sentAtMs + this.firstMs, kind: 'timeout_first_token', since: this.sentAtMs };
+    const since = this.session.lastTokenAtMs ?? t;
+    return { deadline: since + this.idleMs, kind: 'timeout_idle', since };
+  }
+
+  private arm(delayMs: number, t: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDueAt = t + delayMs;
+    this.timer = setTimeout(this.check, Math.max(1, delayMs));
+  }
+
+  // Phase changes can only bring a deadline closer at these two moments; chunks only push it later.
+  private rearmIfSooner(deadline: number): void {
+    const t = this.now();
+    if (deadline < this.timerDueAt) this.arm(deadline - t, t);
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.settled) {
+      c.abort(new LocalStop('settled'));
+      return;
     }
-  });
+    this.sentAtMs = this.now();
+    this.rearmIfSooner(this.sentAtMs + this.firstMs);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: ResponseHeaders): void {
+    const ct = h['content-type'];
+    this.session.headers(statusCode, Array.isArray(ct) ? ct[0] : ct, this.now());
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    const t = this.now();
+    const session = this.session;
+    session.data(chunk, t);
+    if (!this.sawFirstToken && session.firstTokenAtMs !== undefined) {
+      this.sawFirstToken = true;
+      this.rearmIfSooner(session.firstTokenAtMs + this.idleMs);
+      if (this.opts.onFirstToken) notifyFirstToken(this.opts.onFirstToken, session.firstTokenAtMs);
+    }
+    if (session.stopped && !this.settled) {
+      this.finish(t);
+      c.abort(new LocalStop('stopped'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    const t = this.now();
+    this.session.end(t);
+    this.finish(t);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    if (this.settled) return;
+    const code = (err as { code?: string }).code;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT')
+      this.stop('timeout_connect', `connect timeout after ${this.connectMs} ms`);
+    else if (this.session.headersAtMs === undefined)
+      this.stop('connect', `connection failed: ${describe(err)}`);
+    else this.stop('stream_truncated', `connection lost mid-stream: ${describe(err)}`);
+  }
 }
 
 function notifyFirstToken(cb: (t: number) => void, t: number): void {

@@ -117,45 +117,10 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): stri
       m.runs.map((r) => r.title).join(' vs '),
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
     ),
+    runKpis(m),
+    differencesCard(m),
+    ...allVerdicts(m).map(verdictCard),
   ];
-  parts.push(
-    `<div class="kpis">${m.runs
-      .map(
-        (r) =>
-          `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${esc(r.title)}</div><div class="d">${esc(
-            [r.result.engine.name, r.result.engine.version, r.result.target.model]
-              .filter(Boolean)
-              .join(' · '),
-          )}</div></div>`,
-      )
-      .join('')}</div>`,
-  );
-  parts.push(
-    card(
-      'differences',
-      'Metadata differences',
-      'Fields whose values differ between runs.',
-      m.metaDiffs.length
-        ? `<table class="diff"><thead><tr><th>Field</th>${m.runs.map((r) => `<th>${esc(r.label)}</th>`).join('')}</tr></thead><tbody>${m.metaDiffs
-            .map(
-              (d) =>
-                `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v, i) => `<td data-label="${esc(m.runs[i]!.label)}">${esc(v || DASH)}</td>`).join('')}</tr>`,
-            )
-            .join('')}</tbody></table>`
-        : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',
-    ),
-  );
-  for (const vs of allVerdicts(m)) {
-    const lines = verdictSummary(vs);
-    parts.push(
-      card(
-        `verdicts-${vs.b.label}`,
-        `Verdicts ${vs.b.label} vs ${vs.a.label}`,
-        'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
-        `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>`,
-      ),
-    );
-  }
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
     parts.push(
@@ -176,25 +141,65 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): stri
         prefillOverlay(m) + prefillTable(m),
       ),
     );
+  parts.push(matricesCard(m));
+  return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'), page);
+}
+
+function runKpis(m: CompareModel): string {
+  return `<div class="kpis">${m.runs
+    .map(
+      (r) =>
+        `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${esc(r.title)}</div><div class="d">${esc(
+          [r.result.engine.name, r.result.engine.version, r.result.target.model].filter(Boolean).join(' · '),
+        )}</div></div>`,
+    )
+    .join('')}</div>`;
+}
+
+function differencesCard(m: CompareModel): string {
+  return card(
+    'differences',
+    'Metadata differences',
+    'Fields whose values differ between runs.',
+    m.metaDiffs.length
+      ? `<table class="diff"><thead><tr><th>Field</th>${m.runs.map((r) => `<th>${esc(r.label)}</th>`).join('')}</tr></thead><tbody>${m.metaDiffs
+          .map(
+            (d) =>
+              `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v, i) => `<td data-label="${esc(m.runs[i]!.label)}">${esc(v || DASH)}</td>`).join('')}</tr>`,
+          )
+          .join('')}</tbody></table>`
+      : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',
+  );
+}
+
+function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
+  const lines = verdictSummary(vs);
+  return card(
+    `verdicts-${vs.b.label}`,
+    `Verdicts ${vs.b.label} vs ${vs.a.label}`,
+    'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
+    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>`,
+  );
+}
+
+/** Every run's matrix side by side, on one colour scale across all of them. */
+function matricesCard(m: CompareModel): string {
   const all = m.runs.flatMap((r) =>
     r.result.decode.map((c) => c.totalTokensPerS).filter((v): v is number => v !== null && v > 0),
   );
   const scale = all.length ? { min: Math.min(...all), max: Math.max(...all) } : undefined;
-  parts.push(
-    card(
-      'matrices',
-      'Sustained decode matrices',
-      'Total tok/s and median TTFT per cell, side by side, on one colour scale.',
-      `<div class="side">${m.runs
-        .map((r) => {
-          const gpus =
-            r.result.hardware.gpuCount && r.result.hardware.gpuCount > 1
-              ? r.result.hardware.gpuCount
-              : undefined;
-          return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label, scale)}</div>`;
-        })
-        .join('')}</div>`,
-    ),
+  return card(
+    'matrices',
+    'Sustained decode matrices',
+    'Total tok/s and median TTFT per cell, side by side, on one colour scale.',
+    `<div class="side">${m.runs
+      .map((r) => {
+        const gpus =
+          r.result.hardware.gpuCount && r.result.hardware.gpuCount > 1
+            ? r.result.hardware.gpuCount
+            : undefined;
+        return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label, scale)}</div>`;
+      })
+      .join('')}</div>`,
   );
-  return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'), page);
 }

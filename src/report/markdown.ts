@@ -80,56 +80,18 @@ export function renderMarkdown(r: RunResult): string {
     );
   }
   if (r.launchCommand) out.push('### Launch command', '', mdFence(r.launchCommand, 'sh'), '');
-
   const pre = prefillPoints(r);
   const anomalies = findAnomalies(r);
-  if (pre.length) {
-    const flagged = new Set(
-      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
-    );
-    out.push('### Prefill', '', 'Prompt tok/s by context length (cold prompt, first token only).', '');
-    const tokens = pre.some((p) => p.promptTokens !== null);
+  if (pre.length)
     out.push(
-      mdTable(
-        ['Context', 'Prompt tok/s', 'TTFT', ...(tokens ? ['Prompt tokens'] : []), 'Note'],
-        pre.map((p) => [
-          contextLabel(p.contextTokens),
-          fmtTokS(p.tokensPerS),
-          fmtMs(p.ttftMs),
-          ...(tokens ? [p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US')] : []),
-          [
-            p.status !== 'Valid'
-              ? p.status
-              : flagged.has(p.contextTokens)
-                ? '⚠ outlier'
-                : p.decodeContext === false
-                  ? 'prefill only'
-                  : '',
-            prefillEvidence(p),
-          ]
-            .filter(Boolean)
-            .join('; '),
-        ]),
-        ['l', 'r', 'r', ...(tokens ? (['r'] as const) : []), 'l'],
-      ),
+      '### Prefill',
+      '',
+      'Prompt tok/s by context length (cold prompt, first token only).',
+      '',
+      prefillTableMd(pre, anomalies),
       '',
     );
-  }
-  if (r.decode.length) {
-    out.push(
-      '### Sustained decode matrix',
-      '',
-      'Total tok/s · rows are context length, columns are simultaneous requests.',
-      '',
-      decodeMatrixMd(r),
-      '',
-    );
-    const notes = statusNotes(r.decode.map((c) => c.status));
-    const ttftFlag = findAnomalies(r).some((a) => a.kind === 'ttft-outlier')
-      ? ['*⚠ after a TTFT: far above its neighbouring cells, see Anomalies.*  ']
-      : [];
-    out.push(...notes.map((n) => `*${n}*  `), ...ttftFlag, TTFT_NOTE, '');
-  }
+  if (r.decode.length) out.push(...decodeSectionMd(r, anomalies));
   if (anomalies.length) {
     out.push('### Anomalies', '');
     const icon = { error: '❌', warn: '⚠️', info: 'ℹ️' } as const;
@@ -146,4 +108,53 @@ export function renderMarkdown(r: RunResult): string {
   const notes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
   if (notes.length) out.push(notes.join(' '), '');
   return out.join('\n');
+}
+
+function prefillTableMd(
+  pre: ReturnType<typeof prefillPoints>,
+  anomalies: ReturnType<typeof findAnomalies>,
+): string {
+  const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const tokens = pre.some((p) => p.promptTokens !== null);
+  return mdTable(
+    ['Context', 'Prompt tok/s', 'TTFT', ...(tokens ? ['Prompt tokens'] : []), 'Note'],
+    pre.map((p) => [
+      contextLabel(p.contextTokens),
+      fmtTokS(p.tokensPerS),
+      fmtMs(p.ttftMs),
+      ...(tokens ? [p.promptTokens === null ? DASH : p.promptTokens.toLocaleString('en-US')] : []),
+      [
+        p.status !== 'Valid'
+          ? p.status
+          : flagged.has(p.contextTokens)
+            ? '⚠ outlier'
+            : p.decodeContext === false
+              ? 'prefill only'
+              : '',
+        prefillEvidence(p),
+      ]
+        .filter(Boolean)
+        .join('; '),
+    ]),
+    ['l', 'r', 'r', ...(tokens ? (['r'] as const) : []), 'l'],
+  );
+}
+
+function decodeSectionMd(r: RunResult, anomalies: ReturnType<typeof findAnomalies>): string[] {
+  const notes = statusNotes(r.decode.map((c) => c.status));
+  const ttftFlag = anomalies.some((a) => a.kind === 'ttft-outlier')
+    ? ['*⚠ after a TTFT: far above its neighbouring cells, see Anomalies.*  ']
+    : [];
+  return [
+    '### Sustained decode matrix',
+    '',
+    'Total tok/s · rows are context length, columns are simultaneous requests.',
+    '',
+    decodeMatrixMd(r),
+    '',
+    ...notes.map((n) => `*${n}*  `),
+    ...ttftFlag,
+    TTFT_NOTE,
+    '',
+  ];
 }

@@ -81,86 +81,100 @@ function statusStyle(s: CellStatus): Style | undefined {
 export function renderText(r: RunResult, opts: TextOptions = {}): string {
   const width = Math.max(MIN_WIDTH, opts.width ?? 80);
   const paint = makePaint(opts.color);
-  const out: string[] = [];
-  const heading = (s: string) => out.push('', paint(s, 'bold'));
-
-  out.push(...wrap(`Speed test matrix · ${reportTitle(r)}`, width, '  ').map((l) => paint(l, 'bold')));
-  out.push(...wrap(subtitle(r), width, '  '));
-
-  const labelW = 24;
-  for (const s of metadata(r)) {
-    if (!s.rows.length) continue;
-    heading(s.name);
-    for (const [k, v] of s.rows) {
-      const lines = wrap(v, width - labelW - 2, ' '.repeat(labelW + 2));
-      out.push(`  ${paint(pad(k, labelW - 2, false), 'dim')}${lines[0] ?? ''}`, ...lines.slice(1));
-    }
-  }
-  if (r.launchCommand) {
-    heading('Launch command');
-    out.push(...wrapCommand(r.launchCommand, width - 2, '    ').map((l) => `  ${l}`));
-  }
-
   const anomalies = findAnomalies(r);
-  const pre = prefillPoints(r);
-  if (pre.length) {
-    heading('Prefill · prompt tok/s by context length');
-    const flagged = new Set(
-      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens),
-    );
-    const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
-    // The note column widens for evidence (cached tokens, a shortened prompt); at narrow widths the bar goes
-    // first: figures and notes must fit.
-    const noteW = Math.max(
-      10,
-      ...pre.map((p) => (prefillEvidence(p, true) ? prefillEvidence(p, true).length + 12 : 0)),
-    );
-    const barW = Math.max(0, width - 2 - 6 - 9 - 11 - 4 - noteW);
-    for (const p of pre) {
-      const bar = barW
-        ? '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)))
-        : '';
-      const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
-      const evidence = prefillEvidence(p, true);
-      out.push(
-        `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
-          `${pad(fmtMs(p.ttftMs), 11)}${barW ? `  ${paint(note || evidence ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` : ''}` +
-          `  ${paint(note, note ? 'yellow' : undefined)}${evidence ? paint(`${note ? '; ' : ''}${evidence}`, 'dim') : ''}`,
-      );
-      out[out.length - 1] = out[out.length - 1]!.trimEnd();
-    }
-  }
-
-  if (r.decode.length) {
-    heading('Sustained decode · total tok/s and TTFT');
+  const all = measurementLines(r, width);
+  const heading = (s: string) => ['', paint(s, 'bold')];
+  const dimWrapped = (l: string) => wrap(l, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim'));
+  const out: string[] = [
+    ...wrap(`Speed test matrix · ${reportTitle(r)}`, width, '  ').map((l) => paint(l, 'bold')),
+    ...wrap(subtitle(r), width, '  '),
+    ...metadataLines(r, width, paint, heading),
+  ];
+  if (r.launchCommand)
     out.push(
-      ...wrap('rows: context length · columns: simultaneous requests', width - 2, '  ').map((x) =>
-        paint(`  ${x}`, 'dim'),
-      ),
+      ...heading('Launch command'),
+      ...wrapCommand(r.launchCommand, width - 2, '    ').map((l) => `  ${l}`),
     );
+  const pre = prefillPoints(r);
+  if (pre.length)
+    out.push(
+      ...heading('Prefill · prompt tok/s by context length'),
+      ...prefillLines(pre, anomalies, width, paint),
+    );
+  if (r.decode.length) {
+    out.push(...heading('Sustained decode · total tok/s and TTFT'));
+    out.push(...dimWrapped('rows: context length · columns: simultaneous requests'));
     out.push(...decodeMatrixLines(r, width, paint));
     out.push('');
     const legend = ['Top: total tok/s; below: median TTFT.'];
     if (r.decode.some((c) => c.status === 'Requests queued')) legend.push('Q = Requests queued.');
     for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
-      out.push(...wrap(l, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim')));
+      out.push(...dimWrapped(l));
   }
-
-  if (anomalies.length) {
-    heading('Anomalies');
-    const mark = { error: paint('✗', 'red'), warn: paint('!', 'yellow'), info: paint('i', 'cyan') } as const;
-    for (const a of anomalies) {
-      const lines = wrap(a.text, width - 4, '    ');
-      out.push(`  ${mark[a.severity]} ${lines[0]}`, ...lines.slice(1));
-    }
-  }
-  const all = measurementLines(r, width);
+  if (anomalies.length) out.push(...heading('Anomalies'), ...anomalyLines(anomalies, width, paint));
   if (all.lines.length > 1) {
-    heading('All measurements');
+    out.push(...heading('All measurements'));
     out.push(all.lines[0]!.length ? paint(all.lines[0]!, 'dim') : '', ...all.lines.slice(1));
-    for (const n of all.notes) out.push(...wrap(n, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim')));
+    for (const n of all.notes) out.push(...dimWrapped(n));
   }
   return out.join('\n') + '\n';
+}
+
+function metadataLines(
+  r: RunResult,
+  width: number,
+  paint: Paint,
+  heading: (s: string) => string[],
+): string[] {
+  const labelW = 24;
+  const out: string[] = [];
+  for (const s of metadata(r)) {
+    if (!s.rows.length) continue;
+    out.push(...heading(s.name));
+    for (const [k, v] of s.rows) {
+      const lines = wrap(v, width - labelW - 2, ' '.repeat(labelW + 2));
+      out.push(`  ${paint(pad(k, labelW - 2, false), 'dim')}${lines[0] ?? ''}`, ...lines.slice(1));
+    }
+  }
+  return out;
+}
+
+/** One line per prefill point: context, tok/s, TTFT, a bar scaled to the fastest, and its note. */
+function prefillLines(
+  pre: ReturnType<typeof prefillPoints>,
+  anomalies: ReturnType<typeof findAnomalies>,
+  width: number,
+  paint: Paint,
+): string[] {
+  const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
+  // The note column widens for evidence (cached tokens, a shortened prompt); at narrow widths the bar goes
+  // first: figures and notes must fit.
+  const noteW = Math.max(
+    10,
+    ...pre.map((p) => (prefillEvidence(p, true) ? prefillEvidence(p, true).length + 12 : 0)),
+  );
+  const barW = Math.max(0, width - 2 - 6 - 9 - 11 - 4 - noteW);
+  return pre.map((p) => {
+    const bar = barW
+      ? '█'.repeat(Math.max(p.tokensPerS ? 1 : 0, Math.round(((p.tokensPerS ?? 0) / max) * barW)))
+      : '';
+    const note = p.status !== 'Valid' ? p.status : flagged.has(p.contextTokens) ? '⚠ outlier' : '';
+    const evidence = prefillEvidence(p, true);
+    return (
+      `  ${pad(contextLabel(p.contextTokens), 6, false)}${pad(fmtTokSChart(p.tokensPerS), 9)}` +
+      `${pad(fmtMs(p.ttftMs), 11)}${barW ? `  ${paint(note || evidence ? pad(bar, barW, false) : bar, flagged.has(p.contextTokens) ? 'yellow' : 'cyan')}` : ''}` +
+      `  ${paint(note, note ? 'yellow' : undefined)}${evidence ? paint(`${note ? '; ' : ''}${evidence}`, 'dim') : ''}`
+    ).trimEnd();
+  });
+}
+
+function anomalyLines(anomalies: ReturnType<typeof findAnomalies>, width: number, paint: Paint): string[] {
+  const mark = { error: paint('✗', 'red'), warn: paint('!', 'yellow'), info: paint('i', 'cyan') } as const;
+  return anomalies.flatMap((a) => {
+    const lines = wrap(a.text, width - 4, '    ');
+    return [`  ${mark[a.severity]} ${lines[0]}`, ...lines.slice(1)];
+  });
 }
 
 export type Paint = (s: string, style?: Style) => string;

@@ -140,8 +140,8 @@ function measurements(rows: readonly Row[]) {
   return { decodeRows, decodeCtx, prefill, decode };
 }
 
-export function importV062Text(text: string): RunResult {
-  const normalized = text.replace(/\r\n?/g, '\n');
+/** The report's lines, refused unless it has the v0.6.2 title and measurements table. */
+function reportLines(normalized: string): string[] {
   const lines = normalized.split('\n').map((l) => l.trimEnd());
   if (lines[0]?.trim() !== 'Speed test matrix' || !lines.some((l) => l.startsWith('All measurements')))
     throw new BenchError(
@@ -149,6 +149,35 @@ export function importV062Text(text: string): RunResult {
       'not a v0.6.2 text report: expected "Speed test matrix" on the first line and an "All measurements" table.',
       { hint: 'Copy the whole report page as text (select all, copy) into a file.' },
     );
+  return lines;
+}
+
+function engineOf(eng: Map<string, string>) {
+  return {
+    name: eng.get('Engine') ?? 'unknown',
+    version: eng.get('Version'),
+    commit: eng.get('Commit'),
+    build: eng.get('Build'),
+    quantization: eng.get('Quantization'),
+    backend: eng.get('Backend'),
+    repository: eng.get('Repository'),
+    detectedBy: 'imported',
+  };
+}
+
+function validated(result: unknown): RunResult {
+  const parsed = RunResultSchema.safeParse(result);
+  if (!parsed.success)
+    throw new BenchError(
+      'RESULT_INVALID',
+      `imported report does not validate: ${parsed.error.issues[0]?.message}`,
+    );
+  return parsed.data;
+}
+
+export function importV062Text(text: string): RunResult {
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const lines = reportLines(normalized);
   const checked = crossCheck(measurementRows(lines), matrixFigures(lines), contextLabel);
   const rows = checked.rows;
   if (!rows.length)
@@ -184,16 +213,7 @@ export function importV062Text(text: string): RunResult {
       maxModelLen,
       metricsAvailable: false,
     },
-    engine: {
-      name: eng.get('Engine') ?? 'unknown',
-      version: eng.get('Version'),
-      commit: eng.get('Commit'),
-      build: eng.get('Build'),
-      quantization: eng.get('Quantization'),
-      backend: eng.get('Backend'),
-      repository: eng.get('Repository'),
-      detectedBy: 'imported',
-    },
+    engine: engineOf(eng),
     hardware: hardware(hw, gpus.count),
     launchCommand: cmd,
     config: {
@@ -216,11 +236,5 @@ export function importV062Text(text: string): RunResult {
       ...(gpus.warning ? [gpus.warning] : []),
     ],
   };
-  const parsed = RunResultSchema.safeParse(result);
-  if (!parsed.success)
-    throw new BenchError(
-      'RESULT_INVALID',
-      `imported report does not validate: ${parsed.error.issues[0]?.message}`,
-    );
-  return parsed.data;
+  return validated(result);
 }

@@ -34,39 +34,16 @@ export function createMetricsSampler(info: TargetInfo, opts: MetricsSamplerOptio
   const maxSamples = opts.maxSamples ?? 20_000;
   const maxDurationMs = opts.maxDurationMs ?? 6 * 3600_000;
   const now = opts.now ?? defaultNow;
-  const url = info.metricsAvailable ? serverRoot(opts.baseUrl) + (info.metricsPath ?? '/metrics') : undefined;
-  const adapter = safeAdapter(info.engine.name);
+  const url = metricsUrl(info, opts);
   const power = opts.power === null ? undefined : (opts.power ?? createPowerMonitor(info.hardware));
+  const read = sampleReader(info, opts, url, power);
   let origin = 0;
   let startedAt = 0;
   let samples: ServerSample[] = [];
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   let generation = 0; // a scrape that finishes after stop() or a restart must not land in the next window
-
-  const collect = async (): Promise<ServerSample | undefined> => {
-    const t = now();
-    const s: ServerSample = { tMs: t - origin };
-    let any = false;
-    if (url) {
-      const r = await httpGet(url, { apiKey: opts.apiKey, timeoutMs: opts.scrapeTimeoutMs ?? 3000 });
-      if (r.ok && r.status === 200) {
-        const part = adapter?.readSample
-          ? adapter.readSample(r.text)
-          : readPromSample(r.text, info.metricNames ?? adapter?.metricNames ?? {});
-        if (part) {
-          Object.assign(s, part);
-          any = true;
-        }
-      }
-    }
-    const w = power?.latestW();
-    if (w !== undefined) {
-      s.powerW = w;
-      any = true;
-    }
-    return any ? s : undefined;
-  };
+  const collect = () => read(now() - origin);
 
   const tick = (): void => {
     if (inFlight) return;
@@ -113,6 +90,44 @@ export function createMetricsSampler(info: TargetInfo, opts: MetricsSamplerOptio
       return out;
     },
     snapshot: () => collect().catch(() => undefined),
+  };
+}
+
+const metricsUrl = (info: TargetInfo, opts: MetricsSamplerOptions): string | undefined =>
+  info.metricsAvailable ? serverRoot(opts.baseUrl) + (info.metricsPath ?? '/metrics') : undefined;
+
+/**
+ * One sample at `tMs`: the metrics the engine's adapter reads from a scrape, and the power reading;
+ * undefined when neither answered.
+ */
+function sampleReader(
+  info: TargetInfo,
+  opts: MetricsSamplerOptions,
+  url: string | undefined,
+  power: PowerMonitor | undefined,
+): (tMs: number) => Promise<ServerSample | undefined> {
+  const adapter = safeAdapter(info.engine.name);
+  return async (tMs) => {
+    const s: ServerSample = { tMs };
+    let any = false;
+    if (url) {
+      const r = await httpGet(url, { apiKey: opts.apiKey, timeoutMs: opts.scrapeTimeoutMs ?? 3000 });
+      if (r.ok && r.status === 200) {
+        const part = adapter?.readSample
+          ? adapter.readSample(r.text)
+          : readPromSample(r.text, info.metricNames ?? adapter?.metricNames ?? {});
+        if (part) {
+          Object.assign(s, part);
+          any = true;
+        }
+      }
+    }
+    const w = power?.latestW();
+    if (w !== undefined) {
+      s.powerW = w;
+      any = true;
+    }
+    return any ? s : undefined;
   };
 }
 

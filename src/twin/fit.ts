@@ -133,6 +133,14 @@ interface DecodeFit {
   slope: number;
 }
 
+/** One decode cell as an equation: per-step time `y` at batch `b` with `ctxM` million tokens in the batch. */
+interface DecodeRow {
+  d: DecodeObs;
+  b: number;
+  ctxM: number;
+  y: number;
+}
+
 function fitDecode(
   cells: DecodeObs[],
   maxNumSeqs: number,
@@ -141,6 +149,40 @@ function fitDecode(
   params: ParamFit[],
   notes: string[],
 ): DecodeFit {
+  const rows = decodeRows(cells, maxNumSeqs, m, notes);
+  const knots = [...new Set(rows.map((r) => r.b))].sort((a, b) => a - b);
+  const contextsAt = new Map<number, Set<number>>();
+  for (const r of rows) contextsAt.set(r.b, (contextsAt.get(r.b) ?? new Set()).add(r.d.contextTokens));
+  refuseUnpinnedDecode(rows, knots, contextsAt, opts.contextSlopeMsPerMTokens === undefined);
+  const { ls, slope, slopeFree } = solveDecode(rows, knots, opts, notes);
+  const ms = knots.map((_, i) => Math.max(0.01, ls.coef[i]!));
+  knots.forEach((b, i) =>
+    params.push({
+      name: `decode step at batch ${b}`,
+      value: `${ms[i]!.toFixed(2)} ms${m > 1 ? ` (${(ms[i]! / m).toFixed(2)} ms per token)` : ''}`,
+      quality: pct(ls.se[i] ?? null, ms[i]!),
+      from: listCells(rows.filter((r) => r.b === b).map((r) => r.d)),
+    }),
+  );
+  const slopeSe = ls.se[knots.length];
+  params.push({
+    name: 'decode context slope',
+    value: `${slope.toFixed(3)} ms per million tokens in the batch`,
+    quality: slopeFree
+      ? slopeSe === null
+        ? 'exact fit (no spare cells to judge it)'
+        : `± ${slopeSe!.toFixed(3)}`
+      : opts.contextSlopeMsPerMTokens !== undefined
+        ? 'given'
+        : 'set to 0',
+    from: slopeFree
+      ? listCells(rows.filter((r) => (contextsAt.get(r.b)?.size ?? 0) >= 2).map((r) => r.d))
+      : '--context-slope',
+  });
+  return { curve: { batch: knots, ms }, slope };
+}
+
+function decodeRows(cells: DecodeObs[], maxNumSeqs: number, m: number, notes: string[]): DecodeRow[] {
   // A cell that queued with no more requests than the engine has seats queued for KV room: its batch is
   // neither N nor the seats, so it says nothing clean about step time.
   const kvQueued = cells.filter((d) => d.status === 'Requests queued' && d.concurrency <= maxNumSeqs);
@@ -148,7 +190,7 @@ function fitDecode(
     notes.push(
       `decode steps: left out ${listCells(kvQueued)}, queued at no more than ${maxNumSeqs} requests (waiting for KV room, at an unknown batch).`,
     );
-  const rows = cells
+  return cells
     .filter((d) => d.status === 'Valid' || (d.status === 'Requests queued' && d.concurrency > maxNumSeqs))
     .filter((d) => d.perRequestTokensPerS !== null && d.perRequestTokensPerS > 0)
     .map((d) => {
@@ -156,12 +198,20 @@ function fitDecode(
       const outMean = Math.min(d.maxOutput, d.perRequestTokensPerS! * d.windowS) / 2;
       return { d, b, ctxM: (b * (d.contextTokens + outMean)) / 1e6, y: (1000 * m) / d.perRequestTokensPerS! };
     });
+}
+
+/** Refuses, saying which cell to add, when the cells cannot pin step time against batch or context. */
+function refuseUnpinnedDecode(
+  rows: DecodeRow[],
+  knots: number[],
+  contextsAt: Map<number, Set<number>>,
+  slopeFree: boolean,
+): void {
   if (rows.length === 0)
     refuse(
       'cannot fit decode: no decode cell was measured (Valid or Requests queued) in the results given.',
       'Fit on a run with at least two concurrency levels at one context and one at a second context (run --for-twin picks them).',
     );
-  const knots = [...new Set(rows.map((r) => r.b))].sort((a, b) => a - b);
   if (knots.length < 2) {
     const c = rows[0]!.d;
     refuse(
@@ -169,9 +219,6 @@ function fitDecode(
       `Add a cell at a second concurrency level, e.g. ${contextLabel(c.contextTokens)} × ${knots[0]! >= 16 ? 1 : 16}.`,
     );
   }
-  let slopeFree = opts.contextSlopeMsPerMTokens === undefined;
-  const contextsAt = new Map<number, Set<number>>();
-  for (const r of rows) contextsAt.set(r.b, (contextsAt.get(r.b) ?? new Set()).add(r.d.contextTokens));
   if (slopeFree && ![...contextsAt.values()].some((s) => s.size >= 2)) {
     const r0 = rows[0]!;
     const far = Math.max(...rows.map((r) => r.d.contextTokens)) * 8;
@@ -180,6 +227,10 @@ function fitDecode(
       `Add e.g. ${contextLabel(far)} × ${r0.d.concurrency} beside ${cellLabel(r0.d)}, or pass --context-slope 0 to assume none.`,
     );
   }
+}
+
+/** Step time per batch knot (+ the context slope unless given), by relative least squares; a negative slope is noise. */
+function solveDecode(rows: DecodeRow[], knots: number[], opts: FitOptions, notes: string[]) {
   const solve = (withSlope: boolean, s: number) => {
     const design = rows.map((r) => [
       ...knots.map((k) => (k === r.b ? 1 : 0)),
@@ -190,6 +241,7 @@ function fitDecode(
       rows.map((r) => r.y - (withSlope ? 0 : s * r.ctxM)),
     );
   };
+  let slopeFree = opts.contextSlopeMsPerMTokens === undefined;
   let slope = opts.contextSlopeMsPerMTokens ?? 0;
   let ls = solve(slopeFree, slope);
   if (slopeFree && ls.coef[knots.length]! < 0) {
@@ -198,30 +250,7 @@ function fitDecode(
     slope = 0;
     ls = solve(false, 0);
   } else if (slopeFree) slope = ls.coef[knots.length]!;
-  const ms = knots.map((_, i) => Math.max(0.01, ls.coef[i]!));
-  knots.forEach((b, i) =>
-    params.push({
-      name: `decode step at batch ${b}`,
-      value: `${ms[i]!.toFixed(2)} ms${m > 1 ? ` (${(ms[i]! / m).toFixed(2)} ms per token)` : ''}`,
-      quality: pct(ls.se[i] ?? null, ms[i]!),
-      from: listCells(rows.filter((r) => r.b === b).map((r) => r.d)),
-    }),
-  );
-  params.push({
-    name: 'decode context slope',
-    value: `${slope.toFixed(3)} ms per million tokens in the batch`,
-    quality: slopeFree
-      ? ls.se[knots.length] === null
-        ? 'exact fit (no spare cells to judge it)'
-        : `± ${ls.se[knots.length]!.toFixed(3)}`
-      : opts.contextSlopeMsPerMTokens !== undefined
-        ? 'given'
-        : 'set to 0',
-    from: slopeFree
-      ? listCells(rows.filter((r) => (contextsAt.get(r.b)?.size ?? 0) >= 2).map((r) => r.d))
-      : '--context-slope',
-  });
-  return { curve: { batch: knots, ms }, slope };
+  return { ls, slope, slopeFree };
 }
 
 interface ApiFit {

@@ -48,19 +48,50 @@ function band(v: number | null, sigma: number): Interval | null {
 const range = ([lo, hi]: readonly [number, number], fmt: (v: number) => string) =>
   lo === hi ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`;
 
+type KvRange = TwinMeta['kvCapacity'];
+
+/** Everything a predicted cell needs: the what-if applied to the twin, and the plan it gives. */
+interface Setup {
+  profile: Profile; // the twin's profile with the what-if's KV cache and max sequences
+  meta: TwinMeta;
+  kv: KvRange;
+  kvTokens: number;
+  layout: ReturnType<typeof buildPlan>;
+  maxOutput: number;
+  windowS: number;
+  seqsKnown: boolean;
+  seen: number; // pinned max sequences, or the most that ran unqueued
+  seqs: number;
+  warnings: Set<string>;
+}
+
 export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): RunResult {
+  const setup = applyWhatIf(profile, meta, whatIf);
+  const decode = setup.layout.cells
+    .filter((cell) => cell.status !== 'Too long')
+    .map((cell) => predictDecodeCell(setup, cell));
+  const prefill = setup.layout.prefill
+    .filter((pt) => pt.contextTokens <= profile.maxModelLen)
+    .map((pt) => predictPrefillPoint(setup, pt));
+  return RunResultSchema.parse(predictedResult(profile, setup, whatIf, prefill, decode));
+}
+
+function whatIfKv(kvCapacity: KvRange, whatIf: WhatIf): KvRange {
+  if (whatIf.kvCapacity && 'tokens' in whatIf.kvCapacity)
+    return { lo: whatIf.kvCapacity.tokens, hi: whatIf.kvCapacity.tokens, source: 'what-if' };
+  if (whatIf.kvCapacity)
+    return {
+      lo: kvCapacity.lo * whatIf.kvCapacity.factor,
+      hi: kvCapacity.hi === null ? null : kvCapacity.hi * whatIf.kvCapacity.factor,
+      source: `${kvCapacity.source} x ${whatIf.kvCapacity.factor}`,
+    };
+  return { ...kvCapacity };
+}
+
+function applyWhatIf(profile: Profile, meta: TwinMeta, whatIf: WhatIf): Setup {
   const plan = meta.plan;
   const maxOutput = whatIf.maxOutput ?? plan.maxOutput;
-  const windowS = whatIf.windowS ?? plan.windowS;
-  let kv = { ...meta.kvCapacity };
-  if (whatIf.kvCapacity && 'tokens' in whatIf.kvCapacity)
-    kv = { lo: whatIf.kvCapacity.tokens, hi: whatIf.kvCapacity.tokens, source: 'what-if' };
-  else if (whatIf.kvCapacity)
-    kv = {
-      lo: kv.lo * whatIf.kvCapacity.factor,
-      hi: kv.hi === null ? null : kv.hi * whatIf.kvCapacity.factor,
-      source: `${kv.source} x ${whatIf.kvCapacity.factor}`,
-    };
+  const kv = whatIfKv(meta.kvCapacity, whatIf);
   const kvTokens = Math.round(kv.hi === null ? kv.lo : Math.sqrt(kv.lo * kv.hi));
   const layout = buildPlan({
     maxModelLen: profile.maxModelLen,
@@ -71,99 +102,131 @@ export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): 
     concurrency: whatIf.concurrency ?? plan.concurrency,
   });
   const seqsKnown = whatIf.maxNumSeqs !== undefined || meta.maxNumSeqs.pinned;
-  const seen = meta.maxNumSeqs.value; // pinned, or the most that ran unqueued
+  const seen = meta.maxNumSeqs.value;
   // Unpinned seats: predict the server taking every request (the figure a what-if asks for), and say the
   // other status it may have.
   const seqs = whatIf.maxNumSeqs ?? (seqsKnown ? seen : Math.max(seen, ...layout.concurrency));
-  const p: Profile = {
-    ...profile,
-    kvCapacityTokens: Math.max(kvTokens, profile.maxModelLen),
-    maxNumSeqs: seqs,
+  return {
+    profile: { ...profile, kvCapacityTokens: Math.max(kvTokens, profile.maxModelLen), maxNumSeqs: seqs },
+    meta,
+    kv,
+    kvTokens,
+    layout,
+    maxOutput,
+    windowS: whatIf.windowS ?? plan.windowS,
+    seqsKnown,
+    seen,
+    seqs,
+    warnings: new Set<string>(),
   };
-  const warnings = new Set<string>();
-  const measuredCtx = range(meta.ranges.contexts, contextLabel);
-  const measuredBatch = range(meta.ranges.batch, String);
+}
 
-  const decode: DecodeCell[] = [];
-  for (const cell of layout.cells) {
-    if (cell.status === 'Too long') continue;
-    const { contextTokens: C, concurrency: N } = cell;
-    const need = N * (C + maxOutput);
-    const capacityOpen = kv.hi !== null && kv.lo !== kv.hi && need > kv.lo && need <= kv.hi;
-    if (cell.status === 'Over capacity') {
-      decode.push({
-        ...emptyCell(C, N, 'Over capacity'),
-        ...(capacityOpen ? { prediction: { otherStatus: 'Valid' } } : {}),
-      });
-      continue;
-    }
-    const f = simulateCell(p, { contextTokens: C, concurrency: N, maxOutput, windowS });
-    const extrapolates: string[] = [];
-    const dc = beyond(C, meta.ranges.contexts);
-    const batch = Math.min(N, seqs);
-    const db = beyond(batch, meta.ranges.batch);
-    if (dc > 0) extrapolates.push(`context ${contextLabel(C)} outside the measured ${measuredCtx}`);
-    if (db > 0) extrapolates.push(`${batch} running sequences outside the measured ${measuredBatch}`);
-    if (!seqsKnown && N > seen)
-      extrapolates.push(
-        `concurrency ${N} above ${seen}, the most that ran unqueued: predicted as if the server runs all ${N} at once (its max sequences is unknown)`,
-      );
-    const ext = PER_DOUBLING * (dc + db);
-    const sd = (s: number) => Math.sqrt(s * s + ext * ext);
-    let otherStatus: DecodeCell['status'] | undefined;
-    if (capacityOpen) otherStatus = 'Over capacity';
-    else if (!seqsKnown && N > seen) otherStatus = 'Requests queued';
-    for (const e of extrapolates) warnings.add(e);
-    decode.push({
-      ...decodeCellFrom(C, N, f, windowS),
-      intervals: {
-        totalTokensPerS: band(f.totalTokensPerS, sd(meta.sigma.total)),
-        perRequestTokensPerS: band(f.perRequestTokensPerS, sd(meta.sigma.perRequest)),
-        ttftMs: band(f.ttftMs, sd(meta.sigma.ttft)),
-        tbtMs: band(f.tbtMs, sd(meta.sigma.perRequest)),
-      },
-      ...(extrapolates.length || otherStatus
-        ? {
-            prediction: {
-              ...(extrapolates.length ? { extrapolates } : {}),
-              ...(otherStatus ? { otherStatus } : {}),
-            },
-          }
-        : {}),
-    });
+function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): DecodeCell {
+  const { meta, kv, seen, seqsKnown } = s;
+  const { contextTokens: C, concurrency: N } = cell;
+  const need = N * (C + s.maxOutput);
+  const capacityOpen = kv.hi !== null && kv.lo !== kv.hi && need > kv.lo && need <= kv.hi;
+  if (cell.status === 'Over capacity') {
+    return {
+      ...emptyCell(C, N, 'Over capacity'),
+      ...(capacityOpen ? { prediction: { otherStatus: 'Valid' } } : {}),
+    };
   }
+  const f = simulateCell(s.profile, {
+    contextTokens: C,
+    concurrency: N,
+    maxOutput: s.maxOutput,
+    windowS: s.windowS,
+  });
+  const batch = Math.min(N, s.seqs);
+  const dc = beyond(C, meta.ranges.contexts);
+  const db = beyond(batch, meta.ranges.batch);
+  const extrapolates = decodeExtrapolations(s, C, N, batch, dc > 0, db > 0);
+  const ext = PER_DOUBLING * (dc + db);
+  const sd = (v: number) => Math.sqrt(v * v + ext * ext);
+  let otherStatus: DecodeCell['status'] | undefined;
+  if (capacityOpen) otherStatus = 'Over capacity';
+  else if (!seqsKnown && N > seen) otherStatus = 'Requests queued';
+  for (const e of extrapolates) s.warnings.add(e);
+  return {
+    ...decodeCellFrom(C, N, f, s.windowS),
+    intervals: {
+      totalTokensPerS: band(f.totalTokensPerS, sd(meta.sigma.total)),
+      perRequestTokensPerS: band(f.perRequestTokensPerS, sd(meta.sigma.perRequest)),
+      ttftMs: band(f.ttftMs, sd(meta.sigma.ttft)),
+      tbtMs: band(f.tbtMs, sd(meta.sigma.perRequest)),
+    },
+    ...(extrapolates.length || otherStatus
+      ? {
+          prediction: {
+            ...(extrapolates.length ? { extrapolates } : {}),
+            ...(otherStatus ? { otherStatus } : {}),
+          },
+        }
+      : {}),
+  };
+}
 
-  const prefill: PrefillPoint[] = layout.prefill
-    .filter((pt) => pt.contextTokens <= profile.maxModelLen)
-    .map((pt) => {
-      const r = simulatePrefill(p, pt.contextTokens);
-      const d = beyond(pt.contextTokens, meta.ranges.prefill);
-      const s = Math.sqrt(meta.sigma.prefill ** 2 + (PER_DOUBLING * d) ** 2);
-      const extrapolates =
-        d > 0
-          ? [
-              `prefill ${contextLabel(pt.contextTokens)} outside the measured ${range(meta.ranges.prefill, contextLabel)}`,
-            ]
-          : [];
-      for (const e of extrapolates) warnings.add(e);
-      const tps = band(r.tokensPerS, s)!;
-      const ttft = band(r.ttftMs, s)!;
-      return {
-        contextTokens: pt.contextTokens,
-        status: 'Valid',
-        promptTokens: pt.contextTokens,
-        ttftMs: r.ttftMs,
-        tokensPerS: r.tokensPerS,
-        completed: 1,
-        repeats: [{ promptTokens: pt.contextTokens, ttftMs: r.ttftMs, tokensPerS: r.tokensPerS }],
-        decodeContext: pt.decodeContext,
-        prediction: { tokensPerS: tps, ttftMs: ttft, ...(extrapolates.length ? { extrapolates } : {}) },
-      };
-    });
+function decodeExtrapolations(
+  s: Setup,
+  C: number,
+  N: number,
+  batch: number,
+  contextBeyond: boolean,
+  batchBeyond: boolean,
+): string[] {
+  const out: string[] = [];
+  if (contextBeyond)
+    out.push(
+      `context ${contextLabel(C)} outside the measured ${range(s.meta.ranges.contexts, contextLabel)}`,
+    );
+  if (batchBeyond)
+    out.push(`${batch} running sequences outside the measured ${range(s.meta.ranges.batch, String)}`);
+  if (!s.seqsKnown && N > s.seen)
+    out.push(
+      `concurrency ${N} above ${s.seen}, the most that ran unqueued: predicted as if the server runs all ${N} at once (its max sequences is unknown)`,
+    );
+  return out;
+}
 
+function predictPrefillPoint(s: Setup, pt: Setup['layout']['prefill'][number]): PrefillPoint {
+  const { meta } = s;
+  const r = simulatePrefill(s.profile, pt.contextTokens);
+  const d = beyond(pt.contextTokens, meta.ranges.prefill);
+  const sigma = Math.sqrt(meta.sigma.prefill ** 2 + (PER_DOUBLING * d) ** 2);
+  const extrapolates =
+    d > 0
+      ? [
+          `prefill ${contextLabel(pt.contextTokens)} outside the measured ${range(meta.ranges.prefill, contextLabel)}`,
+        ]
+      : [];
+  for (const e of extrapolates) s.warnings.add(e);
+  const tps = band(r.tokensPerS, sigma)!;
+  const ttft = band(r.ttftMs, sigma)!;
+  return {
+    contextTokens: pt.contextTokens,
+    status: 'Valid',
+    promptTokens: pt.contextTokens,
+    ttftMs: r.ttftMs,
+    tokensPerS: r.tokensPerS,
+    completed: 1,
+    repeats: [{ promptTokens: pt.contextTokens, ttftMs: r.ttftMs, tokensPerS: r.tokensPerS }],
+    decodeContext: pt.decodeContext,
+    prediction: { tokensPerS: tps, ttftMs: ttft, ...(extrapolates.length ? { extrapolates } : {}) },
+  };
+}
+
+function predictedResult(
+  profile: Profile,
+  s: Setup,
+  whatIf: WhatIf,
+  prefill: PrefillPoint[],
+  decode: DecodeCell[],
+): RunResult {
+  const { kv, layout, meta } = s;
   const changed: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(whatIf)) if (v !== undefined) changed[k] = v;
-  const result: RunResult = {
+  return {
     schema: RESULT_SCHEMA_ID,
     version: RESULT_SCHEMA_VERSION,
     runId: `predicted-${profile.name}`,
@@ -177,7 +240,7 @@ export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): 
       model: profile.servedModelName,
       api: 'chat',
       maxModelLen: profile.maxModelLen,
-      kvCapacityTokens: kvTokens,
+      kvCapacityTokens: s.kvTokens,
       kvCapacitySource: `twin (${kv.source}${kv.hi !== null && kv.hi !== kv.lo ? `: between ${Math.round(kv.lo)} and ${Math.round(kv.hi)}` : ''})`,
       metricsAvailable: false,
     },
@@ -187,8 +250,8 @@ export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): 
       contexts: layout.contexts,
       prefillContexts: layout.prefillContexts,
       concurrency: layout.concurrency,
-      maxOutput,
-      duration: windowS,
+      maxOutput: s.maxOutput,
+      duration: s.windowS,
       prefillRepeats: 1,
       ignoreEos: true,
       sampling: {},
@@ -198,7 +261,7 @@ export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): 
     decode,
     warnings: [
       `Predicted by the twin ${profile.name} (fitted on ${meta.cells.length} decode cells and ${meta.prefillPoints.length} prefill points of ${meta.fittedFrom.join(', ')}): nothing here was measured; intervals are 95% from the fit's own misses, wider past the measured range.`,
-      ...[...warnings].map((w) => `Extrapolates: ${w}.`),
+      ...[...s.warnings].map((w) => `Extrapolates: ${w}.`),
     ],
     predicted: {
       twin: profile.name,
@@ -206,5 +269,4 @@ export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): 
       ...(Object.keys(changed).length ? { whatIf: changed } : {}),
     },
   };
-  return RunResultSchema.parse(result);
 }

@@ -40,7 +40,6 @@ function message(c: Context, status: 404 | 400 | 403 | 422, title: string, text:
 
 export function createApp(o: AppOptions): Hono {
   const app = new Hono();
-
   app.use('*', async (c, next) => {
     if (o.allowedHosts && !o.allowedHosts.has(hostName(c.req.header('host'))))
       return c.text(
@@ -54,110 +53,114 @@ export function createApp(o: AppOptions): Hono {
     c.header('X-Frame-Options', 'DENY');
     c.header('Cache-Control', 'no-store');
   });
-
-  app.get('/', async (c) => {
-    const url = new URL(c.req.url);
-    const filter = parseFilter(url.searchParams);
-    const all = await o.index.runs();
-    return c.html(
-      listPage({
-        all,
-        shown: filterRuns(all, filter),
-        filter,
-        page: Number(url.searchParams.get('page') ?? '1') || 1,
-        roots: o.roots,
-        problems: o.index.problems(),
-      }),
-    );
-  });
-
-  app.get('/api/runs', async (c) => {
-    const filter = parseFilter(new URL(c.req.url).searchParams);
-    const runs = filterRuns(await o.index.runs(), filter).map(
-      ({ decode: _d, prefill: _p, file: _f, ...meta }) => meta,
-    );
-    return c.json({ count: runs.length, runs });
-  });
-
-  app.get('/report', async (c) => {
-    const id = c.req.query('run') ?? '';
-    const e = await o.index.get(id);
-    if (!e)
-      return message(
-        c,
-        404,
-        'No such run',
-        `No run "${id}" under the served folders: it may have been moved or deleted.`,
-      );
-    const r = loadResult(e.file);
-    return c.html(
-      renderHtml(
-        r,
-        appPageOptions([
-          [href('/history', [['run', id]]), 'History of this run'],
-          [href('/', [['model', e.model]]), 'Runs of this model'],
-        ]),
-      ),
-    );
-  });
-
-  app.get('/compare', async (c) => {
-    const ids = c.req.queries('run') ?? [];
-    const byId = new Map((await o.index.runs()).map((e) => [e.id, e]));
-    const missing = ids.filter((id) => !byId.has(id));
-    if (missing.length)
-      return message(c, 404, 'No such run', `Not found under the served folders: ${missing.join(', ')}.`);
-    const picked = [...new Set(ids)].map((id) => byId.get(id)!);
-    if (picked.length < 2)
-      return message(
-        c,
-        400,
-        'Pick two or more runs',
-        'Tick two or more runs in the list, then press Compare selected.',
-      );
-    // The oldest run is the baseline A unless base= names another.
-    const base = c.req.query('base');
-    picked.sort((a, b) => (a.id === base ? -1 : b.id === base ? 1 : a.startedAt.localeCompare(b.startedAt)));
-    const results = picked.map((e) => loadResult(e.file));
-    return c.html(renderCompareHtml(compareModel(results), appPageOptions()));
-  });
-
-  app.get('/history', async (c) => {
-    const url = new URL(c.req.url);
-    const filter = parseFilter(url.searchParams);
-    const picked = url.searchParams.getAll('run');
-    const all = await o.index.runs();
-    const runs = picked.length ? all.filter((e) => picked.includes(e.id)) : filterRuns(all, filter);
-    const firstCell = runs.flatMap((e) => Object.keys(e.decode))[0];
-    const cell = parseCellRef(url.searchParams.get('cell') ?? firstCell);
-    if (!cell)
-      return message(
-        c,
-        400,
-        'No cell to follow',
-        'Pick a cell such as 8192x4, or a prefill point such as p8192.',
-      );
-    const figures = Object.keys(figuresOf(cell));
-    const asked = url.searchParams.get('figure') ?? '';
-    const figure = figures.includes(asked) ? asked : figures[0]!;
-    // One run picked: follow its cell across the runs of the same model, engine and GPU.
-    if (picked.length === 1 && runs[0]) {
-      const e = runs[0];
-      const same = filterRuns(all, { model: e.model, engine: e.engine, gpu: e.gpu || undefined });
-      const to = new URLSearchParams(
-        filterParams({ model: e.model, engine: e.engine, gpu: e.gpu || undefined }),
-      );
-      to.set('cell', url.searchParams.get('cell') ?? firstCell ?? '');
-      to.set('figure', figure);
-      if (same.length) return c.redirect(href('/history', to));
-    }
-    return c.html(historyPage({ runs, filter, picked, cell, figure }));
-  });
-
+  app.get('/', (c) => listRoute(o, c));
+  app.get('/api/runs', (c) => runsApi(o, c));
+  app.get('/report', (c) => reportRoute(o, c));
+  app.get('/compare', (c) => compareRoute(o, c));
+  app.get('/history', (c) => historyRoute(o, c));
   app.notFound((c) => message(c, 404, 'Not found', 'This address is not part of the results browser.'));
   app.onError((err, c) => {
     if (isBenchError(err)) return message(c, 422, 'Cannot read this result', err.message);
     return c.text('Internal error in the results browser (this is a bug).\n', 500);
   });
   return app;
+}
+
+async function listRoute(o: AppOptions, c: Context) {
+  const url = new URL(c.req.url);
+  const filter = parseFilter(url.searchParams);
+  const all = await o.index.runs();
+  return c.html(
+    listPage({
+      all,
+      shown: filterRuns(all, filter),
+      filter,
+      page: Number(url.searchParams.get('page') ?? '1') || 1,
+      roots: o.roots,
+      problems: o.index.problems(),
+    }),
+  );
+}
+
+async function runsApi(o: AppOptions, c: Context) {
+  const filter = parseFilter(new URL(c.req.url).searchParams);
+  const runs = filterRuns(await o.index.runs(), filter).map(
+    ({ decode: _d, prefill: _p, file: _f, ...meta }) => meta,
+  );
+  return c.json({ count: runs.length, runs });
+}
+
+async function reportRoute(o: AppOptions, c: Context) {
+  const id = c.req.query('run') ?? '';
+  const e = await o.index.get(id);
+  if (!e)
+    return message(
+      c,
+      404,
+      'No such run',
+      `No run "${id}" under the served folders: it may have been moved or deleted.`,
+    );
+  const r = loadResult(e.file);
+  return c.html(
+    renderHtml(
+      r,
+      appPageOptions([
+        [href('/history', [['run', id]]), 'History of this run'],
+        [href('/', [['model', e.model]]), 'Runs of this model'],
+      ]),
+    ),
+  );
+}
+
+async function compareRoute(o: AppOptions, c: Context) {
+  const ids = c.req.queries('run') ?? [];
+  const byId = new Map((await o.index.runs()).map((e) => [e.id, e]));
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length)
+    return message(c, 404, 'No such run', `Not found under the served folders: ${missing.join(', ')}.`);
+  const picked = [...new Set(ids)].map((id) => byId.get(id)!);
+  if (picked.length < 2)
+    return message(
+      c,
+      400,
+      'Pick two or more runs',
+      'Tick two or more runs in the list, then press Compare selected.',
+    );
+  // The oldest run is the baseline A unless base= names another.
+  const base = c.req.query('base');
+  picked.sort((a, b) => (a.id === base ? -1 : b.id === base ? 1 : a.startedAt.localeCompare(b.startedAt)));
+  const results = picked.map((e) => loadResult(e.file));
+  return c.html(renderCompareHtml(compareModel(results), appPageOptions()));
+}
+
+async function historyRoute(o: AppOptions, c: Context) {
+  const url = new URL(c.req.url);
+  const filter = parseFilter(url.searchParams);
+  const picked = url.searchParams.getAll('run');
+  const all = await o.index.runs();
+  const runs = picked.length ? all.filter((e) => picked.includes(e.id)) : filterRuns(all, filter);
+  const firstCell = runs.flatMap((e) => Object.keys(e.decode))[0];
+  const cell = parseCellRef(url.searchParams.get('cell') ?? firstCell);
+  if (!cell)
+    return message(
+      c,
+      400,
+      'No cell to follow',
+      'Pick a cell such as 8192x4, or a prefill point such as p8192.',
+    );
+  const figures = Object.keys(figuresOf(cell));
+  const asked = url.searchParams.get('figure') ?? '';
+  const figure = figures.includes(asked) ? asked : figures[0]!;
+  // One run picked: follow its cell across the runs of the same model, engine and GPU.
+  if (picked.length === 1 && runs[0]) {
+    const e = runs[0];
+    const same = filterRuns(all, { model: e.model, engine: e.engine, gpu: e.gpu || undefined });
+    const to = new URLSearchParams(
+      filterParams({ model: e.model, engine: e.engine, gpu: e.gpu || undefined }),
+    );
+    to.set('cell', url.searchParams.get('cell') ?? firstCell ?? '');
+    to.set('figure', figure);
+    if (same.length) return c.redirect(href('/history', to));
+  }
+  return c.html(historyPage({ runs, filter, picked, cell, figure }));
 }

@@ -147,23 +147,17 @@ ${rows}
 </tbody></table></div>${flagged.size ? `<p class="note">${esc(FLAG_LEGEND)}</p>` : ''}`;
 }
 
+type Anomalies = ReturnType<typeof findAnomalies>;
+
 export function renderHtml(r: RunResult, page: PageOptions = {}): string {
   const title = reportTitle(r);
   const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
   const anomalies = findAnomalies(r);
-  const byCell = anomaliesByCell(anomalies);
-  const parts: string[] = [topHeader('Speed test matrix', title, subtitle(r)), kpis(r, anomalies, gpus)];
-
-  const meta = metadata(r)
-    .filter((s) => s.rows.length)
-    .map(
-      (s) =>
-        `<section class="card" id="${s.name.toLowerCase()}"><h2>${s.name}</h2><dl class="kv" style="margin-top:10px">${s.rows
-          .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`)
-          .join('')}</dl></section>`,
-    )
-    .join('');
-  parts.push(`<div class="meta">${meta}</div>`);
+  const parts: string[] = [
+    topHeader('Speed test matrix', title, subtitle(r)),
+    kpis(r, anomalies, gpus),
+    metadataCards(r),
+  ];
   if (r.launchCommand)
     parts.push(
       card(
@@ -173,50 +167,9 @@ export function renderHtml(r: RunResult, page: PageOptions = {}): string {
         `<pre class="cmd"><code>${esc(r.launchCommand)}</code></pre>`,
       ),
     );
-
   const pre = prefillPoints(r);
-  if (pre.length) {
-    const outliers = new Set(
-      anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens!),
-    );
-    parts.push(
-      card(
-        'prefill',
-        'Prefill',
-        'Prompt tok/s by context length: a cold prompt, timed to its first token. TTFT under each context.',
-        prefillChartSvg(pre, outliers) +
-          (outliers.size ? `<p class="detail-hint">Bars in amber are outliers: see Anomalies.</p>` : ''),
-      ),
-    );
-  }
-  if (r.decode.length) {
-    const details = r.decode
-      .map((c) => cellDetailHtml(c, byCell.get(`${c.contextTokens}x${c.concurrency}`) ?? [], gpus))
-      .join('\n');
-    const notes = [...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE];
-    parts.push(
-      card(
-        'decode',
-        'Sustained decode matrix',
-        'Total tok/s · rows are context length, columns are simultaneous requests.',
-        heatmapHtml(r, byCell, gpus) +
-          heatmapLegend(r) +
-          `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` +
-          `<p class="detail-hint">Click or press Enter on a cell for percentiles, errors, server samples and cache/queue evidence.</p>` +
-          `<div class="detail-host">${details}</div>`,
-      ),
-    );
-    const pareto = paretoSvg(r);
-    if (pareto)
-      parts.push(
-        card(
-          'pareto',
-          'Throughput vs per-request speed',
-          `Each line is one context; points are concurrency levels (hollow: Requests queued). Up and right is better.`,
-          pareto,
-        ),
-      );
-  }
+  if (pre.length) parts.push(prefillCard(pre, anomalies));
+  if (r.decode.length) parts.push(...decodeCards(r, anomalies, gpus));
   if (anomalies.length)
     parts.push(
       card('anomalies', 'Anomalies', 'Figures that deserve a second look, and why.', anomalyList(anomalies)),
@@ -227,12 +180,70 @@ export function renderHtml(r: RunResult, page: PageOptions = {}): string {
       'all-measurements-card',
       'All measurements',
       MEDIANS_NOTE,
-      measurementsTable(r, anomalies) +
-        (allNotes.length
-          ? `<ul class="notes">${allNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`
-          : ''),
+      measurementsTable(r, anomalies) + notesList(allNotes),
       'allm',
     ),
   );
   return htmlPage(`${title} · Speed test matrix`, parts.join('\n'), page);
+}
+
+const notesList = (notes: string[]): string =>
+  notes.length ? `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
+
+function metadataCards(r: RunResult): string {
+  const meta = metadata(r)
+    .filter((s) => s.rows.length)
+    .map(
+      (s) =>
+        `<section class="card" id="${s.name.toLowerCase()}"><h2>${s.name}</h2><dl class="kv" style="margin-top:10px">${s.rows
+          .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`)
+          .join('')}</dl></section>`,
+    )
+    .join('');
+  return `<div class="meta">${meta}</div>`;
+}
+
+function prefillCard(pre: ReturnType<typeof prefillPoints>, anomalies: Anomalies): string {
+  const outliers = new Set(
+    anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens!),
+  );
+  return card(
+    'prefill',
+    'Prefill',
+    'Prompt tok/s by context length: a cold prompt, timed to its first token. TTFT under each context.',
+    prefillChartSvg(pre, outliers) +
+      (outliers.size ? `<p class="detail-hint">Bars in amber are outliers: see Anomalies.</p>` : ''),
+  );
+}
+
+/** The decode matrix with its cell details, and the Pareto chart when there is one. */
+function decodeCards(r: RunResult, anomalies: Anomalies, gpus: number | undefined): string[] {
+  const byCell = anomaliesByCell(anomalies);
+  const details = r.decode
+    .map((c) => cellDetailHtml(c, byCell.get(`${c.contextTokens}x${c.concurrency}`) ?? [], gpus))
+    .join('\n');
+  const notes = [...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE];
+  const cards = [
+    card(
+      'decode',
+      'Sustained decode matrix',
+      'Total tok/s · rows are context length, columns are simultaneous requests.',
+      heatmapHtml(r, byCell, gpus) +
+        heatmapLegend(r) +
+        notesList(notes) +
+        `<p class="detail-hint">Click or press Enter on a cell for percentiles, errors, server samples and cache/queue evidence.</p>` +
+        `<div class="detail-host">${details}</div>`,
+    ),
+  ];
+  const pareto = paretoSvg(r);
+  if (pareto)
+    cards.push(
+      card(
+        'pareto',
+        'Throughput vs per-request speed',
+        `Each line is one context; points are concurrency levels (hollow: Requests queued). Up and right is better.`,
+        pareto,
+      ),
+    );
+  return cards;
 }

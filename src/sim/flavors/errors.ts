@@ -46,96 +46,101 @@ function tooLongMessage(f: Flavor, i: ErrorInfo): string {
 // Status code and body of each engine's errors (engines.md "Errors").
 export function errorFor(f: Flavor, kind: ErrorKind, i: ErrorInfo = {}): HttpError {
   const msg = kind === 'too-long' ? tooLongMessage(f, i) : (i.message ?? defaultMessage(f, kind, i));
-  switch (f) {
-    case 'vllm': {
-      if (kind === 'auth') return json(401, { error: 'Unauthorized' });
-      const status = statusOf(kind, 400, 503);
-      const type =
-        kind === 'model'
-          ? 'NotFoundError'
-          : status === 400
-            ? 'BadRequestError'
-            : status >= 500
-              ? 'InternalServerError'
-              : 'ServiceUnavailableError';
-      return json(status, { error: { message: msg, type, param: null, code: status } });
-    }
-    case 'sglang': {
-      if (kind === 'auth') return json(401, { error: 'Unauthorized' });
-      const status = statusOf(kind, 400, 503);
-      const type =
-        kind === 'model' ? 'NotFoundError' : status === 400 ? 'BadRequestError' : 'InternalServerError';
-      return json(status, {
-        object: 'error',
+  return ERROR_BODY[f](kind, msg, i);
+}
+
+const ERROR_BODY: Record<Flavor, (kind: ErrorKind, msg: string, i: ErrorInfo) => HttpError> = {
+  vllm: (kind, msg) => {
+    if (kind === 'auth') return json(401, { error: 'Unauthorized' });
+    const status = statusOf(kind, 400, 503);
+    const type =
+      kind === 'model'
+        ? 'NotFoundError'
+        : status === 400
+          ? 'BadRequestError'
+          : status >= 500
+            ? 'InternalServerError'
+            : 'ServiceUnavailableError';
+    return json(status, { error: { message: msg, type, param: null, code: status } });
+  },
+  sglang: (kind, msg) => {
+    if (kind === 'auth') return json(401, { error: 'Unauthorized' });
+    const status = statusOf(kind, 400, 503);
+    const type =
+      kind === 'model' ? 'NotFoundError' : status === 400 ? 'BadRequestError' : 'InternalServerError';
+    return json(status, {
+      object: 'error',
+      message: msg,
+      type,
+      param: null,
+      code: kind === 'model' ? 'model_not_found' : status,
+    });
+  },
+  llamacpp: llamacppError,
+  tgi: tgiError,
+  ollama: (kind, msg) => {
+    const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
+    const type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error';
+    return json(status, { error: { message: msg, type, param: null, code: null } });
+  },
+  trtllm: (kind, msg) => {
+    const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
+    return json(status, {
+      object: 'error',
+      message: msg,
+      type: status === 400 ? 'BadRequestError' : 'InternalServerError',
+      param: null,
+      code: status,
+    });
+  },
+};
+
+function llamacppError(kind: ErrorKind, msg: string, i: ErrorInfo): HttpError {
+  if (kind === 'auth')
+    return json(401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
+  if (kind === 'too-long')
+    return json(400, {
+      error: {
+        code: 400,
+        type: 'exceed_context_size_error',
         message: msg,
-        type,
-        param: null,
-        code: kind === 'model' ? 'model_not_found' : status,
-      });
-    }
-    case 'llamacpp': {
-      if (kind === 'auth')
-        return json(401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
-      if (kind === 'too-long')
-        return json(400, {
-          error: {
-            code: 400,
-            type: 'exceed_context_size_error',
-            message: msg,
-            n_prompt_tokens: i.promptTokens ?? 0,
-            n_ctx: i.maxModelLen ?? 0,
-          },
-        });
-      const status = statusOf(kind, 400, 503);
-      const type =
-        kind === 'model'
-          ? 'not_found_error'
-          : status === 400
-            ? 'invalid_request_error'
-            : status === 503
-              ? 'unavailable_error'
-              : 'server_error';
-      return json(status, { error: { code: status, message: msg, type } });
-    }
-    case 'tgi': {
-      if (kind === 'auth') return { status: 401, body: '' };
-      const status =
-        kind === 'too-long' || kind === 'bad-request'
-          ? 422
-          : kind === 'overload'
-            ? 429
-            : kind === 'model'
-              ? 404
-              : kind === 'unavailable'
-                ? 503
-                : 500;
-      const errorType =
-        status === 422
-          ? 'validation'
-          : status === 429
-            ? 'overloaded'
-            : status === 503
-              ? 'healthcheck'
-              : 'generation';
-      return json(status, { error: msg, error_type: errorType });
-    }
-    case 'ollama': {
-      const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
-      const type =
-        status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error';
-      return json(status, { error: { message: msg, type, param: null, code: null } });
-    }
-    case 'trtllm': {
-      const status = kind === 'auth' ? 401 : statusOf(kind, 400, 503);
-      return json(status, {
-        object: 'error',
-        message: msg,
-        type: status === 400 ? 'BadRequestError' : 'InternalServerError',
-        param: null,
-        code: status,
-      });
-    }
-  }
+        n_prompt_tokens: i.promptTokens ?? 0,
+        n_ctx: i.maxModelLen ?? 0,
+      },
+    });
+  const status = statusOf(kind, 400, 503);
+  const type =
+    kind === 'model'
+      ? 'not_found_error'
+      : status === 400
+        ? 'invalid_request_error'
+        : status === 503
+          ? 'unavailable_error'
+          : 'server_error';
+  return json(status, { error: { code: status, message: msg, type } });
+}
+
+function tgiError(kind: ErrorKind, msg: string): HttpError {
+  if (kind === 'auth') return { status: 401, body: '' };
+  const status =
+    kind === 'too-long' || kind === 'bad-request'
+      ? 422
+      : kind === 'overload'
+        ? 429
+        : kind === 'model'
+          ? 404
+          : kind === 'unavailable'
+            ? 503
+            : 500;
+  const errorType =
+    status === 422
+      ? 'validation'
+      : status === 429
+        ? 'overloaded'
+        : status === 503
+          ? 'healthcheck'
+          : 'generation';
+  return json(status, { error: msg, error_type: errorType });
 }
 
 function statusOf(kind: ErrorKind, badRequest: number, overload: number): number {
