@@ -183,81 +183,13 @@ export function throughputDrops(r: RunResult): Anomaly[] {
   return out;
 }
 
+type Flag = Pick<Anomaly, 'kind' | 'severity' | 'text'>;
+
 function cellFlags(r: RunResult): Anomaly[] {
   const out: Anomaly[] = [];
   for (const c of r.decode) {
-    const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
-    // Requests aborted at the window close are how a window ends, not failures.
-    const failures = Object.entries(c.errors ?? {}).filter(([k, n]) => k !== 'aborted' && n);
-    const errs = failures.reduce((a, [, n]) => a + (n ?? 0), 0);
-    const kinds = failures.map(([k, n]) => `${n} ${k}`).join(', ');
     const base = { phase: 'decode' as const, contextTokens: c.contextTokens, concurrency: c.concurrency };
-    if (c.status === 'Failed') {
-      out.push({
-        ...base,
-        kind: 'failed',
-        severity: 'error',
-        text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.`,
-      });
-    } else if (c.status === 'Requests queued') {
-      const waiting = c.maxWaiting ? ` Up to ${c.maxWaiting} requests were waiting.` : '';
-      out.push({
-        ...base,
-        kind: 'queued',
-        severity: 'warn',
-        text:
-          `Cell ${where}: the server did not run all ${c.concurrency} requests at once ` +
-          `(average active ${c.avgActive === null ? 'unknown' : c.avgActive.toFixed(1)}).${waiting}` +
-          `${c.queueEvidence ? ` Evidence: ${c.queueEvidence.replace(/\.?$/, '.')}` : ''} Its TTFT and per-request speed include queueing.`,
-      });
-    }
-    if (c.capacityCheck) out.push({ ...base, ...capacityFlag(c, c.capacityCheck, where) });
-    const failedRepeats = (c.repeats ?? []).filter((x) => x.status === 'Failed');
-    if (c.status !== 'Failed' && failedRepeats.length)
-      out.push({
-        ...base,
-        kind: 'errors',
-        severity: 'warn',
-        text:
-          `Cell ${where}: ${failedRepeats.length} of ${c.repeats!.length} repeats failed ` +
-          `(${failedRepeats[0]!.error ?? 'no figure'}); the figures are those of the others.`,
-      });
-    if (c.client?.clientBound)
-      out.push({
-        ...base,
-        kind: 'client-bound',
-        severity: 'warn', // measured, but partly the client's: flagged like a queue, not like a failure
-        text:
-          `Cell ${where}: the benchmark client was the bottleneck (${c.client.reason ?? 'overloaded'}); its ` +
-          `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,
-      });
-    if (c.chunkAttribution === 'estimated' && c.windowTokenErrorBound && c.outputTokens)
-      out.push({
-        ...base,
-        kind: 'estimated-tokens',
-        severity: 'info',
-        text:
-          `Cell ${where}: per-chunk token counts are estimated (the server sends several tokens per chunk ` +
-          `without per-chunk usage); the window's ${fmtInt(c.outputTokens)} tokens may be off by up to ` +
-          `${fmtInt(c.windowTokenErrorBound)} (${((100 * c.windowTokenErrorBound) / c.outputTokens).toPrecision(2)}%).`,
-      });
-    if (c.status !== 'Failed' && c.stalls && c.measuredS)
-      out.push({
-        ...base,
-        kind: 'stall',
-        severity: 'warn',
-        text:
-          `Cell ${where}: ${c.stalls} stalled stream${c.stalls === 1 ? '' : 's'} (gaps between chunks over 1 s, ` +
-          `the longest ${fmtMs(c.maxChunkGapMs)}); some stream was stalled for ${fmtMs(c.stalledMs)}, ` +
-          `${pct((c.stalledMs ?? 0) / 1000 / c.measuredS)} of the window. Its figures include the pauses.`,
-      });
-    if (c.status !== 'Failed' && errs > 0)
-      out.push({
-        ...base,
-        kind: 'errors',
-        severity: 'warn',
-        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.`,
-      });
+    for (const f of flagsOfCell(c)) out.push({ ...base, ...f });
   }
   for (const p of r.prefill) {
     if (p.status !== 'Failed') continue;
@@ -272,12 +204,93 @@ function cellFlags(r: RunResult): Anomaly[] {
   return out;
 }
 
+// Every flag of one decode cell, in the order the reports list them.
+function flagsOfCell(c: DecodeCell): Flag[] {
+  const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+  // Requests aborted at the window close are how a window ends, not failures.
+  const failures = Object.entries(c.errors ?? {}).filter(([k, n]) => k !== 'aborted' && n);
+  const errs = failures.reduce((a, [, n]) => a + (n ?? 0), 0);
+  const kinds = failures.map(([k, n]) => `${n} ${k}`).join(', ');
+  const measured = c.status !== 'Failed';
+  return [
+    statusFlag(c, where, kinds),
+    c.capacityCheck && capacityFlag(c, c.capacityCheck, where),
+    measured && failedRepeatsFlag(c, where),
+    c.client?.clientBound && {
+      kind: 'client-bound',
+      severity: 'warn', // measured, but partly the client's: flagged like a queue, not like a failure
+      text:
+        `Cell ${where}: the benchmark client was the bottleneck (${c.client.reason ?? 'overloaded'}); its ` +
+        `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,
+    },
+    estimatedTokensFlag(c, where),
+    measured && stallFlag(c, where),
+    measured &&
+      errs > 0 && {
+        kind: 'errors',
+        severity: 'warn',
+        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.`,
+      },
+  ].filter((f): f is Flag => Boolean(f));
+}
+
+function statusFlag(c: DecodeCell, where: string, kinds: string): Flag | undefined {
+  if (c.status === 'Failed')
+    return {
+      kind: 'failed',
+      severity: 'error',
+      text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.`,
+    };
+  if (c.status !== 'Requests queued') return undefined;
+  const waiting = c.maxWaiting ? ` Up to ${c.maxWaiting} requests were waiting.` : '';
+  return {
+    kind: 'queued',
+    severity: 'warn',
+    text:
+      `Cell ${where}: the server did not run all ${c.concurrency} requests at once ` +
+      `(average active ${c.avgActive === null ? 'unknown' : c.avgActive.toFixed(1)}).${waiting}` +
+      `${c.queueEvidence ? ` Evidence: ${c.queueEvidence.replace(/\.?$/, '.')}` : ''} Its TTFT and per-request speed include queueing.`,
+  };
+}
+
+function failedRepeatsFlag(c: DecodeCell, where: string): Flag | undefined {
+  const failed = (c.repeats ?? []).filter((x) => x.status === 'Failed');
+  if (!failed.length) return undefined;
+  return {
+    kind: 'errors',
+    severity: 'warn',
+    text:
+      `Cell ${where}: ${failed.length} of ${c.repeats!.length} repeats failed ` +
+      `(${failed[0]!.error ?? 'no figure'}); the figures are those of the others.`,
+  };
+}
+
+function estimatedTokensFlag(c: DecodeCell, where: string): Flag | undefined {
+  if (c.chunkAttribution !== 'estimated' || !c.windowTokenErrorBound || !c.outputTokens) return undefined;
+  return {
+    kind: 'estimated-tokens',
+    severity: 'info',
+    text:
+      `Cell ${where}: per-chunk token counts are estimated (the server sends several tokens per chunk ` +
+      `without per-chunk usage); the window's ${fmtInt(c.outputTokens)} tokens may be off by up to ` +
+      `${fmtInt(c.windowTokenErrorBound)} (${((100 * c.windowTokenErrorBound) / c.outputTokens).toPrecision(2)}%).`,
+  };
+}
+
+function stallFlag(c: DecodeCell, where: string): Flag | undefined {
+  if (!c.stalls || !c.measuredS) return undefined;
+  return {
+    kind: 'stall',
+    severity: 'warn',
+    text:
+      `Cell ${where}: ${c.stalls} stalled stream${c.stalls === 1 ? '' : 's'} (gaps between chunks over 1 s, ` +
+      `the longest ${fmtMs(c.maxChunkGapMs)}); some stream was stalled for ${fmtMs(c.stalledMs)}, ` +
+      `${pct((c.stalledMs ?? 0) / 1000 / c.measuredS)} of the window. Its figures include the pauses.`,
+  };
+}
+
 // A cell measured over the capacity figure: say what the server did and what that means for the figure.
-function capacityFlag(
-  c: DecodeCell,
-  k: NonNullable<DecodeCell['capacityCheck']>,
-  where: string,
-): Pick<Anomaly, 'kind' | 'severity' | 'text'> {
+function capacityFlag(c: DecodeCell, k: NonNullable<DecodeCell['capacityCheck']>, where: string): Flag {
   const rule =
     `${c.concurrency} × (${fmtInt(c.contextTokens)} + max output) = ${fmtInt(k.needTokens)} tokens > ` +
     `KV capacity ${fmtInt(k.kvCapacityTokens)}${k.bound === 'exact' ? '' : ` (${k.bound})`}`;
