@@ -102,38 +102,12 @@ function vllm(ctx: SimContext): string {
       { ...m, finished_reason: reason },
     );
   }
-  if (p.speculative) {
-    e.metric(
-      'vllm:spec_decode_num_drafts_total',
-      'counter',
-      'Number of spec decoding drafts.',
-      c.specDrafts,
-      m,
-    )
-      .metric(
-        'vllm:spec_decode_num_draft_tokens_total',
-        'counter',
-        'Number of draft tokens.',
-        c.specDraftTokens,
-        m,
-      )
-      .metric(
-        'vllm:spec_decode_num_accepted_tokens_total',
-        'counter',
-        'Number of accepted tokens.',
-        c.specAcceptedTokens,
-        m,
-      );
-    c.specAcceptedPerPos.forEach((v, pos) =>
-      e.metric(
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total',
-        'counter',
-        'Accepted tokens per draft position.',
-        v,
-        { ...m, position: pos },
-      ),
-    );
-  }
+  if (p.speculative) vllmSpeculative(e, c, m);
+  vllmLatencyHistograms(e, ctx, m);
+  return e.text();
+}
+
+function vllmLatencyHistograms(e: Expo, ctx: SimContext, m: Labels): void {
   e.hist('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', ctx.hist.ttft, m)
     .hist('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', ctx.hist.itl, m)
     .hist('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', ctx.hist.e2e, m)
@@ -143,7 +117,34 @@ function vllm(ctx: SimContext): string {
       ctx.hist.queue,
       m,
     );
-  return e.text();
+}
+
+// vLLM's speculative-decoding counters: drafts, draft and accepted tokens, and acceptances per draft position.
+function vllmSpeculative(e: Expo, c: SimContext['engine']['sched']['counters'], m: Labels): void {
+  e.metric('vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', c.specDrafts, m)
+    .metric(
+      'vllm:spec_decode_num_draft_tokens_total',
+      'counter',
+      'Number of draft tokens.',
+      c.specDraftTokens,
+      m,
+    )
+    .metric(
+      'vllm:spec_decode_num_accepted_tokens_total',
+      'counter',
+      'Number of accepted tokens.',
+      c.specAcceptedTokens,
+      m,
+    );
+  c.specAcceptedPerPos.forEach((v, pos) =>
+    e.metric(
+      'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+      'counter',
+      'Accepted tokens per draft position.',
+      v,
+      { ...m, position: pos },
+    ),
+  );
 }
 
 function sglang(ctx: SimContext): string {
@@ -194,22 +195,7 @@ function sglang(ctx: SimContext): string {
       c.finished.abort ?? 0,
       m,
     );
-  if (p.speculative) {
-    const acc = c.specDrafts ? 1 + c.specAcceptedTokens / c.specDrafts : 0;
-    e.metric(
-      'sglang:spec_accept_length',
-      'gauge',
-      'The average acceptance length of speculative decoding.',
-      acc,
-      m,
-    ).metric(
-      'sglang:spec_accept_rate',
-      'gauge',
-      'The average acceptance rate of speculative decoding.',
-      c.specDraftTokens ? c.specAcceptedTokens / c.specDraftTokens : 0,
-      m,
-    );
-  }
+  if (p.speculative) sglangSpeculative(e, c, m);
   return e
     .hist(
       'sglang:time_to_first_token_seconds',
@@ -230,6 +216,24 @@ function sglang(ctx: SimContext): string {
       m,
     )
     .text();
+}
+
+// SGLang reports speculative decoding as gauges: mean acceptance length and rate.
+function sglangSpeculative(e: Expo, c: SimContext['engine']['sched']['counters'], m: Labels): void {
+  const acc = c.specDrafts ? 1 + c.specAcceptedTokens / c.specDrafts : 0;
+  e.metric(
+    'sglang:spec_accept_length',
+    'gauge',
+    'The average acceptance length of speculative decoding.',
+    acc,
+    m,
+  ).metric(
+    'sglang:spec_accept_rate',
+    'gauge',
+    'The average acceptance rate of speculative decoding.',
+    c.specDraftTokens ? c.specAcceptedTokens / c.specDraftTokens : 0,
+    m,
+  );
 }
 
 function llamacpp(ctx: SimContext): string {
