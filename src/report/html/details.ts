@@ -85,7 +85,7 @@ export function samplesSvg(samples: ServerSample[]): string {
 }
 
 export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): string {
-  const title = `${contextLabel(c.contextTokens)} context × ${c.concurrency} requests at once`;
+  const title = `${contextLabel(c.contextTokens)} context × ${c.concurrency} request${c.concurrency === 1 ? '' : 's'} at once`;
   const extra = detailExtras(c);
   const clientQueue = clientQueueText(c);
   const samples = c.serverSamples?.length ? samplesSvg(c.serverSamples) : '';
@@ -154,10 +154,8 @@ function tokenSplitText(c: DecodeCell): string {
 }
 
 function clientText(k: NonNullable<DecodeCell['client']>): string {
-  const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}% of a core per thread`;
-  return k.clientBound
-    ? `the client was the bottleneck (${k.reason ?? load})`
-    : `not the bottleneck (${load})`;
+  const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}%`;
+  return k.clientBound ? `the client was the bottleneck (${k.reason ?? load})` : `fine: ${load}`;
 }
 
 function quantTable(c: DecodeCell): string {
