@@ -42,13 +42,19 @@ describe('plan estimate against a sim run', () => {
   });
 
   it('is within 20% when the full-window prefill is most of the run (llama.cpp flavor, slow prefill)', async () => {
+    // 4 slots of the 65,536-token KV: llama.cpp's per-slot context (the max model length it reports) is 16,384,
+    // so the full window is 16,128 tokens at about 1,170 prompt tok/s.
     const sim = await startTestSim({
       profile: 'demo',
-      overrides: { flavor: 'llamacpp', prefillTokensPerS: [1024, 4096, 8192, 16384].map(slow) },
+      overrides: {
+        flavor: 'llamacpp',
+        maxNumSeqs: 4,
+        prefillTokensPerS: [1024, 4096, 8192, 16384].map(slow),
+      },
     });
     const r = await planError(sim, '1', 1);
-    // The full-window point is the largest part of the run: more than both decode windows and the rest.
-    expect(r.fullWindowS / r.actualS).toBeGreaterThan(0.4);
+    // The full-window point is most of the run: more than the decode windows, the other points and the rest.
+    expect(r.fullWindowS / r.actualS).toBeGreaterThan(0.5);
     expect(r.error, `estimate ${r.estimateS} s, actual ${r.actualS} s`).toBeLessThan(0.2);
   });
 
