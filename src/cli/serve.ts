@@ -23,7 +23,8 @@ export function register(program: Command, io: CliIo): void {
       io.stderr.write(
         `warning: serving on ${o.host}: anyone who can reach this port can read every result, including launch commands.\n`,
       );
-    io.stdout.write(`results browser at ${s.url} (${(await s.index.runs()).length} runs; Ctrl-C to stop)\n`);
+    const runs = (await s.index.runs()).length;
+    io.stdout.write(`results browser at ${s.url} (${runs} run${runs === 1 ? '' : 's'}; Ctrl-C to stop)\n`);
     await new Promise<void>((done) => {
       const stop = () => {
         process.off('SIGINT', stop);
