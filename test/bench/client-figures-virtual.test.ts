@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bareTargetInfo } from '../helpers/target-info.js';
 import { runVirtual, virtualSettings } from './virtual-run.js';
 
 // What a cell's client knows beyond its figures, wired through the runner (virtual time): the self-check's
@@ -14,15 +15,7 @@ const spec = {
   flavor: 'llamacpp' as const,
   overrides: { speculative: { k: 4, meanTokens: 3 }, maxNumSeqs: 8 },
 };
-const noContinuousUsage = {
-  extensions: {
-    ignoreEos: true,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: false,
-  },
-};
+const noContinuousUsage = { extensions: bareTargetInfo().extensions }; // no continuous usage
 
 describe('client figures of a cell (virtual time)', () => {
   it('a starved client marks every cell client-bound, with the reason', async () => {

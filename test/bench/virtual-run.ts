@@ -20,6 +20,7 @@ import { handle } from '../../src/sim/handler.js';
 import { createSimContext, type SimOptions } from '../../src/sim/server.js';
 import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
 import type { Writer } from '../../src/sim/writer.js';
+import { adapterByName } from '../../src/target/engines/index.js';
 import type { TargetInfo } from '../../src/target/types.js';
 
 export const VIRTUAL_START_MS = Date.UTC(2026, 0, 1);
@@ -155,13 +156,7 @@ export function simTargetInfo(sim: SimContext, over: Partial<TargetInfo> = {}): 
     maxModelLen: p.maxModelLen,
     kvCapacityTokens: p.kvCapacityTokens,
     metricsAvailable: false,
-    extensions: {
-      ignoreEos: true,
-      minTokens: true,
-      streamOptions: true,
-      continuousUsage: true,
-      maxCompletionTokens: true,
-    },
+    extensions: adapterByName('vllm').extensions, // what a probe of the sim's default flavor finds
     // The sim's own count, as its /tokenize answers (chat template included).
     tokenize: async (text, api) =>
       api === 'chat' ? countChatTokens([{ role: 'user', content: text }], p.chatTemplate) : countTokens(text),

@@ -5,21 +5,14 @@ import { RunResult } from '../../../src/results/schema.js';
 import { cliCommand } from '../../helpers/cli.js';
 import { tinyArgs, describeRun, type BenchRunResult } from './bench-run.js';
 import { decodeKey } from '../../../src/results/cell-key.js';
+import { mulberry32 } from '../../../src/rng.js';
 
 // Crash safety: SIGKILL the real CLI at seeded random moments, resume each time, and compare the final result
 // with an uninterrupted run. A poller reads the result files the whole time: they must parse at every moment.
 export const CRASH_ARGS = tinyArgs('1K,2K', '1,2');
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator of the sim and the prompts, re-exported for the crash schedules.
+export { mulberry32 };
 
 export interface PollStats {
   reads: number; // successful reads of result.json
