@@ -112,7 +112,7 @@ describe('stalls', () => {
 });
 
 describe('client figures of a cell', () => {
-  it('gathers the self-check, the largest in-window gap, stalls and the attribution label', () => {
+  it('gathers the self-check and the attribution label with its bound', () => {
     const w = { openMs: 1000, closeMs: 5000 };
     const steady = {
       chunks: [1000, 1020, 1040, 1060].map((t) => [t, 1] as [number, number]),
@@ -128,14 +128,10 @@ describe('client figures of a cell', () => {
       load: { loopDelayP99Ms: 12, loopDelayMaxMs: 30, cpuPctPerThread: 40, threads: 1, wallMs: 4000 },
       tbtMs: 20,
     });
-    expect(f.maxChunkGapMs).toBe(1500); // 900 -> 1100 starts before the window, 2640 -> 5200 ends after it
-    expect(f.stalls).toBe(1);
     expect(f.chunkAttribution).toBe('estimated');
     expect(f.windowTokenErrorBound).toBe(6);
     expect(f.client?.clientBound).toBe(true);
     expect(clientCellFigures([steady], w)).toEqual({
-      maxChunkGapMs: 20,
-      stalls: 0,
       chunkAttribution: 'exact',
       windowTokenErrorBound: 0,
     });
