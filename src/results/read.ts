@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fsError } from '../fs-errors.js';
 import { BenchError } from '../errors.js';
 import { importV062Text } from './import-v062.js';
+import type { z } from 'zod';
 import { RunResult, type RunResult as RunResultT } from './schema.js';
 
 // The one result reader: a result.json (or the run directory holding it), or a v0.6.2 text report imported
@@ -16,18 +17,28 @@ export function resolveResultPath(path: string): string {
   }
 }
 
-export function parseResultText(text: string, path: string): RunResultT {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('Speed test matrix')) return importV062Text(text);
+// A result this tool wrote and --resume would continue: when it is cut off or edited (a crash, a full disk) it
+// cannot be continued, so the error says what to do instead.
+const DAMAGED_HINT =
+  'Start a new run (or import the report again); the measured requests stay in requests.jsonl next to it.';
+
+// Parses JSON text with a schema (the whole result, or the part an index keeps); a one-line error naming the file
+// and the first problem otherwise.
+export function parseJsonAs<T>(
+  schema: z.ZodType<T>,
+  text: string,
+  path: string,
+  o: { hint?: string; damaged?: boolean } = {},
+): T {
+  const hint = o.hint ? { hint: o.hint } : undefined;
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new BenchError('RESULT_INVALID', `${path} is not JSON (${(e as Error).message}).`, {
-      hint: 'Pass a result.json written by `run`, or a v0.6.2 text report.',
-    });
+    const why = `not JSON (${(e as Error).message})`;
+    throw new BenchError('RESULT_INVALID', `${path} is ${o.damaged ? `damaged: it is ${why}` : why}.`, hint);
   }
-  const parsed = RunResult.safeParse(data);
+  const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : '(root)';
@@ -36,9 +47,22 @@ export function parseResultText(text: string, path: string): RunResultT {
       `${path} is not a valid result file: ${where}: ${issue?.message ?? 'invalid'}` +
         (parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : '') +
         '.',
+      hint,
     );
   }
   return parsed.data;
+}
+
+export function parseResultText(text: string, path: string, forResume = false): RunResultT {
+  if (!forResume && text.trimStart().startsWith('Speed test matrix')) return importV062Text(text);
+  return parseJsonAs(
+    RunResult,
+    text,
+    path,
+    forResume
+      ? { hint: DAMAGED_HINT, damaged: true }
+      : { hint: 'Pass a result.json written by `run`, or a v0.6.2 text report.' },
+  );
 }
 
 export function loadResult(path: string): RunResultT {
@@ -52,11 +76,7 @@ export function loadResult(path: string): RunResultT {
   return parseResultText(text, file);
 }
 
-// A result this tool wrote (no v0.6.2 import): what --resume continues. A cut-off or edited result.json (a crash,
-// a full disk) cannot be continued: say what to do instead.
-const DAMAGED_HINT =
-  'Start a new run (or import the report again); the measured requests stay in requests.jsonl next to it.';
-
+// A result this tool wrote (no v0.6.2 import): what --resume continues.
 export function readResult(path: string): RunResultT {
   let text: string;
   try {
@@ -64,24 +84,8 @@ export function readResult(path: string): RunResultT {
   } catch (e) {
     throw fsError('RESULT_INVALID', `cannot read result ${path}`, e);
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new BenchError('RESULT_INVALID', `${path} is damaged: it is not JSON (${(e as Error).message}).`, {
-      hint: DAMAGED_HINT,
-    });
-  }
-  const r = RunResult.safeParse(data);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    throw new BenchError(
-      'RESULT_INVALID',
-      `${path} is not a result of this tool: ${i?.path.join('.')}: ${i?.message}`,
-      { hint: DAMAGED_HINT },
-    );
-  }
-  if (r.data.status === 'imported')
+  const r = parseResultText(text, path, true);
+  if (r.status === 'imported')
     throw new BenchError('RESULT_INVALID', `${path} is an imported report, not a run this tool wrote.`);
-  return r.data;
+  return r;
 }

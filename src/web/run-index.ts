@@ -1,8 +1,9 @@
 import { readFileSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { BenchError } from '../errors.js';
 import { RESULT_FILE, writeFileAtomic } from '../results/io.js';
+import { parseJsonAs } from '../results/read.js';
+import { fsError } from '../fs-errors.js';
 import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
 
 // The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
@@ -31,22 +32,13 @@ interface CacheFile {
 
 /** The indexed part of a result file; a one-line error naming the file and the first problem otherwise. */
 export function readIndexed(file: string): IndexedResult {
-  let data: unknown;
+  let text: string;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new BenchError('RESULT_INVALID', `${file} is not JSON (${(e as Error).message}).`);
+    throw fsError('RESULT_INVALID', `cannot read ${file}`, e); // removed between the scan and the read
   }
-  const parsed = IndexedResult.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : '(root)';
-    throw new BenchError(
-      'RESULT_INVALID',
-      `${file} is not a result of this tool: ${where}: ${issue?.message ?? 'invalid'}.`,
-    );
-  }
-  return parsed.data;
+  return parseJsonAs(IndexedResult, text, file);
 }
 
 export class RunIndex {
