@@ -1,5 +1,6 @@
 import type { RunConfig, RunResult } from '../results/schema.js';
 import {
+  defaultOf,
   OPTIONS,
   optionsFor,
   type ConfigKey,
@@ -69,6 +70,8 @@ export function mergeResume(
   for (const o of optionsFor('run')) {
     if (o.result === undefined || o.onResume === 'flag') continue;
     const v = storedValue(stored, o);
+    // A result from before this option was stored (workers, repeats, the timeouts) keeps the flag or default.
+    if (v === undefined && defaultOf(o, 'run') !== undefined) continue;
     const mine = merged[o.key];
     if (given.has(o.key) && mine !== undefined && !same(mine, v))
       ignored.push(

@@ -116,6 +116,19 @@ describe('options round-trip through result.json', () => {
     ]);
   });
 
+  it('a result from before an option was stored keeps the flag or the default, not nothing', () => {
+    const stored = storedRun(ALL_FLAGS);
+    delete stored.config.rampTimeout;
+    delete stored.config.repeats;
+    delete stored.title;
+    const now = parse(['--ramp-timeout', '12', '--title', 'new']);
+    const { options, ignored } = mergeResume(stored, now.options, now.given);
+    expect(options.rampTimeout).toBe(12); // given: the flag
+    expect(options.repeats).toBe(1); // the default
+    expect(options.title).toBeUndefined(); // no default: the stored run had none
+    expect(ignored).toEqual(["--title new (the run's none)"]);
+  });
+
   it('prints one warning line naming the ignored flags when a run is resumed', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'lib-resume-')), 'run-1');
     mkdirSync(dir);
