@@ -4,7 +4,7 @@ import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { priorPrefillModel } from '../plan/prefill-model.js';
 import { capacityRuleHeld } from '../plan/capacity.js';
-import { raisedCapacity, type PlannedCell } from '../plan/plan.js';
+import { CONNECT_PROMPT_TOKENS, raisedCapacity, runContexts, type PlannedCell } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
@@ -51,8 +51,6 @@ export interface RunOutcome {
   result: RunResult;
   reports: string[];
 }
-
-const CONNECT_PROMPT_TOKENS = 1024;
 
 // One benchmark run as phases: open (resume, probe, plan, folder) -> connect -> for each context a prefill point
 // and its decode cells, each saved to the checkpoint as it finishes -> finish. No global state: start() may be
@@ -246,8 +244,7 @@ async function measureContexts(
       progress.cellDone(cell);
     },
   };
-  const contexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])];
-  for (const ctx of contexts.sort((a, b) => a - b)) {
+  for (const ctx of runContexts(plan)) {
     if (env.stop.aborted) return;
     const pp = plan.prefill.find((p) => p.contextTokens === ctx);
     if (pp && !cp.hasPrefill(ctx)) {

@@ -1,4 +1,4 @@
-import type { Plan } from './plan.js';
+import { CONNECT_PROMPT_TOKENS, runContexts, type Plan } from './plan.js';
 import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-model.js';
 
 export interface EstimateInput {
@@ -30,7 +30,6 @@ export interface Estimate {
 }
 
 export const DEFAULT_CELL_OVERHEAD_S = 0.3;
-const CONNECT_TOKENS = 1024;
 
 // The run's steps: connect, then per context (ascending) its cold prefill point and its cells. A cell's warm-up
 // prefills only the slots no earlier cell of that context has (slot 1 is the prefill point's prompt).
@@ -39,12 +38,9 @@ export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 
   const req = input.requestOverheadS ?? 0.02;
   const windows = input.repeats ?? 1;
   const steps: Omit<EstimateStep, 'estimateS'>[] = [
-    { kind: 'connect', contextTokens: CONNECT_TOKENS, prompts: 1, fixedS: req },
+    { kind: 'connect', contextTokens: CONNECT_PROMPT_TOKENS, prompts: 1, fixedS: req },
   ];
-  const contexts = [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])].sort(
-    (a, b) => a - b,
-  );
-  for (const c of contexts) {
+  for (const c of runContexts(plan)) {
     const pp = plan.prefill.find((p) => p.contextTokens === c && p.status === 'run');
     if (pp)
       steps.push({

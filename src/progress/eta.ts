@@ -1,4 +1,5 @@
 import { stepSeconds, type EstimateStep } from '../plan/estimate.js';
+import { decodeKey, prefillKey } from '../results/cell-key.js';
 import {
   fitPrefillModel,
   prefillSeconds,
@@ -10,9 +11,14 @@ import {
 // to the finished prefill points, the cells' overhead beyond window and prefill). Within a step it only counts
 // down: the step in progress contributes its estimate minus the time spent in it, never less than zero.
 
+// A step is named by the request log's cell key (src/results/cell-key.ts), the connect request by 'connect'.
 export type StepKey = string;
 export const stepKey = (kind: EstimateStep['kind'], contextTokens: number, concurrency?: number): StepKey =>
-  kind === 'cell' ? `cell ${contextTokens}x${concurrency}` : `${kind} ${contextTokens}`;
+  kind === 'cell'
+    ? decodeKey(contextTokens, concurrency!)
+    : kind === 'prefill'
+      ? prefillKey(contextTokens)
+      : kind;
 
 export interface EtaState {
   steps: readonly EstimateStep[];
