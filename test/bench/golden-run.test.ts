@@ -35,10 +35,12 @@ function leaves(v: unknown, path = '', out: Record<string, unknown> = {}): Recor
   return out;
 }
 
-// Checks one scenario against its fixtures (written first when UPDATE_GOLDEN=1 or when missing).
+// Checks one scenario against its fixtures (written only when UPDATE_GOLDEN=1: a missing fixture fails).
 function expectGolden(name: string, result: RunResult, dir: string): void {
   const log = logSummary(dir);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(fixture(name))) {
+  if (process.env.UPDATE_GOLDEN !== '1')
+    expect(existsSync(fixture(name)), `missing fixture ${name}; run with UPDATE_GOLDEN=1`).toBe(true);
+  else {
     writeFileSync(fixture(name), `${JSON.stringify(result, null, 2)}\n`);
     writeFileSync(fixture(`${name}-requests`), `${JSON.stringify(log, null, 2)}\n`);
   }
