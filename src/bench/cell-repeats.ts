@@ -1,4 +1,4 @@
-import type { CellRepeat, CellStatus, DecodeCell } from '../results/schema.js';
+import { CELL_STATUSES, type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
 import { mergeRepeatFigure } from '../stats/repeats.js';
 import { r3, ri } from './cell-result.js';
 
@@ -7,12 +7,7 @@ import { r3, ri } from './cell-result.js';
 // worst a repeat showed among those that ran, so a queue seen once is not averaged away. Stored to 1e-3, as
 // one window's figures are.
 const FIGURES = ['totalTokensPerS', 'perRequestTokensPerS', 'ttftMs', 'tbtMs'] as const;
-const SEVERITY: Record<CellStatus, number> = {
-  Valid: 0,
-  'Requests queued': 1,
-  'Over capacity': 2,
-  Failed: 3,
-};
+const SEVERITY = (s: CellStatus): number => CELL_STATUSES.indexOf(s); // Valid < queued < over < Failed
 
 export function repeatOf(c: DecodeCell): CellRepeat {
   return {
@@ -42,14 +37,14 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
     out[f] = r3(m.figure);
     out.intervals![f] = ri(m.interval);
   }
-  const worst = measured.reduce((w, c) => (SEVERITY[c.status] > SEVERITY[w.status] ? c : w), measured[0]!);
+  const worst = measured.reduce((w, c) => (SEVERITY(c.status) > SEVERITY(w.status) ? c : w), measured[0]!);
   out.status = worst.status;
   if (worst.queueEvidence !== undefined) out.queueEvidence = worst.queueEvidence;
   out.completed = sumOrNull(measured.map((c) => c.completed));
   out.outputTokens = sumOrNull(measured.map((c) => c.outputTokens));
   out.measuredS = r3(sumOrNull(measured.map((c) => c.measuredS)));
   out.requestsSent = measured.reduce((a, c) => a + (c.requestsSent ?? 0), 0);
-  const errors = mergeErrors(cells);
+  const errors = mergeErrors(measured); // the same repeats as every other count
   if (errors) out.errors = errors;
   if (cells[0]!.startedAt !== undefined) out.startedAt = cells[0]!.startedAt;
   return out;

@@ -9,6 +9,7 @@ import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
 import { referenceFromCells } from '../stats/queue.js';
+import { failedRequests } from '../stats/status.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
@@ -307,10 +308,7 @@ async function decodeCell(
 // A cell measured over the capacity figure keeps what the server did with it (src/plan/capacity.ts).
 function withCapacityCheck(cell: DecodeCell, pc: PlannedCell, keep: Keep): DecodeCell {
   if (!pc.capacityCheck) return cell;
-  const failures = Object.entries(cell.errors ?? {}).reduce(
-    (a, [k, v]) => a + (k === 'aborted' ? 0 : (v ?? 0)),
-    0,
-  );
+  const failures = failedRequests(cell.errors).reduce((a, [, n]) => a + n, 0);
   const held = capacityRuleHeld(cell.status, failures);
   cell.capacityCheck = { ...pc.capacityCheck, held };
   if (!held) keep.proven?.(pc.capacityCheck.needTokens);

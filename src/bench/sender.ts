@@ -79,7 +79,9 @@ export class Sender {
       timeouts: { firstTokenMs: spec.firstTokenTimeoutMs ?? firstTokenTimeoutMs(spec.contextTokens) },
       now: this.clock.now,
       ...(spec.onFirstToken ? { onFirstToken: spec.onFirstToken } : {}),
-      ...(this.cfg.keepChunkTexts && spec.concurrency !== undefined ? { keepChunkTexts: true } : {}),
+      ...(this.cfg.keepChunkTexts && (spec.phase === 'ramp' || spec.phase === 'window')
+        ? { keepChunkTexts: true }
+        : {}),
     });
     return { spec, requestId, record, estTokens };
   }

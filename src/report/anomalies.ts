@@ -1,5 +1,6 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
+import { contextLabel, fmtInt, fmtMs, fmtPct, fmtTokS } from '../format/index.js';
+import { failedRequests } from '../stats/status.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
@@ -207,9 +208,8 @@ function cellFlags(r: RunResult): Anomaly[] {
 // Every flag of one decode cell, in the order the reports list them.
 function flagsOfCell(c: DecodeCell): Flag[] {
   const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
-  // Requests aborted at the window close are how a window ends, not failures.
-  const failures = Object.entries(c.errors ?? {}).filter(([k, n]) => k !== 'aborted' && n);
-  const errs = failures.reduce((a, [, n]) => a + (n ?? 0), 0);
+  const failures = failedRequests(c.errors);
+  const errs = failures.reduce((a, [, n]) => a + n, 0);
   const kinds = failures.map(([k, n]) => `${n} ${k}`).join(', ');
   const measured = c.status !== 'Failed';
   return [
@@ -273,7 +273,7 @@ function estimatedTokensFlag(c: DecodeCell, where: string): Flag | undefined {
     text:
       `Cell ${where}: per-chunk token counts are estimated (the server sends several tokens per chunk ` +
       `without per-chunk usage); the window's ${fmtInt(c.outputTokens)} tokens may be off by up to ` +
-      `${fmtInt(c.windowTokenErrorBound)} (${((100 * c.windowTokenErrorBound) / c.outputTokens).toPrecision(2)}%).`,
+      `${fmtInt(c.windowTokenErrorBound)} (${fmtPct(c.windowTokenErrorBound / c.outputTokens, 2)}).`,
   };
 }
 
