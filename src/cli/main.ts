@@ -7,7 +7,7 @@ import { terminalWidth, useColor } from '../report/terminal.js';
 import { redactSecrets } from '../secrets.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { processIo, type CliIo } from './io.js';
-import { isUsageMistake, usageLine } from './usage-error.js';
+import { isUsageMistake, usageError } from './usage-error.js';
 import { register as registerCompare } from './compare.js';
 import { register as registerDemo } from './demo.js';
 import { register as registerFit } from './fit.js';
@@ -64,12 +64,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
-  } catch (e) {
+  } catch (caught) {
+    let e = caught;
     if (e instanceof CommanderError) {
       if (!isUsageMistake(e)) return e.exitCode; // help or version, already printed
-      const commands = program.commands.map((c) => c.name());
-      io.stderr.write(usageLine(e, argv, commands) + '\n');
-      return new BenchError('USAGE', e.message).exitCode;
+      e = usageError(e, argv, program.commands.map((c) => c.name()));
     }
     if (isBenchError(e)) {
       io.stderr.write(

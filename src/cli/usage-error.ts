@@ -1,4 +1,5 @@
 import type { CommanderError } from 'commander';
+import { BenchError } from '../errors.js';
 import { TOOL_NAME } from '../version.js';
 
 // Commander's own outcomes that are not mistakes: help and version were asked for.
@@ -6,9 +7,9 @@ const NOT_ERRORS = new Set(['commander.helpDisplayed', 'commander.help', 'comman
 
 export const isUsageMistake = (e: CommanderError): boolean => !NOT_ERRORS.has(e.code);
 
-// Commander's parse errors (unknown flag, missing argument, bad choice) as the tool's one-line USAGE error, with
-// its suggestion kept and a pointer to the command's --help.
-export function usageLine(e: CommanderError, argv: readonly string[], commands: readonly string[]): string {
+// Commander's parse errors (unknown flag, missing argument, bad choice) as the tool's USAGE error, with its
+// suggestion kept and a pointer to the command's --help; main prints it like every other error.
+export function usageError(e: CommanderError, argv: readonly string[], commands: readonly string[]): BenchError {
   const text = e.message
     .replace(/^error:\s*/, '')
     .replace(/\s*\n\s*\(Did you mean (.+)\?\)\s*$/s, ' (did you mean $1?)')
@@ -17,5 +18,5 @@ export function usageLine(e: CommanderError, argv: readonly string[], commands: 
     .replace(/\.$/, '');
   const cmd = argv.find((a) => commands.includes(a));
   const help = cmd ? `${TOOL_NAME} ${cmd} --help` : `${TOOL_NAME} --help`;
-  return `error [USAGE]: ${text}. Run ${help} for the options.`;
+  return new BenchError('USAGE', `${text}.`, { hint: `Run ${help} for the options.` });
 }
