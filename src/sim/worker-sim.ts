@@ -16,8 +16,15 @@ export function startSimInWorker(opts: Pick<SimOptions, 'profile' | 'host' | 'po
     { workerData: opts },
   );
   return new Promise((resolve, reject) => {
-    worker.once('error', reject);
+    // A sim that fails to start (a bad profile, a taken port) errors or exits before it says where it listens.
+    const failed = (e: unknown) =>
+      reject(e instanceof Error ? e : new Error(`the sim's thread exited (${String(e)})`));
+    worker.once('error', failed);
+    worker.once('exit', failed);
     worker.once('message', (m: { baseUrl: string; profile: Profile }) => {
+      worker.off('error', failed);
+      worker.off('exit', failed);
+      worker.on('error', () => {}); // after startup the client sees a dead sim as refused connections
       const exited = new Promise<void>((done) => worker.once('exit', () => done()));
       resolve({
         ...m,
