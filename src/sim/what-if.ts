@@ -21,8 +21,11 @@ export interface CellPlan {
   concurrency: number;
   maxOutput?: number; // default 4096
   windowS?: number; // default 30
-  rampTimeoutS?: number; // default 120
+  rampTimeoutS?: number; // default 30
   seed?: number;
+  // Idle time between a request's end and its slot's next send: how a twin models a restart loss its TTFT does
+  // not show (src/twin/restart-loss.ts); 0 for a client that re-sends at once, as the runner does.
+  resendGapMs?: number;
 }
 
 export interface CellFigures {
@@ -89,6 +92,7 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const rampTimeoutMs = (plan.rampTimeoutS ?? DEFAULT_RAMP_TIMEOUT_S) * 1000;
   const N = plan.concurrency;
   const C = plan.contextTokens;
+  const resendGapMs = plan.resendGapMs ?? 0;
   const bs = profile.blockSize;
   const s = new Scheduler(profile, plan.seed ?? 1);
   let t = 0;
@@ -135,7 +139,7 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
       tr.chunks.push([p.endMs, em.tokens]);
       if (em.finish) {
         tr.endMs = p.endMs;
-        send(tr.slot, p.endMs); // closed loop: the slot's prompt again, at once
+        send(tr.slot, p.endMs + resendGapMs); // closed loop: the slot's prompt again
       }
     }
     t = p.endMs;

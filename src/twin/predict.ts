@@ -137,6 +137,7 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
     concurrency: N,
     maxOutput: s.maxOutput,
     windowS: s.windowS,
+    resendGapMs: (meta.restartLossMsPerMTokens * C) / 1e6,
   });
   const batch = Math.min(N, s.seqs);
   const dc = beyond(C, meta.ranges.contexts);

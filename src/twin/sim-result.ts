@@ -21,6 +21,7 @@ export interface SimGrid {
   windowS?: number;
   seed?: number;
   reportCapacity?: boolean; // what discovery would tell (vLLM reports its KV blocks); default true
+  restartLossMsPerMTokens?: number; // a restart loss beyond TTFT (src/twin/restart-loss.ts); default 0
 }
 
 export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
@@ -79,7 +80,13 @@ export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
           : decodeCellFrom(
               c.contextTokens,
               c.concurrency,
-              simulateCell(profile, { ...c, maxOutput, windowS, seed: grid.seed ?? 7 }),
+              simulateCell(profile, {
+                ...c,
+                maxOutput,
+                windowS,
+                seed: grid.seed ?? 7,
+                resendGapMs: ((grid.restartLossMsPerMTokens ?? 0) * c.contextTokens) / 1e6,
+              }),
               windowS,
             ),
       ),

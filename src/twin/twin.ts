@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { CellStatus } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
-import { overCapacity, simulateCell, simulatePrefill } from '../sim/what-if.js';
+import { overCapacity, simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
 import { cellLabel, fitProfile, type FitOptions, type ParamFit } from './fit.js';
-import type { Observations } from './observe.js';
+import type { DecodeObs, Observations } from './observe.js';
+import { fitRestartLoss } from './restart-loss.js';
 
 // A twin is a sim profile plus what prediction needs to know about its fit: the measured range (beyond it a
 // prediction extrapolates), how far the fitted model missed the cells it was fitted on (the intervals), and
@@ -22,6 +23,8 @@ export const TwinMeta = z.object({
   sigma: z.object({ total: z.number(), perRequest: z.number(), ttft: z.number(), prefill: z.number() }),
   kvCapacity: z.object({ lo: z.number(), hi: z.number().nullable(), source: z.string() }),
   maxNumSeqs: z.object({ value: z.number(), pinned: z.boolean() }),
+  // Time a restart loses beyond its TTFT, per million prompt tokens (src/twin/restart-loss.ts).
+  restartLossMsPerMTokens: z.number().nonnegative().default(0),
   // The matrix the fitted results planned: what `predict` fills in unless told otherwise.
   plan: z.object({
     contexts: z.array(z.number()),
@@ -65,30 +68,35 @@ function spread(errs: Array<number | null>, params: number, floor: number): numb
   return Math.max(floor, rms * inflate);
 }
 
+/** The twin's figures for a measured cell (null when over its KV capacity). */
+export function twinCell(p: Profile, d: DecodeObs, restartLossMsPerMTokens: number): CellFigures | null {
+  if (overCapacity(p, d.contextTokens, d.concurrency, d.maxOutput)) return null;
+  return simulateCell(p, {
+    contextTokens: d.contextTokens,
+    concurrency: d.concurrency,
+    maxOutput: d.maxOutput,
+    windowS: d.windowS,
+    resendGapMs: (restartLossMsPerMTokens * d.contextTokens) / 1e6,
+  });
+}
+
 export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOptions = {}): Twin {
   const fit = fitProfile(obs, opts);
   const p = fit.profile;
-  const residuals: Residual[] = obs.decode
-    .filter((d) => d.status !== 'Failed')
-    .map((d) => {
-      const over = overCapacity(p, d.contextTokens, d.concurrency, d.maxOutput);
-      const sim = over
-        ? null
-        : simulateCell(p, {
-            contextTokens: d.contextTokens,
-            concurrency: d.concurrency,
-            maxOutput: d.maxOutput,
-            windowS: d.windowS,
-          });
-      return {
-        cell: cellLabel(d),
-        measuredStatus: d.status,
-        twinStatus: sim ? sim.status : 'Over capacity',
-        total: [d.totalTokensPerS, sim?.totalTokensPerS ?? null],
-        perRequest: [d.perRequestTokensPerS, sim?.perRequestTokensPerS ?? null],
-        ttft: [d.ttftMs, sim?.ttftMs ?? null],
-      };
-    });
+  const ran = obs.decode.filter((d) => d.status !== 'Failed');
+  const gap = fitRestartLoss(ran, (g) => ran.map((d) => twinCell(p, d, g)));
+  fit.params.push(gap.param);
+  const residuals: Residual[] = ran.map((d) => {
+    const sim = twinCell(p, d, gap.msPerMTokens);
+    return {
+      cell: cellLabel(d),
+      measuredStatus: d.status,
+      twinStatus: sim ? sim.status : 'Over capacity',
+      total: [d.totalTokensPerS, sim?.totalTokensPerS ?? null],
+      perRequest: [d.perRequestTokensPerS, sim?.perRequestTokensPerS ?? null],
+      ttft: [d.ttftMs, sim?.ttftMs ?? null],
+    };
+  });
   const prefillResiduals = obs.prefill.map((pt) => ({
     point: `prefill ${cellLabel({ contextTokens: pt.contextTokens, concurrency: 1 }).replace(' × 1', '')}`,
     measured: pt.tokensPerS,
@@ -125,6 +133,7 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
     },
     kvCapacity: fit.kvCapacity,
     maxNumSeqs: fit.maxNumSeqs,
+    restartLossMsPerMTokens: gap.msPerMTokens,
     plan,
   };
   return {
