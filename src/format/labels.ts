@@ -6,6 +6,11 @@ export function contextLabel(tokens: number): string {
   return `${Math.round(tokens / 1024)}K`;
 }
 
+/** A decode cell as people say it: `8K × 16` (context × simultaneous requests). */
+export function cellName(c: { contextTokens: number; concurrency: number }): string {
+  return `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+}
+
 /** Inverse of contextLabel for imported reports: `8K` → 8,192. */
 export function parseContextLabel(label: string): number | undefined {
   const m = /^(\d+)(K?)$/.exec(label.trim());

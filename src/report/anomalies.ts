@@ -1,5 +1,5 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { contextLabel, fmtInt, fmtMs, fmtPct, fmtTokS } from '../format/index.js';
+import { cellName, contextLabel, fmtInt, fmtMs, fmtPct, fmtTokS } from '../format/index.js';
 import { failedRequests } from '../stats/status.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
@@ -148,7 +148,7 @@ export function ttftOutliers(r: RunResult): Anomaly[] {
       contextTokens: c.contextTokens,
       concurrency: c.concurrency,
       text:
-        `TTFT at ${contextLabel(c.contextTokens)} × ${c.concurrency} is ${fmtMs(c.ttftMs)}, ` +
+        `TTFT at ${cellName(c)} is ${fmtMs(c.ttftMs)}, ` +
         `${(c.ttftMs / m).toFixed(1)}× the median of its neighbouring cells (${fmtMs(m)}). Prompts are ` +
         `cache-warm, so a TTFT this long means requests waited: a queue, preemption or a stalled prefill.`,
     });
@@ -207,7 +207,7 @@ function cellFlags(r: RunResult): Anomaly[] {
 
 // Every flag of one decode cell, in the order the reports list them.
 function flagsOfCell(c: DecodeCell): Flag[] {
-  const where = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+  const where = cellName(c);
   const failures = failedRequests(c.errors);
   const errs = failures.reduce((a, [, n]) => a + n, 0);
   const kinds = failures.map(([k, n]) => `${n} ${k}`).join(', ');

@@ -8,7 +8,7 @@ import {
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
-import { contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { allVerdicts, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
@@ -35,7 +35,7 @@ function ratioHeatmap(m: CompareModel, bi: number): string {
             ? `<td class="hm-cell st-over" ${data} data-missing="${esc(why)}"><span class="hm-over">${esc(why)}</span></td>`
             : `<td class="hm-empty" ${data}>·</td>`;
         }
-        const tip = `${contextLabel(ctx)} × ${n}: ${b.label} ${fmtTokS(cb!.totalTokensPerS)} vs ${a.label} ${fmtTokS(
+        const tip = `${cellName({ contextTokens: ctx, concurrency: n })}: ${b.label} ${fmtTokS(cb!.totalTokensPerS)} vs ${a.label} ${fmtTokS(
           ca!.totalTokensPerS,
         )} tok/s total; TTFT ${fmtMs(cb!.ttftMs)} vs ${fmtMs(ca!.ttftMs)}`;
         const queued = ca!.status === 'Requests queued' || cb!.status === 'Requests queued';

@@ -9,7 +9,7 @@ import {
   type Measured,
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
-import { contextLabel } from '../format/index.js';
+import { cellName, contextLabel } from '../format/index.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
 
@@ -58,7 +58,7 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
       if (!ca || !cb || !measurable(ca.status) || !measurable(cb.status)) continue;
       if (!ca.totalTokensPerS || !cb.totalTokensPerS) continue;
       verdicts.push({
-        where: `${contextLabel(ctx)} × ${n}`,
+        where: cellName({ contextTokens: ctx, concurrency: n }),
         figure: 'total tok/s',
         comparison: compareFigure(
           { value: ca.totalTokensPerS, interval: ca.intervals?.totalTokensPerS ?? null },

@@ -1,5 +1,5 @@
 import { BenchError } from '../errors.js';
-import { contextLabel } from '../format/index.js';
+import { cellName, contextLabel } from '../format/index.js';
 import { FLAVORS, type Flavor, type Profile } from '../sim/profile-schema.js';
 import { validateProfile } from '../sim/profiles.js';
 import { relativeLeastSquares } from './lsq.js';
@@ -35,8 +35,7 @@ export interface FitState {
   ranges: { contexts: [number, number]; batch: [number, number]; prefill: [number, number] };
 }
 
-export const cellLabel = (c: { contextTokens: number; concurrency: number }): string =>
-  `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+export const cellLabel = cellName;
 
 const refuse = (message: string, hint: string): never => {
   throw new BenchError('USAGE', message, { hint });

@@ -1,4 +1,4 @@
-import { contextLabel } from '../format/index.js';
+import { cellName, contextLabel } from '../format/index.js';
 import type { Range, RunEntry } from './run-entry.js';
 
 // One cell ("8192x4") or prefill point ("p8192") followed across runs, oldest first.
@@ -27,9 +27,7 @@ export function parseCellRef(s: string | undefined | null): CellRef | undefined 
 }
 
 export function cellRefLabel(c: CellRef): string {
-  return c.kind === 'decode'
-    ? `${contextLabel(c.contextTokens)} × ${c.concurrency}`
-    : `prefill ${contextLabel(c.contextTokens)}`;
+  return c.kind === 'decode' ? cellName(c) : `prefill ${contextLabel(c.contextTokens)}`;
 }
 
 export function figuresOf(
