@@ -331,6 +331,11 @@ export function findAnomalies(r: RunResult): Anomaly[] {
 }
 
 /** Anomalies keyed by decode cell, for heatmap markers. */
+/** The prefill contexts flagged as outliers, for the tables and charts that mark them. */
+export function prefillOutlierContexts(list: readonly Anomaly[]): Set<number> {
+  return new Set(list.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens!));
+}
+
 export function anomaliesByCell(list: Anomaly[]): Map<string, Anomaly[]> {
   const m = new Map<string, Anomaly[]>();
   for (const a of list) {

@@ -1,6 +1,6 @@
 import type { RunResult } from '../results/schema.js';
 import { prefillEvidence } from './prefill-evidence.js';
-import { anomaliesByCell, findAnomalies } from './anomalies.js';
+import { anomaliesByCell, findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
   cellKey,
@@ -114,7 +114,7 @@ function prefillTableMd(
   pre: ReturnType<typeof prefillPoints>,
   anomalies: ReturnType<typeof findAnomalies>,
 ): string {
-  const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const flagged = prefillOutlierContexts(anomalies);
   const tokens = pre.some((p) => p.promptTokens !== null);
   return mdTable(
     ['Context', 'Prompt tok/s', 'TTFT', ...(tokens ? ['Prompt tokens'] : []), 'Note'],

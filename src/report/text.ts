@@ -1,6 +1,6 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
 import { prefillEvidence } from './prefill-evidence.js';
-import { findAnomalies } from './anomalies.js';
+import { findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { wrapCommand } from './wrap-command.js';
 import { measurementLines } from './text-measurements.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
@@ -146,7 +146,7 @@ function prefillLines(
   width: number,
   paint: Paint,
 ): string[] {
-  const flagged = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const flagged = prefillOutlierContexts(anomalies);
   const max = Math.max(1, ...pre.map((p) => p.tokensPerS ?? 0));
   // The note column widens for evidence (cached tokens, a shortened prompt); at narrow widths the bar goes
   // first: figures and notes must fit.

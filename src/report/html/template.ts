@@ -1,6 +1,6 @@
 import { FLAG_LEGEND, flaggedFigures } from '../flags.js';
 import type { DecodeCell, RunResult } from '../../results/schema.js';
-import { anomaliesByCell, findAnomalies, type Anomaly } from '../anomalies.js';
+import { anomaliesByCell, findAnomalies, prefillOutlierContexts, type Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
 import {
   MEASUREMENT_HEADERS,
@@ -56,7 +56,7 @@ function kpis(r: RunResult, anomalies: Anomaly[], gpus?: number): string {
         `per request at ${contextLabel(single.contextTokens)} × ${single.concurrency} · TTFT ${fmtMs(single.ttftMs)}`,
       ),
     );
-  const outliers = new Set(anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens));
+  const outliers = prefillOutlierContexts(anomalies);
   const pre = prefillPoints(r).filter((p) => p.tokensPerS !== null && !outliers.has(p.contextTokens));
   const bestPre = pre.reduce<(typeof pre)[number] | undefined>(
     (b, p) => (!b || p.tokensPerS! > b.tokensPerS! ? p : b),
@@ -204,9 +204,7 @@ function metadataCards(r: RunResult): string {
 }
 
 function prefillCard(pre: ReturnType<typeof prefillPoints>, anomalies: Anomalies): string {
-  const outliers = new Set(
-    anomalies.filter((a) => a.kind === 'prefill-outlier').map((a) => a.contextTokens!),
-  );
+  const outliers = prefillOutlierContexts(anomalies);
   return card(
     'prefill',
     'Prefill',
