@@ -2,6 +2,7 @@
 // the server's tokenizer when there is one (tokenizer-search.ts), counting the rendered conversation where the
 // engine can render it and otherwise adding the template's tokens learnt from one probe request; else
 // calibration probes (calibrate.ts). Any change of method mid-run is reported through onWarning, never silent.
+import { fmtInt, fmtS } from '../format/index.js';
 import { buildPromptText, type PromptSpec } from './build.js';
 import {
   calibrate,
@@ -42,8 +43,6 @@ export interface PromptFactoryOptions {
   onWarning?: (message: string) => void;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-
 export async function createPromptFactory(opts: PromptFactoryOptions): Promise<PromptFactory> {
   const warn = opts.onWarning ?? (() => {});
   const probe = (text: string) => probePromptTokens(opts, text);
@@ -74,8 +73,8 @@ export async function createPromptFactory(opts: PromptFactoryOptions): Promise<P
         search = undefined;
         source = 'calibration';
         warn(
-          `prompt sizing: the server's tokenize endpoint did not answer for the ${fmt(contextTokens)}-token prompt ` +
-            `(gave up after ${((Date.now() - started) / 1000).toFixed(1)} s); the remaining prompts are sized by ` +
+          `prompt sizing: the server's tokenize endpoint did not answer for the ${fmtInt(contextTokens)}-token prompt ` +
+            `(gave up after ${fmtS((Date.now() - started) / 1000)}); the remaining prompts are sized by ` +
             'calibration probes, which usually land within 2% of their targets',
         );
       }
