@@ -41,7 +41,7 @@ interface Series {
   tokensPerChunk: number;
   workers: number;
   threads: number;
-  cells: CeilingCell[];
+  cells: Array<CeilingCell & { loadAvg1m: number }>;
   lastGreen: CeilingCell | null;
   firstNotGreen: CeilingCell | null;
   stoppedBy: 'not green' | 'time budget' | 'all loads green';
@@ -90,7 +90,7 @@ async function series(sim: SimChild, truthLog: string, tpc: number, workers: num
     offset = read.next;
     const offered = (n * (speculative(tpc)?.meanTokens ?? 1) * 1000) / STEP_MS;
     const cell = judgeCeilingCell(run, read.truth, n, offered);
-    out.cells.push(cell);
+    out.cells.push({ ...cell, loadAvg1m: os.loadavg()[0] ?? 0 }); // a shared machine: the load of each cell
     process.stdout.write(
       `  tpc ${tpc} workers ${workers}: ${n} streams ${cell.verdict}${cell.reason ? ` (${cell.reason})` : ''}\n`,
     );
@@ -133,6 +133,7 @@ function rows(all: Series[]) {
       'CPU % of core': fmt(c.processCpuPctOfCore),
       'recv p50/p99 ms': `${fmt(c.recvP50Ms, 1)}/${fmt(c.recvP99Ms, 1)}`,
       verdict: c.verdict,
+      load: c.loadAvg1m.toFixed(1),
     })),
   );
 }
