@@ -149,7 +149,21 @@ function summary(all: Series[]) {
   }));
 }
 
+function checkArgs(): void {
+  const bad = [
+    ...WORKERS.filter((w) => !Number.isInteger(w) || w < 0).map((w) => `--workers=${w}`),
+    ...[...STREAMS, ...TPC].filter((x) => !Number.isInteger(x) || x < 1).map((x) => `${x} (streams, tpc)`),
+    ...[STEP_MS, WINDOW_S, BUDGET_S].filter((x) => !(x > 0)).map((x) => `${x} (step, window, budget)`),
+  ];
+  if (bad.length === 0) return;
+  process.stderr.write(
+    `bench:ceiling: bad value ${bad[0]}; use whole numbers, e.g. --workers=0,2 --streams=64,256 --tpc=1,4\n`,
+  );
+  process.exit(2);
+}
+
 async function main() {
+  checkArgs();
   const started = performance.now();
   const deadline = started + BUDGET_S * 1000;
   const priority = boostPriority();
