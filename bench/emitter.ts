@@ -1,7 +1,8 @@
 // SSE emitter for bench:ingest, run as a child process so it never shares the client's event loop.
 // Raw node:net HTTP/1.1 (chunked) keeps the emitter cheap. All active streams get their tokens on one
 // global tick, like an engine step. Each token event's write time (epoch ms, performance.timeOrigin +
-// now) is logged per request id and handed to the parent over IPC.
+// now) is logged per request id and handed to the parent over IPC, with the time each request's bytes were
+// first read (its arrival: the send-stamp check of bench:ingest).
 import net from 'node:net';
 import {
   ENGINES,
@@ -27,6 +28,7 @@ interface Stream {
 
 const active = new Set<Stream>();
 const finishedWrites = new Map<string, number[]>();
+const arrivals = new Map<string, number>(); // request id -> the read that brought its first bytes
 let intervalMs = 10;
 let ticking = false;
 let t0 = 0;
@@ -78,10 +80,17 @@ function tick(): void {
 // The bench's knobs ride in the base URL (/b/<engine>/<interval ms>/<tokens per chunk>/<reasoning tokens>/v1)
 // so every client sends the runner's real request body unchanged; the body says whether continuous usage
 // was asked for, and the output cap (max_tokens, TGI's max_new_tokens and the like).
-function startStream(sock: net.Socket, path: string, headers: Map<string, string>, body: string): void {
+function startStream(
+  sock: net.Socket,
+  path: string,
+  headers: Map<string, string>,
+  body: string,
+  arrivedAt: number,
+): void {
   const req = JSON.parse(body) as Record<string, unknown>;
   const api = path.endsWith('/chat/completions') ? 'chat' : 'completions';
   const id = headers.get('x-request-id') ?? `anon-${Math.random()}`;
+  arrivals.set(id, arrivedAt);
   const [, b, engineArg, interval, tpc, reasoning] = path.split('/');
   const engine: Engine = b === 'b' && ENGINES.includes(engineArg as Engine) ? (engineArg as Engine) : 'vllm';
   intervalMs = Number(interval) || 10;
@@ -117,7 +126,10 @@ const server = net.createServer((sock) => {
   const mine = new Set<Stream>();
   (sock as net.Socket & { streams?: Set<Stream> }).streams = mine;
   let buf: Buffer = Buffer.alloc(0);
+  let firstReadAt = 0; // the read that brought the first bytes of the request now in `buf`
   sock.on('data', (d: Buffer) => {
+    const at = nowMs();
+    if (buf.length === 0) firstReadAt = at;
     buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
     for (;;) {
       const end = buf.indexOf('\r\n\r\n');
@@ -133,7 +145,8 @@ const server = net.createServer((sock) => {
       const body = buf.subarray(end + 4, end + 4 + len).toString('utf8');
       buf = buf.subarray(end + 4 + len);
       const path = (lines[0] ?? '').split(' ')[1] ?? '/';
-      startStream(sock, path, headers, body);
+      startStream(sock, path, headers, body, firstReadAt);
+      firstReadAt = at; // bytes left in `buf` belong to the next request, read now
     }
   });
   const drop = () => {
@@ -158,7 +171,9 @@ process.on('message', (m: { type: string }) => {
     for (const s of active) finishedWrites.set(s.id, s.writes);
     const writes = Object.fromEntries(finishedWrites);
     finishedWrites.clear();
-    process.send?.({ type: 'writes', writes });
+    const arrived = Object.fromEntries(arrivals);
+    arrivals.clear();
+    process.send?.({ type: 'writes', writes, arrivals: arrived });
   } else if (m.type === 'cpu-mark') {
     cpuMark = process.cpuUsage();
     lateMs = [];

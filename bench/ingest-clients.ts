@@ -17,6 +17,7 @@ export interface ClientCall {
 }
 export interface ClientResult {
   chunks: Array<[number, number]>;
+  sentAtMs?: number; // the request's write, where the client stamps it (0 or absent: not stamped)
 }
 export type Client = (c: ClientCall) => Promise<ClientResult>;
 
@@ -35,10 +36,11 @@ export const nodeHttpClient: Client = (c) =>
     const s = new StreamSession();
     const u = new URL(c.baseUrl);
     let done = false;
+    let sentAtMs = 0;
     const finish = () => {
       if (done) return;
       done = true;
-      void s.record(0, nowMs()).then(resolve);
+      void s.record(sentAtMs, nowMs()).then(resolve);
     };
     const req = http.request(
       {
@@ -60,6 +62,8 @@ export const nodeHttpClient: Client = (c) =>
       },
     );
     req.on('error', finish);
+    // 'socket' is emitted right before the buffered request is flushed to it (a kept-alive socket's write).
+    req.once('socket', () => (sentAtMs = nowMs()));
     setMaxListeners(0, c.signal);
     c.signal.addEventListener('abort', () => {
       req.destroy();

@@ -11,6 +11,7 @@ export const rawNetFloor: Client = (c) =>
   new Promise((resolve) => {
     const u = new URL(c.baseUrl);
     const chunks: Array<[number, number]> = [];
+    let sentAtMs = 0;
     const sock = pool.pop() ?? net.connect({ host: u.hostname, port: Number(u.port), noDelay: true });
     let headerDone = false;
     let finished = false;
@@ -20,7 +21,7 @@ export const rawNetFloor: Client = (c) =>
       sock.removeListener('data', onData);
       if (reuse) pool.push(sock);
       else sock.destroy();
-      resolve({ chunks });
+      resolve({ chunks, sentAtMs });
     };
     const onData = (d: Buffer) => {
       const t = nowMs();
@@ -51,7 +52,10 @@ export const rawNetFloor: Client = (c) =>
     c.signal.addEventListener('abort', () => done(false));
     const body = JSON.stringify({ ...c.body, stream: true });
     const path = u.pathname + (c.api === 'chat' ? '/chat/completions' : '/completions');
-    sock.write(
-      `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nX-Request-Id: ${c.requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    const msg = `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nX-Request-Id: ${c.requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // Stamped where the bytes go to the socket: at the connect for a fresh one (before net's queued write).
+    const stamp = () => (sentAtMs = nowMs());
+    if (sock.connecting) sock.once('connect', stamp);
+    else stamp();
+    sock.write(msg);
   });

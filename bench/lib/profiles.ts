@@ -5,12 +5,13 @@ export function benchProfile(o: {
   maxNumSeqs?: number;
   maxModelLen?: number;
   prefillTokensPerS?: number;
+  speculative?: { k: number; meanTokens: number }; // several tokens per chunk (1..k+1, this mean)
 }) {
   const seqs = o.maxNumSeqs ?? 256;
   const prefill = o.prefillTokensPerS ?? 2_000_000;
   return {
     name: 'bench',
-    description: `constant ${o.stepMs} ms decode steps up to ${seqs} sequences`,
+    description: `constant ${o.stepMs} ms decode steps up to ${seqs} sequences${o.speculative ? `, ~${o.speculative.meanTokens} tokens a chunk` : ''}`,
     flavor: 'vllm',
     servedModelName: 'sim/bench',
     maxModelLen: o.maxModelLen ?? 32768,
@@ -28,7 +29,7 @@ export function benchProfile(o: {
     ],
     decodeContextSlopeMsPerMTokens: 0,
     prefillOnlyStepMs: 0.5,
-    speculative: null,
+    speculative: o.speculative ?? null,
     reasoningTokens: 0,
     earlyStopRate: 0,
     engine: { version: 'bench' },

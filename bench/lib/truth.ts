@@ -16,6 +16,21 @@ export function truthById(path: string): Map<string, TruthRecord> {
   return m;
 }
 
+// The truth records appended since byte `from` (whole lines only): a long benchmark reads each cell's share of a
+// growing log once. Returns the records and where the next read starts.
+export function truthSince(path: string, from: number): { truth: Map<string, TruthRecord>; next: number } {
+  const buf = readFileSync(path);
+  const end = buf.lastIndexOf(0x0a) + 1;
+  const truth = new Map<string, TruthRecord>();
+  if (end <= from) return { truth, next: from };
+  for (const l of buf.subarray(from, end).toString('utf8').split('\n')) {
+    if (l.trim() === '') continue;
+    const t = JSON.parse(l) as TruthRecord;
+    if (t.requestId) truth.set(t.requestId, t);
+  }
+  return { truth, next: end };
+}
+
 // A truth record as the window accounting reads a client record: server send times instead of arrival times.
 export function truthAsTimed(t: TruthRecord): TimedRequest {
   return {

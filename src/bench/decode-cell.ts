@@ -41,6 +41,9 @@ export interface DecodeCellRun {
 
 export { errorLimit };
 
+/** The threads a cell's slots run on: the main thread, plus N worker threads when N > 1 (one runs in-thread). */
+export const clientThreads = (workers: number | undefined): number => ((workers ?? 1) > 1 ? 1 + workers! : 1);
+
 // METHOD.md "Sustained decode": ramp N slots, keep N in flight (closed loop), open the window when every slot has
 // produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in flight.
 export async function runDecodeCell(
@@ -61,7 +64,7 @@ export async function runDecodeCell(
     firstTokenTimeoutMs: spec.rampTimeoutMs + spec.durationMs + 60_000,
   };
   const slots: SlotRunner =
-    (spec.workers ?? 1) > 1
+    clientThreads(spec.workers) > 1
       ? workerSlots(sender, slotSpec, spec.workers!)
       : inThreadSlots(sender, clock, slotSpec);
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits

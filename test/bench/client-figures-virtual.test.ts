@@ -42,6 +42,30 @@ describe('client figures of a cell (virtual time)', () => {
     for (const c of result.decode) expect(c.client).toMatchObject({ clientBound: false });
   });
 
+  it('--workers 1 runs the slots in this thread: the self-check divides the CPU by one thread, not two', async () => {
+    const threads: number[] = [];
+    const quiet = (n: number) => {
+      threads.push(n);
+      return {
+        start: () => {},
+        stop: () => ({
+          loopDelayP99Ms: 0.4,
+          loopDelayMaxMs: 2,
+          cpuPctPerThread: 12,
+          threads: n,
+          wallMs: 2000,
+        }),
+      };
+    };
+    const { result, error } = await runVirtual(
+      { ...settings(out()), workers: 1 },
+      { deps: { clientMonitor: quiet } },
+    );
+    expect(error).toBeUndefined();
+    expect(result.decode).toHaveLength(2);
+    expect(threads).toEqual([1, 1]);
+  });
+
   it('without continuous usage: pinned exact with the server tokenizer', async () => {
     const run = await runVirtual(settings(out()), { sim: spec, info: noContinuousUsage });
     expect(run.error).toBeUndefined();

@@ -7,7 +7,7 @@ import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import { buildDecodeCell, type CellRequest } from '../cell-result.js';
 import type { BenchClock } from '../context.js';
 import { pinEstimatedChunks, withClientFigures, type Tokenize } from '../cell-client.js';
-import { runDecodeCell, type CellMonitor } from '../decode-cell.js';
+import { clientThreads, runDecodeCell, type CellMonitor } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
@@ -56,7 +56,7 @@ export async function measureCell(
     },
     env.sampler,
     stop,
-    env.monitor?.(1 + (s.workers ?? 0)),
+    env.monitor?.(clientThreads(s.workers)),
   );
   if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
   env.phase(`settle after ${label}`);
