@@ -269,7 +269,7 @@ export const OPTION_TABLE = {
     configFile: true,
     result: 'config',
     description:
-      'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md)',
+      'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md); 1, the default, keeps them on the main thread',
     min: 1,
   },
   seed: {
