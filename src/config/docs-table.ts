@@ -7,9 +7,10 @@ export const TABLE_END = '<!-- end of options table -->';
 const HEADER = ['flag', 'config key', 'commands', 'default', 'result field', 'meaning'];
 
 function defaults(o: OptionRow): string {
-  const own = COMMANDS.flatMap((c) =>
-    o.defaultFor?.[c] !== undefined ? [`${c}: ${String(o.defaultFor[c])}`] : [],
-  );
+  const own = COMMANDS.flatMap((c) => {
+    const d = o.computedDefault?.[c] ?? o.defaultFor?.[c];
+    return d !== undefined ? [`${c}: ${String(d)}`] : [];
+  });
   const base = o.defaultValue === undefined ? [] : [String(o.defaultValue)];
   return [...base, ...own].join(', ');
 }

@@ -1,4 +1,5 @@
 import { FLAVORS } from '../sim/profile-schema.js';
+import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
 // each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
@@ -12,8 +13,23 @@ export type OptionKind =
   | 'bool'
   | 'tokens' // 8K, 1M, 8192
   | 'tokens-list'
-  | 'int-list';
-export const COMMANDS = ['run', 'plan', 'probe', 'demo', 'sim', 'serve'] as const;
+  | 'int-list'
+  | 'percent' // 5% or 5: a share strictly between 0 and 100%, as a fraction
+  | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
+  | 'capacity'; // KV tokens (3M) or a factor of a fitted capacity (1.5x)
+export const COMMANDS = [
+  'run',
+  'plan',
+  'probe',
+  'demo',
+  'sim',
+  'serve',
+  'fit',
+  'predict',
+  'report',
+  'compare',
+  'import',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 // Where a run option lands in result.json: 'config' = config.<key> (same name); 'sampling' = config.sampling under
@@ -37,6 +53,11 @@ export interface OptionSpec {
   defaultValue?: string | number | boolean; // applied after flags and config merge
   defaultFor?: Partial<Record<CommandName, string | number | boolean>>; // a command's own default
   about?: Partial<Record<CommandName, string>>; // a command's own description of the option
+  // The command works its default out itself (no table default applies there); this text shows it in --help.
+  computedDefault?: Partial<Record<CommandName, string>>;
+  kindFor?: Partial<Record<CommandName, OptionKind>>; // a command that reads the same flag more widely
+  choicesFor?: Partial<Record<CommandName, readonly string[]>>; // a command's own choices
+  requiredFor?: readonly CommandName[]; // commands that cannot run without the option
   configFile?: true; // a YAML key of --config (run and plan); secrets and per-invocation switches are not
   result?: ResultPath; // absent: not stored (secrets, output folder, display switches)
   wire?: string; // the API field of a 'sampling' option
@@ -91,7 +112,8 @@ export const OPTION_TABLE = {
   contexts: {
     flag: '--contexts <list>',
     kind: 'tokens-list',
-    commands: runPlan,
+    commands: ['run', 'plan', 'predict'],
+    about: { predict: "decode contexts, e.g. 8K,32K,256K (default: the fitted run's)" },
     configFile: true,
     result: 'config',
     description: 'decode contexts, e.g. 8K,16K,32768 (default: 8K doubling to the max model length)',
@@ -99,7 +121,8 @@ export const OPTION_TABLE = {
   prefillContexts: {
     flag: '--prefill-contexts <list>',
     kind: 'tokens-list',
-    commands: runPlan,
+    commands: ['run', 'plan', 'predict'],
+    about: { predict: 'prefill contexts (default: the decode contexts)' },
     configFile: true,
     result: 'config',
     description: 'prefill contexts (default: decode contexts + the full window)',
@@ -107,7 +130,8 @@ export const OPTION_TABLE = {
   concurrency: {
     flag: '--concurrency <list>',
     kind: 'int-list',
-    commands: runPlan,
+    commands: ['run', 'plan', 'predict'],
+    about: { predict: "concurrency levels, e.g. 1,16,256 (default: the fitted run's)" },
     configFile: true,
     result: 'config',
     description: 'simultaneous requests per cell (default 1,2,4,...,128)',
@@ -117,7 +141,8 @@ export const OPTION_TABLE = {
     flag: '--max-output <tokens>',
     kind: 'tokens',
     defaultValue: 4096,
-    commands: runPlan,
+    computedDefault: { predict: "the fitted run's" },
+    commands: ['run', 'plan', 'predict'],
     configFile: true,
     result: 'config',
     description: 'output cap per request',
@@ -127,8 +152,9 @@ export const OPTION_TABLE = {
     kind: 'duration',
     defaultValue: 30,
     defaultFor: { demo: 3 },
+    computedDefault: { predict: "the fitted run's" },
     about: { demo: 'measurement window per cell, at most 30 s' },
-    commands: ['run', 'plan', 'demo'],
+    commands: ['run', 'plan', 'demo', 'predict'],
     configFile: true,
     result: 'config',
     description: 'measurement window per cell',
@@ -206,10 +232,15 @@ export const OPTION_TABLE = {
   kvCapacity: {
     flag: '--kv-capacity <tokens>',
     kind: 'tokens',
-    commands: ['run', 'plan', 'sim'],
+    commands: ['run', 'plan', 'sim', 'fit', 'predict'],
+    kindFor: { predict: 'capacity' },
     configFile: true,
     result: 'target.kvCapacityTokens',
-    about: { sim: "KV cache capacity in tokens (overrides the profile's)" },
+    about: {
+      sim: "KV cache capacity in tokens (overrides the profile's)",
+      fit: 'the KV capacity in tokens, where the results cannot pin it',
+      predict: 'KV capacity: tokens (3M), or a factor of the fitted one (1.5x)',
+    },
     description: 'KV cache capacity in tokens (overrides discovery)',
   },
   verifyCapacity: {
@@ -287,7 +318,9 @@ export const OPTION_TABLE = {
     flag: '--out <dir>',
     kind: 'string',
     defaultValue: 'results',
-    commands: ['run', 'demo'],
+    computedDefault: { predict: 'predicted-<twin name>' },
+    about: { predict: 'write result.json here' },
+    commands: ['run', 'demo', 'predict'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -425,6 +458,80 @@ export const OPTION_TABLE = {
     commands: ['plan'],
     description: 'print the few short runs that pin a twin of the server, and the fit (docs/twin.md)',
   },
+  twin: {
+    flag: '--twin <file>',
+    kind: 'string',
+    commands: ['predict'],
+    requiredFor: ['predict'],
+    description: 'the twin profile written by fit',
+  },
+  cells: {
+    flag: '--cells <list>',
+    kind: 'cell-list',
+    commands: ['fit'],
+    description: 'fit only these decode cells, e.g. 8Kx1,8Kx16,1019Kx2',
+  },
+  prefill: {
+    flag: '--prefill <list>',
+    kind: 'tokens-list',
+    commands: ['fit'],
+    description: 'fit only these prefill points, e.g. 8K,128K,1024K',
+  },
+  twinCells: {
+    flag: '--twin-cells',
+    kind: 'bool',
+    commands: ['fit'],
+    description:
+      'fit only the cells and prefill points `plan --for-twin` picks (judge a twin against the rest)',
+  },
+  contextSlope: {
+    flag: '--context-slope <ms>',
+    kind: 'number',
+    commands: ['fit'],
+    description: 'decode ms per million context tokens in the batch, where one context was measured',
+    min: 0,
+  },
+  name: {
+    flag: '--name <name>',
+    kind: 'string',
+    commands: ['fit'],
+    description: 'profile name (default twin-<model>)',
+  },
+  format: {
+    flag: '--format <format>',
+    kind: 'string',
+    choicesFor: { report: REPORT_FORMATS, predict: REPORT_FORMATS, compare: COMPARE_FORMATS },
+    defaultValue: 'txt',
+    commands: ['report', 'compare', 'predict'],
+    about: { predict: 'print the prediction in this format' },
+    description: 'output format',
+  },
+  output: {
+    flag: '-o, --output <file>',
+    kind: 'string',
+    commands: ['report', 'compare', 'import', 'fit'],
+    requiredFor: ['fit'],
+    about: {
+      report: 'write to this file (HTML defaults to report.html beside the result)',
+      import: 'write the result here (default: stdout)',
+      fit: 'write the twin here (a sim profile, e.g. twin.yaml)',
+    },
+    description: 'write to this file instead of stdout',
+  },
+  width: {
+    flag: '--width <columns>',
+    kind: 'int',
+    commands: ['report', 'compare'],
+    description: 'terminal width for txt (default: the terminal, else 80)',
+    min: 40,
+  },
+  failOn: {
+    flag: '--fail-on <percent>',
+    kind: 'percent',
+    commands: ['compare'],
+    description:
+      'exit with code 12 when any run is significantly slower than A by more than this (e.g. 5%) in any cell or prefill point',
+  },
   config: {
     flag: '--config <file>',
     kind: 'string',
@@ -486,7 +593,8 @@ export const OPTION_TABLE = {
   maxNumSeqs: {
     flag: '--max-num-seqs <n>',
     kind: 'int',
-    commands: ['sim'],
+    commands: ['sim', 'fit', 'predict'],
+    about: { fit: 'the max running sequences, where no cell queued', predict: 'max running sequences' },
     description: "override the profile's maxNumSeqs",
     min: 1,
   },
@@ -553,27 +661,41 @@ interface KindValues {
   tokens: number;
   'tokens-list': number[];
   'int-list': number[];
+  percent: number;
+  'cell-list': string[]; // "8192x16": context tokens x concurrency
+  capacity: { tokens: number } | { factor: number };
 }
-type ValueOf<S> = S extends { choices: readonly (infer C)[] }
-  ? C
+type KindOf<S, C extends CommandName> = S extends { kindFor: Record<C, infer K extends OptionKind> }
+  ? K
   : S extends { kind: infer K extends OptionKind }
-    ? KindValues[K]
+    ? K
     : never;
+type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, readonly (infer V)[]> }
+  ? V
+  : S extends { choices: readonly (infer V)[] }
+    ? V
+    : KindValues[KindOf<S, C>];
 type KeysOf<C extends CommandName> = {
   [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
 }[OptionKey];
 type Defaulted<C extends CommandName> = {
-  [K in OptionKey]: Table[K] extends { defaultValue: unknown }
-    ? K
-    : Table[K] extends { defaultFor: Record<C, unknown> }
+  [K in OptionKey]: Table[K] extends { computedDefault: Record<C, unknown> }
+    ? never
+    : Table[K] extends { defaultValue: unknown }
       ? K
-      : never;
+      : Table[K] extends { defaultFor: Record<C, unknown> }
+        ? K
+        : Table[K] extends { requiredFor: readonly (infer R)[] }
+          ? C extends R
+            ? K
+            : never
+          : never;
 }[OptionKey];
 
-// The options a command receives, typed by the table: an option with a default is always there.
+// The options a command receives, typed by the table: an option with a default, or required, is always there.
 export type Options<C extends CommandName> = {
-  [K in KeysOf<C> & Defaulted<C>]: ValueOf<Table[K]>;
-} & { [K in Exclude<KeysOf<C>, Defaulted<C>>]?: ValueOf<Table[K]> };
+  [K in KeysOf<C> & Defaulted<C>]: ValueOf<Table[K], C>;
+} & { [K in Exclude<KeysOf<C>, Defaulted<C>>]?: ValueOf<Table[K], C> };
 
 // The options stored in the result's config section under their own names.
 export type ConfigKey = {
@@ -589,9 +711,15 @@ export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as Optio
   ...(OPTION_TABLE[key] as OptionSpec),
 }));
 
-export const optionsFor = (cmd: CommandName): OptionRow[] => OPTIONS.filter((o) => o.commands.includes(cmd));
+// A command's options, each as that command reads it (its own kind and choices).
+export const optionsFor = (cmd: CommandName): OptionRow[] =>
+  OPTIONS.filter((o) => o.commands.includes(cmd)).map((o) => {
+    const kind = o.kindFor?.[cmd];
+    const choices = o.choicesFor?.[cmd];
+    return { ...o, ...(kind ? { kind } : {}), ...(choices ? { choices } : {}) };
+  });
 
 export const defaultOf = (o: OptionSpec, cmd: CommandName): string | number | boolean | undefined =>
-  o.defaultFor?.[cmd] ?? o.defaultValue;
+  o.computedDefault?.[cmd] !== undefined ? undefined : (o.defaultFor?.[cmd] ?? o.defaultValue);
 
 export const descriptionOf = (o: OptionSpec, cmd: CommandName): string => o.about?.[cmd] ?? o.description;

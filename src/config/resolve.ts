@@ -11,18 +11,23 @@ import {
   type CommandName,
   type OptionKey,
   type Options,
+  type OptionSpec,
 } from './options.js';
 import type { OptionProblem } from './schema.js';
 import { validateValues } from './schema.js';
 import { suggest } from './suggest.js';
 
 export function addOptions(cmd: Command, name: CommandName): Command {
-  for (const o of optionsFor(name)) {
+  // What the command cannot run without leads its --help; the rest keep the table's order.
+  const required = (o: OptionSpec) => o.requiredFor?.includes(name) === true;
+  const specs = optionsFor(name);
+  for (const o of [...specs.filter(required), ...specs.filter((o) => !required(o))]) {
     // Defaults are applied after merging with the config file, so --help shows them but commander never sets them.
-    const d = defaultOf(o, name);
+    const d = o.computedDefault?.[name] ?? defaultOf(o, name);
     const shown = d !== undefined && o.kind !== 'bool' ? ` (default: ${String(d)})` : '';
     const opt = new Option(o.flag, descriptionOf(o, name) + shown);
     if (o.choices) opt.choices(o.choices);
+    if (required(o)) opt.makeOptionMandatory();
     cmd.addOption(opt);
   }
   return cmd;

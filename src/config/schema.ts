@@ -11,6 +11,38 @@ export function parseDuration(text: string): number | undefined {
   return Number(m[1]) * UNIT_S[(m[2] ?? 's').toLowerCase()]!;
 }
 
+// A share from 5% or 5 (percent) as a fraction; undefined unless strictly between 0 and 100%.
+export function parsePercent(v: unknown): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(String(v));
+  const share = m ? Number(m[1]) / 100 : 0;
+  return share > 0 && share < 1 ? share : undefined;
+}
+
+// A decode cell "8Kx16" as its key "8192x16" (context tokens x concurrency).
+export function parseCell(v: unknown): string | undefined {
+  const m = typeof v === 'string' ? /^\s*([^x×]+?)\s*[x×]\s*(\d+)\s*$/.exec(v) : null;
+  const context = m ? parseTokenCount(m[1]!) : undefined;
+  const concurrency = m ? Number(m[2]) : 0;
+  return context === undefined || concurrency < 1 ? undefined : `${context}x${concurrency}`;
+}
+
+// A KV capacity: tokens (3000000, 3M) or a factor of a fitted one (1.5x).
+export function parseCapacity(v: unknown): { tokens: number } | { factor: number } | undefined {
+  const factor = /^\s*(\d+(?:\.\d+)?)\s*x\s*$/i.exec(String(v));
+  if (factor) return Number(factor[1]) > 0 ? { factor: Number(factor[1]) } : undefined;
+  const tokens = typeof v === 'string' ? parseTokenCount(v) : v;
+  return typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0 ? { tokens } : undefined;
+}
+
+// A zod type of whatever `parse` makes of the value, or `message` where it makes nothing.
+const parsedBy = <T>(parse: (v: unknown) => T | undefined, message: string) =>
+  z.unknown().transform((v, ctx) => {
+    const r = parse(v);
+    if (r !== undefined) return r;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+
 const tokenCount = (v: unknown): unknown => (typeof v === 'string' ? (parseTokenCount(v) ?? v) : v);
 const numberFromString = (v: unknown): unknown =>
   typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
@@ -28,6 +60,9 @@ const durationFromString = (v: unknown): unknown => (typeof v === 'string' ? (pa
 
 const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
 const DURATION_MSG = 'expected a duration like 30, 30s or 2m';
+const PERCENT_MSG = 'expected a percentage between 0 and 100, such as 5%';
+const CELL_MSG = 'expected a cell like 8Kx16 (context x concurrency)';
+const CAPACITY_MSG = 'expected tokens like 3000000 or 3M, or a factor like 1.5x';
 
 function isHttpUrl(v: string): boolean {
   try {
@@ -85,6 +120,15 @@ export function zodFor(o: OptionSpec): z.ZodType {
           )
           .min(1, 'expected at least one value'),
       );
+    case 'percent':
+      return parsedBy(parsePercent, PERCENT_MSG);
+    case 'cell-list':
+      return z.preprocess(
+        listFromString,
+        z.array(parsedBy(parseCell, CELL_MSG), 'expected a list').min(1, 'expected at least one value'),
+      );
+    case 'capacity':
+      return parsedBy(parseCapacity, CAPACITY_MSG);
   }
 }
 

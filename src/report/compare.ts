@@ -16,8 +16,8 @@ import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
 import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
 
-export const COMPARE_FORMATS = ['txt', 'md', 'html'] as const;
-export type CompareFormat = (typeof COMPARE_FORMATS)[number];
+import type { CompareFormat } from './formats.js';
+export { COMPARE_FORMATS, type CompareFormat } from './formats.js';
 
 function ratioMatrixMd(m: CompareModel, bi: number): string {
   const a = m.runs[0]!;

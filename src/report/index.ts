@@ -3,10 +3,10 @@ import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, type TextOptions } from './text.js';
+import type { ReportFormat } from './formats.js';
 
 // Renderers are pure: (result, options) => string. The CLI and the runner decide where the string goes.
-export const REPORT_FORMATS = ['html', 'md', 'txt', 'csv', 'json'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+export { REPORT_FORMATS, type ReportFormat } from './formats.js';
 export type ReportOptions = TextOptions;
 
 export function renderReport(result: RunResult, format: ReportFormat, opts: ReportOptions = {}): string {

@@ -78,11 +78,3 @@ export function geometricMean(ratios: readonly number[]): number | null {
   if (ok.length === 0) return null;
   return Math.exp(ok.reduce((s, r) => s + Math.log(r), 0) / ok.length);
 }
-
-// `compare --fail-on 5%`: a threshold on a significant slowdown, as a fraction (0.05).
-export function parseFailOn(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
-  if (!m) return null;
-  const v = Number(m[1]) / 100;
-  return v > 0 && v < 1 ? v : null;
-}

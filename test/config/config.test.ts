@@ -8,6 +8,9 @@ import {
   COMMANDS,
   OPTIONS,
   addOptions,
+  parseCapacity,
+  parseCell,
+  parsePercent,
   resolveOptions,
   type CommandName,
   type Options,
@@ -149,5 +152,79 @@ describe('every command takes its flags from the table', () => {
       addOptions(new Command(name), name).options.find((o) => o.long === '--port')!.description;
     expect(port('sim')).toContain('(default: 0)');
     expect(port('serve')).toContain('(default: 8321)');
+  });
+});
+
+describe('kinds and per-command readings', () => {
+  it('parses percentages, cells and capacities, and nothing else', () => {
+    expect(parsePercent('5%')).toBeCloseTo(0.05, 10);
+    expect(parsePercent(' 12.5 ')).toBeCloseTo(0.125, 10);
+    expect([parsePercent('0%'), parsePercent('100'), parsePercent('x'), parsePercent('-5%')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect([parseCell('8Kx16'), parseCell(' 1019K × 2 '), parseCell('32768x1')]).toEqual([
+      '8192x16',
+      '1043456x2',
+      '32768x1',
+    ]);
+    expect([parseCell('8K'), parseCell('8Kx0'), parseCell('bigx2'), parseCell(8)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect([parseCapacity('3M'), parseCapacity('3000000'), parseCapacity(65536)]).toEqual([
+      { tokens: 3145728 },
+      { tokens: 3000000 },
+      { tokens: 65536 },
+    ]);
+    expect([parseCapacity('1.5x'), parseCapacity('2X')]).toEqual([{ factor: 1.5 }, { factor: 2 }]);
+    expect([parseCapacity('0x'), parseCapacity('-3'), parseCapacity('1.5'), parseCapacity('lots')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  const readAs = (name: CommandName, argv: string[]) => {
+    const quiet = new Command(name).exitOverride().configureOutput({ writeErr: () => undefined });
+    const cmd = addOptions(quiet, name);
+    let out: Record<string, unknown> = {};
+    cmd.action((opts: Record<string, unknown>) => {
+      out = resolveOptions(name, opts, (k) => cmd.getOptionValueSource(k) === 'cli').options;
+    });
+    cmd.parse(argv, { from: 'user' });
+    return out;
+  };
+
+  it('gives a command its own kind, choices and defaults of a shared flag', () => {
+    expect(readAs('predict', ['--twin', 't', '--kv-capacity', '1.5x']).kvCapacity).toEqual({ factor: 1.5 });
+    expect(() => readAs('fit', ['-o', 't', '--kv-capacity', '1.5x'])).toThrow(
+      /--kv-capacity: expected a token count/,
+    );
+    expect(readAs('fit', ['-o', 't', '--kv-capacity', '3M']).kvCapacity).toBe(3145728);
+    // predict works these out from the twin; run's defaults must not stand in for them
+    const p = readAs('predict', ['--twin', 't']);
+    expect([p.duration, p.maxOutput, p.out, p.format]).toEqual([undefined, undefined, undefined, 'txt']);
+    expect(readAs('run', []).duration).toBe(30);
+    expect(readAs('report', ['--format', 'csv']).format).toBe('csv');
+    expect(() => readAs('compare', ['--format', 'csv'])).toThrow(/Allowed choices are txt, md, html/);
+    expect(readAs('compare', ['--fail-on', '5%']).failOn).toBeCloseTo(0.05, 10);
+  });
+
+  it('puts what a command requires first in its --help, marked mandatory', () => {
+    const fit = addOptions(new Command('fit'), 'fit').options;
+    expect(fit[0]!.flags).toBe('-o, --output <file>');
+    expect(fit[0]!.mandatory).toBe(true);
+    const predict = addOptions(new Command('predict'), 'predict').options;
+    expect(predict[0]!.long).toBe('--twin');
+    expect(predict.find((o) => o.long === '--out')!.description).toContain(
+      '(default: predicted-<twin name>)',
+    );
+    expect(addOptions(new Command('report'), 'report').options.every((o) => !o.mandatory)).toBe(true);
   });
 });

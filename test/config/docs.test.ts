@@ -15,18 +15,22 @@ describe('docs/cli.md', () => {
   it('documents every option of every command, with its config key and result field', () => {
     const rows = doc
       .split('\n')
-      .filter((l) => l.startsWith('| `--'))
+      .filter((l) => l.startsWith('| `-'))
       .map((l) => l.split(/(?<!\\)\|/).map((c) => c.trim()));
     expect(rows).toHaveLength(OPTIONS.length);
     const byFlag = new Map(rows.map((r) => [r[1], r]));
     expect(byFlag.get('`--duration <seconds>`')?.slice(2, 6)).toEqual([
       '`duration`',
-      'run, plan, demo',
-      '30, demo: 3',
+      'run, plan, demo, predict',
+      "30, demo: 3, predict: the fitted run's",
       '`config.duration`',
     ]);
     expect(byFlag.get('`--top-p <p>`')?.[5]).toBe('`config.sampling.top_p`');
     expect(byFlag.get('`--port <n>`')?.[4]).toBe('sim: 0, serve: 8321');
+    expect(byFlag.get('`-o, --output <file>`')?.slice(2, 4)).toEqual([
+      '(flag only)',
+      'report, compare, import, fit',
+    ]);
     expect(optionRows().map((r) => r[0])).toEqual(rows.map((r) => r[1]));
   });
 });

@@ -56,6 +56,8 @@ describe('compare verdicts', () => {
     err.length = 0;
     expect(await main(['compare', pa, pb, '--fail-on', '15'])).toBe(0);
     expect(await main(['compare', pa, pb, '--fail-on', 'lots'])).toBe(2);
-    expect(err.join('')).toContain('--fail-on takes a percentage');
+    expect(err.join('')).toBe(
+      'error [CONFIG_INVALID]: invalid options: --fail-on: expected a percentage between 0 and 100, such as 5%\n',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseResult } from '../../src/results/schema.js';
 import { loadProfile } from '../../src/sim/profiles.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { demoMeasured } from './helpers.js';
 
 // fit -> twin.yaml (a sim profile) -> predict -> compare beside the measurement, through the real CLI.
@@ -46,6 +46,73 @@ describe('fit and predict commands', () => {
     const cmp = await runCli(['compare', measured, out, '--format', 'md']);
     expect(cmp.code).toBe(0);
     expect(cmp.stdout).toContain('Predicted · sim/demo-7b');
+  });
+
+  it('reads durations and token counts as run does (the one option table)', async () => {
+    const fitted = join(dir, 'twin-3m.yaml');
+    const f = await runCliInProcess([
+      'fit',
+      measured,
+      '--kv-capacity',
+      '3M',
+      '--max-num-seqs',
+      '8',
+      '-o',
+      fitted,
+    ]);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toMatch(/KV capacity: 3145728 tokens/);
+    const out = join(dir, 'pred-units');
+    const whatIfs =
+      '--contexts 1K --concurrency 1,4 --duration 2m --max-output 1K --kv-capacity 3M --format md';
+    const p = await runCliInProcess(['predict', '--twin', twin, '--out', out, ...whatIfs.split(' ')]);
+    expect(p.code, p.stderr).toBe(0);
+    const r = parseResult(JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')));
+    expect(r.predicted?.whatIf).toEqual({
+      contexts: [1024],
+      concurrency: [1, 4],
+      windowS: 120,
+      maxOutput: 1024,
+      kvCapacity: { tokens: 3145728 },
+    });
+    expect(r.config.duration).toBe(120);
+    expect(r.config.maxOutput).toBe(1024);
+  });
+
+  it.each([
+    [
+      ['predict', '--twin', 'x.yaml', '--duration', '2x'],
+      '--duration: expected a duration like 30, 30s or 2m',
+    ],
+    [['predict', '--twin', 'x.yaml', '--max-output', 'lots'], '--max-output: expected a token count like 8K'],
+    [
+      ['predict', '--twin', 'x.yaml', '--kv-capacity', '0x'],
+      '--kv-capacity: expected tokens like 3000000 or 3M',
+    ],
+    [['predict', '--twin', 'x.yaml', '--concurrency', '1,0'], '--concurrency[1]: expected a value >= 1'],
+    [
+      ['fit', 'a.json', '-o', 't.yaml', '--kv-capacity', '1.5x'],
+      '--kv-capacity: expected a token count like 8K',
+    ],
+    [['fit', 'a.json', '-o', 't.yaml', '--cells', '8Kx16,8K'], '--cells[1]: expected a cell like 8Kx16'],
+    [['fit', 'a.json', '-o', 't.yaml', '--context-slope', '-1'], '--context-slope: expected a value >= 0'],
+  ])('a bad value is one line and exit 2, as in run: %j', async (args, message) => {
+    const r = await runCliInProcess(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error \[CONFIG_INVALID\]: invalid options: .*\n$/);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('keeps --twin and -o required, in one USAGE line', async () => {
+    const p = await runCliInProcess(['predict', '--duration', '2m']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toBe(
+      "error [USAGE]: required option '--twin <file>' not specified. Run llm-inference-bench predict --help for the options.\n",
+    );
+    const f = await runCliInProcess(['fit', measured]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/^error \[USAGE\]: required option '-o, --output <file>' not specified\./);
   });
 
   it('refuses in one line, naming the cells that would pin the parameter', async () => {
