@@ -68,7 +68,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     let e = caught;
     if (e instanceof CommanderError) {
       if (!isUsageMistake(e)) return e.exitCode; // help or version, already printed
-      e = usageError(e, argv, program.commands.map((c) => c.name()));
+      e = usageError(
+        e,
+        argv,
+        program.commands.map((c) => c.name()),
+      );
     }
     if (isBenchError(e)) {
       io.stderr.write(

@@ -9,7 +9,11 @@ export const isUsageMistake = (e: CommanderError): boolean => !NOT_ERRORS.has(e.
 
 // Commander's parse errors (unknown flag, missing argument, bad choice) as the tool's USAGE error, with its
 // suggestion kept and a pointer to the command's --help; main prints it like every other error.
-export function usageError(e: CommanderError, argv: readonly string[], commands: readonly string[]): BenchError {
+export function usageError(
+  e: CommanderError,
+  argv: readonly string[],
+  commands: readonly string[],
+): BenchError {
   const text = e.message
     .replace(/^error:\s*/, '')
     .replace(/\s*\n\s*\(Did you mean (.+)\?\)\s*$/s, ' (did you mean $1?)')
