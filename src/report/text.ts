@@ -38,23 +38,22 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
-/** Word-wraps prose to the width, indenting continuation lines. */
+/** Word-wraps prose to the width, indenting continuation lines; a word longer than a whole line is cut. */
 export function wrap(text: string, width: number, indent = ''): string[] {
-  const words = text.split(/\s+/).filter(Boolean);
   const lines: string[] = [];
   let line = '';
-  const pieces = words.flatMap((w) => {
-    const max = Math.max(8, width - indent.length);
-    const parts: string[] = [];
-    for (let i = 0; i < w.length; i += max) parts.push(w.slice(i, i + max));
-    return parts;
-  });
-  for (const w of pieces) {
-    const candidate = line ? `${line} ${w}` : w;
-    if (candidate.length + (lines.length ? indent.length : 0) > width && line) {
-      lines.push(line);
-      line = w;
-    } else line = candidate;
+  const room = () => Math.max(8, width - (lines.length ? indent.length : 0));
+  for (let w of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + w.length <= room()) {
+      line = `${line} ${w}`;
+      continue;
+    }
+    if (line) lines.push(line);
+    for (let r = room(); w.length > r; r = room()) {
+      lines.push(w.slice(0, r));
+      w = w.slice(r);
+    }
+    line = w;
   }
   if (line) lines.push(line);
   return lines.map((l, i) => (i ? indent + l : l));

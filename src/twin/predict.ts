@@ -1,5 +1,5 @@
 import { buildPlan } from '../plan/plan.js';
-import { contextLabel } from '../format/index.js';
+import { contextLabel, fmtInt } from '../format/index.js';
 import {
   RESULT_SCHEMA_ID,
   RESULT_SCHEMA_VERSION,
@@ -67,13 +67,18 @@ interface Setup {
 
 export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): RunResult {
   const setup = applyWhatIf(profile, meta, whatIf);
+  // As a run would fail them, unsent: say which contexts the server's max model length leaves out.
+  const tooLong = new Map<number, string>(); // context -> the plan's reason
+  for (const cell of setup.layout.cells)
+    if (cell.status === 'Too long') tooLong.set(cell.contextTokens, cell.reason ?? 'too long');
   const decode = setup.layout.cells
     .filter((cell) => cell.status !== 'Too long')
     .map((cell) => predictDecodeCell(setup, cell));
   const prefill = setup.layout.prefill
     .filter((pt) => pt.contextTokens <= profile.maxModelLen)
     .map((pt) => predictPrefillPoint(setup, pt));
-  return RunResultSchema.parse(predictedResult(profile, setup, whatIf, prefill, decode));
+  const notes = [...tooLong].map(([c, reason]) => `${contextLabel(c)} not predicted: ${reason}.`);
+  return RunResultSchema.parse(predictedResult(profile, setup, whatIf, prefill, decode, notes));
 }
 
 function whatIfKv(kvCapacity: KvRange, whatIf: WhatIf): KvRange {
@@ -223,6 +228,7 @@ function predictedResult(
   whatIf: WhatIf,
   prefill: PrefillPoint[],
   decode: DecodeCell[],
+  notes: string[],
 ): RunResult {
   const { kv, layout, meta } = s;
   const changed: Record<string, unknown> = {};
@@ -242,7 +248,7 @@ function predictedResult(
       api: 'chat',
       maxModelLen: profile.maxModelLen,
       kvCapacityTokens: s.kvTokens,
-      kvCapacitySource: `twin (${kv.source}${kv.hi !== null && kv.hi !== kv.lo ? `: between ${Math.round(kv.lo)} and ${Math.round(kv.hi)}` : ''})`,
+      kvCapacitySource: `twin, ${kv.source}${kv.hi !== null && kv.hi !== kv.lo ? `: between ${fmtInt(kv.lo)} and ${fmtInt(kv.hi)}` : ''}`,
       metricsAvailable: false,
     },
     engine: { name: profile.flavor, detectedBy: 'twin' },
@@ -263,6 +269,7 @@ function predictedResult(
     warnings: [
       `Predicted by the twin ${profile.name} (fitted on ${meta.cells.length} decode cells and ${meta.prefillPoints.length} prefill points of ${meta.fittedFrom.join(', ')}): nothing here was measured; intervals are 95% from the fit's own misses, wider past the measured range.`,
       ...[...s.warnings].map((w) => `Extrapolates: ${w}.`),
+      ...notes,
     ],
     predicted: {
       twin: profile.name,

@@ -18,6 +18,16 @@ const twin = fitTwin(obs, planOf(measured));
 describe('predict', () => {
   const p = predict(twin.profile, twin.meta);
 
+  it('names a context the max model length leaves out instead of dropping it silently', () => {
+    const len = twin.profile.maxModelLen;
+    const q = predict(twin.profile, twin.meta, { contexts: [1024, len] });
+    expect(q.decode.every((c) => c.contextTokens === 1024)).toBe(true);
+    const note = q.warnings.find((w) => w.includes('not predicted'));
+    expect(note).toMatch(
+      new RegExp(`context ${len} \\+ \\d+ output tokens exceeds the server's max model length ${len}`),
+    );
+  });
+
   it('fills the whole matrix, marked predicted, with an interval around every figure', () => {
     expect(RunResult.parse(p).predicted?.twin).toBe(twin.profile.name);
     expect(p.decode).toHaveLength(measured.decode.length);
