@@ -232,7 +232,9 @@ export function decodeMatrixLines(
         bottom.push(' ' + paint(pad(z, CELL_W), zStyle));
       }
       out.push(paint(pad(contextLabel(c), CTX_W, false), 'bold') + top.join(''));
-      out.push(' '.repeat(CTX_W) + bottom.join(''));
+      // A row with no TTFT anywhere (not run, failed) is one line, not a line of blanks.
+      const below = ' '.repeat(CTX_W) + bottom.join('');
+      if (stripAnsi(below).trim()) out.push(below);
     }
   }
   return out;
