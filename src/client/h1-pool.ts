@@ -1,0 +1,155 @@
+// Keep-alive connections of the lean HTTP/1.1 client, per origin. A connection's socket listeners are set
+// once, when it opens, and route to whichever request uses it now: no listener is added per request, none
+// per read. Idle connections are unref'd (they never keep the process alive) and dropped when the server
+// closes them, when they sit idle past the keep-alive time, or when bytes arrive that no request asked for.
+import net from 'node:net';
+
+/** The request using a connection: told of its socket's events. */
+export interface ConnUser {
+  onConnect(): void;
+  onRead(buf: Buffer): void;
+  onEof(): void; // the server closed its side
+  onFail(err: Error): void; // a socket error, or a close without either
+}
+
+export const DEFAULT_KEEP_ALIVE_MS = 30_000; // as the undici Agent of the other transport
+const KEEP_ALIVE_MARGIN_MS = 1_000; // leave an idle connection before the server's own timeout closes it
+
+export class H1Conn {
+  readonly socket: net.Socket;
+  connected = false;
+  /** Requests written on this connection: 0 while the first is not. */
+  uses = 0;
+  private user: ConnUser | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private dead = false;
+
+  constructor(
+    private readonly pool: H1Pool,
+    readonly key: string,
+    host: string,
+    port: number,
+    user: ConnUser,
+  ) {
+    this.user = user;
+    this.socket = net.connect({ host, port, noDelay: true });
+    this.socket
+      .on('connect', this.onConnect)
+      .on('data', this.onData)
+      .on('end', this.onEnd)
+      .on('error', this.onError)
+      .on('close', this.onClose);
+  }
+
+  get usable(): boolean {
+    return !this.dead && this.connected && !this.socket.destroyed && this.socket.writable;
+  }
+
+  /** The request, header and body, in one write. */
+  write(bytes: string): void {
+    this.uses++;
+    this.socket.write(bytes);
+  }
+
+  take(user: ConnUser): void {
+    this.user = user;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.socket.ref();
+  }
+
+  idle(keepAliveMs: number): void {
+    this.user = undefined;
+    this.socket.unref();
+    this.idleTimer = setTimeout(this.expire, keepAliveMs);
+    this.idleTimer.unref();
+  }
+
+  destroy(): void {
+    this.user = undefined;
+    this.dead = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.pool.forget(this);
+    this.socket.destroy();
+  }
+
+  private detach(): ConnUser | undefined {
+    const u = this.user;
+    this.destroy();
+    return u;
+  }
+
+  private readonly expire = (): void => this.destroy();
+  private readonly onConnect = (): void => {
+    this.connected = true;
+    this.user?.onConnect();
+  };
+  private readonly onData = (buf: Buffer): void => {
+    const u = this.user;
+    if (u) u.onRead(buf);
+    else this.destroy(); // bytes no request asked for: the connection's framing is no longer known
+  };
+  private readonly onEnd = (): void => this.detach()?.onEof();
+  private readonly onError = (err: Error): void => this.detach()?.onFail(err);
+  private readonly onClose = (): void => this.detach()?.onFail(new Error('socket closed'));
+}
+
+export class H1Pool {
+  private readonly idleByKey = new Map<string, H1Conn[]>();
+
+  /** An idle connection to host:port (the most recently used), or a new one. */
+  acquire(host: string, port: number, user: ConnUser): H1Conn {
+    const key = `${host}:${port}`;
+    const list = this.idleByKey.get(key);
+    while (list && list.length > 0) {
+      const c = list.pop()!;
+      if (c.usable) {
+        c.take(user);
+        return c;
+      }
+      c.destroy();
+    }
+    return new H1Conn(this, key, host, port, user);
+  }
+
+  /** Always a new connection (a retry after a reused one was closed under the request). */
+  fresh(host: string, port: number, user: ConnUser): H1Conn {
+    return new H1Conn(this, `${host}:${port}`, host, port, user);
+  }
+
+  /** A response ended and the connection may carry another: idle until taken, expired or closed. */
+  release(c: H1Conn, serverKeepAliveMs?: number): void {
+    const ms =
+      serverKeepAliveMs === undefined
+        ? DEFAULT_KEEP_ALIVE_MS
+        : Math.min(DEFAULT_KEEP_ALIVE_MS, serverKeepAliveMs - KEEP_ALIVE_MARGIN_MS);
+    if (ms <= 0 || !c.usable) {
+      c.destroy();
+      return;
+    }
+    c.idle(ms);
+    const list = this.idleByKey.get(c.key);
+    if (list) list.push(c);
+    else this.idleByKey.set(c.key, [c]);
+  }
+
+  forget(c: H1Conn): void {
+    const list = this.idleByKey.get(c.key);
+    const i = list ? list.indexOf(c) : -1;
+    if (i !== -1) list!.splice(i, 1);
+  }
+
+  /** Idle connections to host:port (tests, diagnostics). */
+  idleCount(host: string, port: number): number {
+    return this.idleByKey.get(`${host}:${port}`)?.length ?? 0;
+  }
+
+  /** Closes every idle connection. */
+  close(): void {
+    for (const list of [...this.idleByKey.values()]) for (const c of [...list]) c.destroy();
+  }
+}
+
+/** The process's pool for streamed requests. */
+export const h1Pool = new H1Pool();
