@@ -140,9 +140,9 @@ export class H1Pool {
     if (i !== -1) list!.splice(i, 1);
   }
 
-  /** Idle connections to host:port (tests, diagnostics). */
-  idleCount(host: string, port: number): number {
-    return this.idleByKey.get(`${host}:${port}`)?.length ?? 0;
+  /** Idle connections to host:port, the next one taken last (tests, diagnostics). */
+  idle(host: string, port: number): readonly H1Conn[] {
+    return [...(this.idleByKey.get(`${host}:${port}`) ?? [])];
   }
 
   /** Closes every idle connection. */
