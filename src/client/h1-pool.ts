@@ -12,14 +12,16 @@ export interface ConnUser {
   onFail(err: Error): void; // a socket error, or a close without either
 }
 
-export const DEFAULT_KEEP_ALIVE_MS = 30_000; // as the undici Agent of the other transport
-const KEEP_ALIVE_MARGIN_MS = 1_000; // leave an idle connection before the server's own timeout closes it
+// How long an idle connection is kept: below the 5 s after which uvicorn (vLLM, SGLang, TensorRT-LLM) and
+// cpp-httplib (llama.cpp) close idle connections, as undici's own default (4 s), so a request is not written
+// onto a connection the server is closing at that moment (it would fail, and is never sent twice). A new
+// connection costs a connect, which TTFT does not include: it starts at the write.
+export const DEFAULT_KEEP_ALIVE_MS = 4_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000; // leave before the timeout a server announces (Keep-Alive: timeout=N)
 
 export class H1Conn {
   readonly socket: net.Socket;
   connected = false;
-  /** Requests written on this connection: 0 while the first is not. */
-  uses = 0;
   private user: ConnUser | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private dead = false;
@@ -47,7 +49,6 @@ export class H1Conn {
 
   /** The request, header and body, in one write. */
   write(bytes: string): void {
-    this.uses++;
     this.socket.write(bytes);
   }
 
@@ -111,11 +112,6 @@ export class H1Pool {
       c.destroy();
     }
     return new H1Conn(this, key, host, port, user);
-  }
-
-  /** Always a new connection (a retry after a reused one was closed under the request). */
-  fresh(host: string, port: number, user: ConnUser): H1Conn {
-    return new H1Conn(this, `${host}:${port}`, host, port, user);
   }
 
   /** A response ended and the connection may carry another: idle until taken, expired or closed. */

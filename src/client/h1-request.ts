@@ -1,9 +1,9 @@
 // The lean transport of streamRequest: one streamed request over a pooled node:net socket (plain http://),
 // parsed by H1ResponseParser, fed to the session in place. Written at once in one socket.write (header and
-// body), so sentAtMs is the write on fresh and reused connections alike. A request written on a reused
-// connection that the server closes (EOF or reset) before any response byte is sent once more on a new
-// connection: the server closed an idle connection as the request went out and never saw it. Never after a
-// response byte arrived, never twice.
+// body), so sentAtMs is the write on fresh and reused connections alike. A written request is never sent
+// again: a server that closes the connection before answering may have read it (and started generating), and
+// a benchmark must not load the server with requests it does not record. The race with a server closing an
+// idle connection is avoided instead, by the pool's keep-alive time (h1-pool.ts).
 import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { H1ResponseParser, type H1Head, type H1Sink } from './h1-response.js';
@@ -28,17 +28,11 @@ export function sendWithH1(
   });
 }
 
-const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE']);
-
 class H1Request extends InFlight implements ConnUser, H1Sink {
   private conn: H1Conn | undefined;
   private readonly parser = new H1ResponseParser(this);
   private head: H1Head | undefined;
   private t = 0; // the current read's stamp
-  private written = false;
-  private reused = false;
-  private answered = false; // a response byte arrived
-  private retried = false;
 
   constructor(
     opts: InFlightOptions,
@@ -63,8 +57,6 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   onConnect(): void {
     const c = this.conn;
     if (!c || this.settled) return;
-    this.reused = c.uses > 0;
-    this.written = true;
     this.sent();
     c.write(this.target.bytes);
   }
@@ -72,7 +64,6 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   // The hot path: one stamp per read, the chunk framing decoded in place, body ranges straight to the session.
   onRead(buf: Buffer): void {
     this.t = this.now();
-    this.answered = true;
     const used = this.parser.push(buf, 0, buf.length);
     if (this.settled) return;
     const p = this.parser;
@@ -94,7 +85,6 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     if (this.settled) return;
     if (this.parser.eof())
       this.ended(); // a body delimited by the close
-    else if (this.mayRetry()) this.retry();
     else this.lost('other side closed');
   }
 
@@ -104,24 +94,12 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     const code = (err as { code?: string }).code ?? '';
     // A reset right after a body delimited by the close still ended it (undici reads it the same way).
     if (code === 'ECONNRESET' && this.parser.eof()) this.ended();
-    else if (RETRY_CODES.has(code) && this.mayRetry()) this.retry();
     else this.lost(describeError(err));
   }
 
   private attach(c: H1Conn): void {
     this.conn = c;
     if (c.connected) this.onConnect();
-  }
-
-  private mayRetry(): boolean {
-    return this.written && this.reused && !this.answered && !this.retried;
-  }
-
-  private retry(): void {
-    this.retried = true;
-    this.written = false;
-    this.unsent();
-    this.attach(this.pool.fresh(this.target.host, this.target.port, this));
   }
 
   private complete(nothingAfter: boolean): void {

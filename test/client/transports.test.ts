@@ -58,6 +58,9 @@ beforeAll(async () => {
           await sleep(30);
           req.socket.destroy();
           return;
+        case 'refuse': // read, then closed unanswered (on a reused connection: never sent twice)
+          req.socket.destroy();
+          return;
         case 'abort':
           sse(res);
           for (let i = 0; i < 5; i++) res.write(chatChunk({ content: `w${i}` }));
@@ -106,7 +109,7 @@ async function scenarios(httpClient: HttpClient) {
       ...(signal ? { signal } : {}),
     });
   const out: Record<string, RequestRecord> = {};
-  for (const s of ['normal', 'usage', 'error-400', '429', 'cut']) out[s] = await send(s);
+  for (const s of ['normal', 'usage', 'error-400', '429', 'cut', 'normal', 'refuse']) out[s] = await send(s);
   const ac = new AbortController();
   const aborted = send('abort', ac.signal);
   await sleep(200); // the five chunks are in by now
@@ -119,7 +122,7 @@ async function scenarios(httpClient: HttpClient) {
 }
 
 describe('the lean client and undici give the same records', () => {
-  it('normal, usage, 400 and 429 bodies, a cut, an abort, a server-closed idle connection', async () => {
+  it('normal, usage, 400 and 429 bodies, a cut, a refusal, an abort, a server-closed idle connection', async () => {
     const lean = await scenarios('lean');
     const undici = await scenarios('undici');
     for (const k of Object.keys(lean))
@@ -151,6 +154,8 @@ describe('the lean client and undici give the same records', () => {
     expect(lean.abort!.error?.kind).toBe('aborted');
     expect(lean.abort!.chunks).toHaveLength(5);
     expect(lean.afterIdle!.ok).toBe(true);
+    expect(lean.refuse!.error).toEqual({ kind: 'connect', message: 'connection failed: other side closed' });
+    expect(server.requests.filter((q) => q.headers['x-request-id'] === 'lean-refuse')).toHaveLength(1);
     // the times are each transport's own, in the same order
     for (const r of Object.values(lean)) {
       expect(r.sentAtMs).toBeGreaterThanOrEqual(r.calledAtMs!);
