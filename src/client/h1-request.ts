@@ -24,7 +24,12 @@ export function sendWithH1(
 ): Promise<RequestRecord> {
   return new Promise<RequestRecord>((resolve) => {
     const req = new H1Request(opts, session, resolve, target, pool);
-    if (req.start()) req.send();
+    if (!req.start()) return;
+    try {
+      req.send();
+    } catch (err) {
+      req.stop('connect', `request could not be sent: ${describeError(err)}`);
+    }
   });
 }
 
