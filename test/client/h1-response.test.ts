@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { H1ResponseParser, type H1Head } from '../../src/client/h1-response.js';
+import { createRng } from '../../src/prompts/rng.js';
 
 interface Parsed {
   head: H1Head | undefined;
@@ -227,5 +228,33 @@ describe('H1ResponseParser', () => {
       `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n0\r\nx: ${'a'.repeat(70 * 1024)}`,
     );
     expect(parse(trailer).error).toMatch(/trailers too long/);
+  });
+
+  it('a long SSE response in random reads gives the whole body; random bytes never throw nor hang', () => {
+    const rng = createRng(12);
+    const events = Array.from({ length: 300 }, (_, i) => `data: {"i":${i},"t":"${'é'.repeat(i % 7)}"}\n\n`);
+    const pieces: string[] = [];
+    for (let i = 0; i < events.length;) {
+      const n = 1 + Math.floor(rng() * 4);
+      pieces.push(events.slice(i, i + n).join(''));
+      i += n;
+    }
+    const raw = b('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n' + chunked(pieces, ';x=1'));
+    for (let round = 0; round < 50; round++) {
+      const cuts: number[] = [];
+      for (let p = 0; p < raw.length;) cuts.push((p += 1 + Math.floor(rng() * 40)));
+      expect(parse(raw, cuts)).toMatchObject({ body: events.join(''), complete: true, consumed: raw.length });
+    }
+    for (let round = 0; round < 200; round++) {
+      const junk = Buffer.from(
+        Array.from({ length: 1 + Math.floor(rng() * 300) }, () => Math.floor(rng() * 256)),
+      );
+      // a valid head first half the time, so the body states see junk too
+      const input =
+        round % 2 ? Buffer.concat([b('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n'), junk]) : junk;
+      const r = parse(input, [Math.floor(rng() * input.length)], true);
+      // it stops short of its input only at the response's end or at an error
+      if (r.consumed < input.length) expect(r.complete || r.error !== undefined).toBe(true);
+    }
   });
 });
