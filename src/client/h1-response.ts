@@ -238,6 +238,7 @@ export class H1ResponseParser {
     const cl = h['content-length'];
     if (http10 && !tokens(h.connection).includes('keep-alive')) head.keepAlive = false;
     if (status === 204 || status === 304) {
+      this.head = head;
       this.sink.onHead(head);
       this.state = DONE;
       return undefined;

@@ -168,6 +168,7 @@ describe('H1ResponseParser', () => {
     expect(r.head?.status).toBe(200);
     const none = everySplit(b('HTTP/1.1 204 No Content\r\n\r\n'));
     expect(none).toMatchObject({ heads: 1, body: '', complete: true });
+    expect(none.head?.status).toBe(204);
   });
 
   it('accepts bare LF line ends and an empty line before the status line; joins repeated headers', () => {
