@@ -14,7 +14,7 @@ export interface ConnUser {
 
 // How long an idle connection is kept: below the 5 s after which uvicorn (vLLM, SGLang, TensorRT-LLM) and
 // cpp-httplib (llama.cpp) close idle connections, as undici's own default (4 s), so a request is not written
-// onto a connection the server is closing at that moment (it would fail, and is never sent twice). A new
+// onto a connection the server is closing at that moment (a clean close then fails it: h1-request.ts). A new
 // connection costs a connect, which TTFT does not include: it starts at the write.
 export const DEFAULT_KEEP_ALIVE_MS = 4_000;
 const KEEP_ALIVE_MARGIN_MS = 1_000; // leave before the timeout a server announces (Keep-Alive: timeout=N)
@@ -22,6 +22,8 @@ const KEEP_ALIVE_MARGIN_MS = 1_000; // leave before the timeout a server announc
 export class H1Conn {
   readonly socket: net.Socket;
   connected = false;
+  /** Requests written on this connection. */
+  uses = 0;
   private user: ConnUser | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private dead = false;
@@ -49,6 +51,7 @@ export class H1Conn {
 
   /** The request, header and body, in one write. */
   write(bytes: string): void {
+    this.uses++;
     this.socket.write(bytes);
   }
 
@@ -112,6 +115,11 @@ export class H1Pool {
       c.destroy();
     }
     return new H1Conn(this, key, host, port, user);
+  }
+
+  /** Always a new connection: a retry's (h1-request.ts). */
+  fresh(host: string, port: number, user: ConnUser): H1Conn {
+    return new H1Conn(this, `${host}:${port}`, host, port, user);
   }
 
   /** A response ended and the connection may carry another: idle until taken, expired or closed. */

@@ -26,6 +26,7 @@ export abstract class InFlight {
   private timerDueAt = Infinity;
   private sawFirstToken = false;
   private readonly calledAtMs: number;
+  private connectSince: number; // the call, or a retry's new connection
   private sentAtMs: number | undefined; // the write; unset until the request's bytes go to a socket
 
   constructor(
@@ -38,6 +39,7 @@ export abstract class InFlight {
     this.firstMs = opts.timeouts?.firstTokenMs ?? firstTokenTimeoutMs(0);
     this.idleMs = opts.timeouts?.idleMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.calledAtMs = this.now();
+    this.connectSince = this.calledAtMs;
   }
 
   /** Stops reading a response the record no longer needs (called once, when the request settles). */
@@ -68,6 +70,13 @@ export abstract class InFlight {
   protected sent(): void {
     this.sentAtMs = this.now();
     this.rearmIfSooner(this.sentAtMs + this.firstMs);
+  }
+
+  /** A retry on a new connection: back to the connect phase, timed from now. */
+  protected unsent(): void {
+    this.sentAtMs = undefined;
+    this.connectSince = this.now();
+    this.rearmIfSooner(this.connectSince + this.connectMs);
   }
 
   protected headers(status: number, contentType: string | undefined, t: number): void {
@@ -126,7 +135,11 @@ export abstract class InFlight {
   /** The deadline of the phase the request is in, and the moment that phase's wait began. */
   private phaseDeadline(t: number): { deadline: number; kind: ErrorKind; since: number } {
     if (this.sentAtMs === undefined)
-      return { deadline: this.calledAtMs + this.connectMs, kind: 'timeout_connect', since: this.calledAtMs };
+      return {
+        deadline: this.connectSince + this.connectMs,
+        kind: 'timeout_connect',
+        since: this.connectSince,
+      };
     if (this.session.firstTokenAtMs === undefined)
       return { deadline: this.sentAtMs + this.firstMs, kind: 'timeout_first_token', since: this.sentAtMs };
     const since = this.session.lastTokenAtMs ?? t;

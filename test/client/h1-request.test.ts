@@ -128,6 +128,39 @@ describe('lean HTTP/1.1 client', () => {
     expect(srv.connections).toBe(2);
   });
 
+  it('sends a request once more, on a new connection, when its reused one was reset before any answer', async () => {
+    // a reset is what a server sends for bytes it never read: the idle close that raced the write
+    srv = await rawServer((sock, _c, n) => (n === 0 ? sock.write(SSE_OK) : sock.resetAndDestroy()));
+    expect((await send()).ok).toBe(true);
+    const r = await send({ requestId: 'again' });
+    expect(r).toMatchObject({ ok: true, outputTokens: 1 });
+    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(srv.requests[2]!.raw).toContain('x-request-id: again');
+    expect(r.sentAtMs).toBeGreaterThan(r.calledAtMs!); // stamped again at the second write, after its connect
+  });
+
+  it("never twice: a reset after a response byte, or on a fresh connection (as a retry's is), fails", async () => {
+    srv = await rawServer((sock, conn, n) => {
+      if (conn === 0 && n === 0) sock.write(SSE_OK);
+      else if (conn === 0)
+        sock.write('HTTP/1.1 200 OK\r\n', () => setTimeout(() => sock.resetAndDestroy(), 20));
+      else sock.resetAndDestroy();
+    });
+    expect((await send()).ok).toBe(true);
+    const afterByte = await send();
+    expect(afterByte.error).toEqual({
+      kind: 'connect',
+      message: 'connection failed: ECONNRESET read ECONNRESET',
+    });
+    const fresh = await send();
+    expect(fresh.error?.message).toMatch(/^connection failed: ECONNRESET/);
+    expect(srv.requests).toHaveLength(3);
+  });
+
   it('a close after part of the head, or on a fresh connection, is a connect failure too', async () => {
     srv = await rawServer((sock, conn) => {
       if (conn === 0) sock.end('HTTP/1.1 200 OK\r\n');
