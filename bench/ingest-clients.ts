@@ -1,5 +1,6 @@
 // HTTP stacks compared by bench:ingest. All but the fetch baseline feed the same StreamSession, so the
-// difference between them is the transport alone.
+// difference between them is the transport alone. "ours" is streamRequest with its default, lean HTTP/1.1
+// client; "ours (undici)" the same over undici's dispatch.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
@@ -26,6 +27,10 @@ const path = (c: ClientCall) =>
 const headers = (c: ClientCall) => ({ 'content-type': 'application/json', 'x-request-id': c.requestId });
 
 export const ourClient: Client = (c) => streamRequest({ ...c, timeouts: { idleMs: 600_000 } });
+
+// The same streamRequest over undici's dispatch (--http-client undici; what https:// targets take).
+export const ourUndiciClient: Client = (c) =>
+  streamRequest({ ...c, httpClient: 'undici', timeouts: { idleMs: 600_000 } });
 
 export const ourClientNoFastPath: Client = (c) =>
   streamRequest({ ...c, fastPath: false, timeouts: { idleMs: 600_000 } });
@@ -126,8 +131,9 @@ export const fetchClient: Client = async (c) => {
 
 export const CLIENTS: Record<string, Client> = {
   'raw node:net floor': rawNetFloor,
-  'undici-dispatch (ours)': ourClient,
-  'undici-dispatch, no fast path': ourClientNoFastPath,
+  ours: ourClient,
+  'ours (undici)': ourUndiciClient,
+  'ours, no fast path': ourClientNoFastPath,
   'node:http + session': nodeHttpClient,
   'undici request() + session': undiciRequestClient,
   'fetch + JSON.parse': fetchClient,

@@ -258,7 +258,8 @@ const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 
 const FLOOR = 'raw node:net floor';
 const MINIMAL = 'node:http + session';
-const OURS = 'undici-dispatch (ours)';
+const OURS = 'ours';
+const OURS_UNDICI = 'ours (undici)';
 
 // The shapes the runner's requests produce, each beside the floor and the minimal client.
 function engineSpecs(): RunSpec[] {
@@ -277,7 +278,7 @@ function engineSpecs(): RunSpec[] {
     for (const shape of shapes) {
       if (ENGINE_FILTER && !ENGINE_FILTER.includes(shape.engine!)) continue;
       if (concurrency >= 256 && shape.engine !== 'vllm' && !ENGINE_FILTER) continue;
-      for (const client of [FLOOR, MINIMAL, OURS])
+      for (const client of [FLOOR, MINIMAL, OURS, OURS_UNDICI])
         if (!ONLY || client.includes(ONLY))
           out.push({ group: 'engines', client, concurrency, api: 'chat', ...shape });
     }

@@ -6,8 +6,9 @@ export type { ErrorCode } from './errors.js';
 export { TOOL_NAME, TOOL_VERSION } from './version.js';
 // Client: stream one request and get its timed record (docs/performance.md).
 export { nowMs } from './clock.js';
-export { streamRequest, firstTokenTimeoutMs, defaultDispatcher } from './client/stream.js';
-export type { StreamRequestOptions } from './client/stream.js';
+export { streamRequest, firstTokenTimeoutMs, HTTP_CLIENTS } from './client/stream.js';
+export type { StreamRequestOptions, HttpClient } from './client/stream.js';
+export { defaultDispatcher } from './client/undici-request.js';
 export { StreamSession } from './client/stream-session.js';
 export type { SessionOptions } from './client/stream-session.js';
 export { getJson, getText, postJson, joinUrl } from './client/http.js';

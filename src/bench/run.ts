@@ -134,6 +134,7 @@ export class BenchRun {
         sampling: result.config.sampling,
         idPrefix: `${run.runId}-${Math.random().toString(36).slice(2, 6)}`,
         ...(tokenize ? { keepChunkTexts: true } : {}),
+        ...(s.httpClient ? { httpClient: s.httpClient } : {}),
       },
       run.info,
       prompts,

@@ -1,3 +1,4 @@
+import type { HttpClient } from '../client/stream.js';
 import type { RequestRecord } from '../client/types.js';
 import { firstTokenTimeoutMs } from '../client/timeouts.js';
 import type { RequestLine } from '../results/io.js';
@@ -36,6 +37,7 @@ export interface SenderConfig {
   // Keep each chunk's text on decode requests, so an estimated token split can be pinned after the cell
   // (engines without continuous usage that have a tokenize endpoint).
   keepChunkTexts?: boolean;
+  httpClient?: HttpClient; // plain data, so worker threads send with the same transport
 }
 
 // Sends one streamed request for (context, slot) and keeps the record; never throws for request failures.
@@ -73,6 +75,7 @@ export class Sender {
       baseUrl: this.cfg.baseUrl,
       ...(this.cfg.apiKey ? { apiKey: this.cfg.apiKey } : {}),
       api: this.cfg.api,
+      ...(this.cfg.httpClient ? { httpClient: this.cfg.httpClient } : {}),
       body,
       requestId,
       ...(spec.signal ? { signal: spec.signal } : {}),

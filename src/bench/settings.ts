@@ -1,3 +1,4 @@
+import type { HttpClient } from '../client/stream.js';
 import type { Hardware } from '../results/schema.js';
 import type { HardwareOverrides } from '../target/hardware.js';
 import type { EngineFlags } from '../target/metadata.js';
@@ -27,6 +28,7 @@ export interface RunSettings {
   sampling: Record<string, unknown>;
   seed: number;
   workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
+  httpClient?: HttpClient; // the streaming transport of http:// targets; default lean
   verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
   out: string; // results folder: a new run writes <out>/<runId>
   runId?: string;

@@ -29,6 +29,7 @@ const SAME = [
   'ignoreEos',
   'seed',
   'workers',
+  'httpClient',
   'verifyCapacity',
   'out',
   'runId',

@@ -6,7 +6,7 @@ import { redactSecrets, registerSecret } from '../secrets.js';
 import { classifyError } from '../failures/classify.js';
 import { parseErrorBody, tryJson, type ErrorBody } from '../failures/error-body.js';
 import type { FailureReason, HttpFailureKind } from '../failures/kinds.js';
-import { defaultDispatcher } from './stream.js';
+import { defaultDispatcher } from './undici-request.js';
 
 export interface HttpOptions {
   apiKey?: string;

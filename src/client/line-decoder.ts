@@ -8,6 +8,9 @@ const CR = 13;
 // reported once (the session fails the request with error kind line_too_long). No engine chunk comes near it.
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+// A match past `end` (the chunk framing after an in-place chunk) is no match.
+const within = (i: number, end: number): number => (i < end ? i : -1);
+
 export class LineDecoder {
   private parts: Buffer[] = [];
   private partBytes = 0;
@@ -19,17 +22,18 @@ export class LineDecoder {
     private readonly limit: { maxLineBytes?: number; onOverflow?: (bytes: number) => void } = {},
   ) {}
 
-  push(buf: Buffer): void {
-    const n = buf.length;
-    if (n === 0) return;
-    let pos = 0;
+  /** Decodes buf[start, end): a transport hands in a chunk's bytes in place, without a view per read. */
+  push(buf: Buffer, start = 0, end = buf.length): void {
+    const n = end;
+    if (n <= start) return;
+    let pos = start;
     if (this.skipLF) {
       this.skipLF = false;
-      if (buf[0] === LF) pos = 1;
+      if (buf[pos] === LF) pos++;
     }
-    let cr = buf.indexOf(CR, pos);
+    let cr = within(buf.indexOf(CR, pos), n);
     while (pos < n) {
-      const lf = buf.indexOf(LF, pos);
+      const lf = within(buf.indexOf(LF, pos), n);
       let end: number;
       let next: number;
       if (cr !== -1 && (lf === -1 || cr < lf)) {
@@ -40,12 +44,12 @@ export class LineDecoder {
           next = n;
           this.skipLF = true; // a CRLF may be split across reads
         }
-        cr = buf.indexOf(CR, next);
+        cr = within(buf.indexOf(CR, next), n);
       } else if (lf !== -1) {
         end = lf;
         next = lf + 1;
       } else {
-        this.stash(buf.subarray(pos));
+        this.stash(buf.subarray(pos, n));
         return;
       }
       if (this.discarding) {

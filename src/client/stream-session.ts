@@ -72,18 +72,20 @@ export class StreamSession {
     else if (contentType !== undefined && contentType.includes('application/json')) this.mode = 'json';
   }
 
-  data(buf: Buffer, t: number): void {
+  /** Body bytes buf[start, end) that arrived at t (the transport's one stamp per network read). */
+  data(buf: Buffer, t: number, start = 0, end = buf.length): void {
     if (this.stopped) return;
     this.t = t;
     if (this.mode === 'sse') {
-      this.lines.push(buf);
+      this.lines.push(buf, start, end);
       this.sse.settle();
       return;
     }
     const cap = this.mode === 'error-body' ? MAX_ERROR_BODY_BYTES : MAX_JSON_BODY_BYTES;
     if (this.bodyBytes < cap) {
-      this.body.push(Buffer.from(buf.subarray(0, cap - this.bodyBytes)));
-      this.bodyBytes += Math.min(buf.length, cap - this.bodyBytes);
+      const take = Math.min(end - start, cap - this.bodyBytes);
+      this.body.push(Buffer.from(buf.subarray(start, start + take)));
+      this.bodyBytes += take;
     }
   }
 

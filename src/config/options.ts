@@ -303,6 +303,17 @@ export const OPTION_TABLE = {
       'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md); 1, the default, keeps them on the main thread',
     min: 1,
   },
+  httpClient: {
+    flag: '--http-client <client>',
+    kind: 'string',
+    choices: ['lean', 'undici'],
+    defaultValue: 'lean',
+    commands: RUN,
+    configFile: true,
+    result: 'config',
+    description:
+      'streaming HTTP client for http:// servers: lean (ours, cheapest per token) or undici; https:// uses undici',
+  },
   seed: {
     flag: '--seed <n>',
     kind: 'int',

@@ -86,6 +86,7 @@ export const RunConfig = z.object({
   sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
   seed: z.number().int(),
   workers: z.number().int().positive().optional(),
+  httpClient: z.enum(['lean', 'undici']).optional(), // the streaming transport (--http-client); absent: lean
   verifyCapacity: z.boolean().optional(), // measure the first Over capacity cell of each context anyway
 });
 export type RunConfig = z.infer<typeof RunConfig>;

@@ -84,4 +84,20 @@ describe('BenchRun (the sim in virtual time)', () => {
     expect(again.result.decode.map((c) => c.concurrency)).toEqual([1, 2, 4]);
     expect(again.result.decode[0]).toEqual(first.result.decode[0]);
   });
+
+  it('sends every request with the chosen HTTP client (plain data, as worker threads get it) and stores it', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lib-run-'));
+    const r = rig();
+    const inner = r.deps.stream!;
+    const clients = new Set<string | undefined>();
+    const stream: StreamFn = (o) => {
+      clients.add(o.httpClient);
+      return inner(o);
+    };
+    const s = settings(out, { contexts: [1024], concurrency: [2], httpClient: 'undici' });
+    const o = await r.drive(new BenchRun(s, { ...r.deps, stream }).start());
+    expect(o.result.status).toBe('complete');
+    expect([...clients]).toEqual(['undici']);
+    expect(o.result.config.httpClient).toBe('undici');
+  });
 });

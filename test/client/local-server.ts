@@ -15,7 +15,10 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function startLocalServer(route: Route): Promise<LocalServer> {
+export async function startLocalServer(
+  route: Route,
+  opts: { keepAliveTimeoutMs?: number } = {},
+): Promise<LocalServer> {
   const requests: LocalServer['requests'] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -26,6 +29,7 @@ export async function startLocalServer(route: Route): Promise<LocalServer> {
       void route(req, res, body);
     });
   });
+  if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

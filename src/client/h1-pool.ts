@@ -1,0 +1,159 @@
+// Keep-alive connections of the lean HTTP/1.1 client, per origin. A connection's socket listeners are set
+// once, when it opens, and route to whichever request uses it now: no listener is added per request, none
+// per read. Idle connections are unref'd (they never keep the process alive) and dropped when the server
+// closes them, when they sit idle past the keep-alive time, or when bytes arrive that no request asked for.
+import net from 'node:net';
+
+/** The request using a connection: told of its socket's events. */
+export interface ConnUser {
+  onConnect(): void;
+  onRead(buf: Buffer): void;
+  onEof(): void; // the server closed its side
+  onFail(err: Error): void; // a socket error, or a close without either
+}
+
+// How long an idle connection is kept: below the 5 s after which uvicorn (vLLM, SGLang, TensorRT-LLM) and
+// cpp-httplib (llama.cpp) close idle connections, as undici's own default (4 s), so a request is not written
+// onto a connection the server is closing at that moment (a clean close then fails it: h1-request.ts). A new
+// connection costs a connect, which TTFT does not include: it starts at the write.
+export const DEFAULT_KEEP_ALIVE_MS = 4_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000; // leave before the timeout a server announces (Keep-Alive: timeout=N)
+
+export class H1Conn {
+  readonly socket: net.Socket;
+  connected = false;
+  /** Requests written on this connection. */
+  uses = 0;
+  private user: ConnUser | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private dead = false;
+
+  constructor(
+    private readonly pool: H1Pool,
+    readonly key: string,
+    host: string,
+    port: number,
+    user: ConnUser,
+  ) {
+    this.user = user;
+    this.socket = net.connect({ host, port, noDelay: true });
+    this.socket
+      .on('connect', this.onConnect)
+      .on('data', this.onData)
+      .on('end', this.onEnd)
+      .on('error', this.onError)
+      .on('close', this.onClose);
+  }
+
+  get usable(): boolean {
+    return !this.dead && this.connected && !this.socket.destroyed && this.socket.writable;
+  }
+
+  /** The request, header and body, in one write. */
+  write(bytes: string): void {
+    this.uses++;
+    this.socket.write(bytes);
+  }
+
+  take(user: ConnUser): void {
+    this.user = user;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.socket.ref();
+  }
+
+  idle(keepAliveMs: number): void {
+    this.user = undefined;
+    this.socket.unref();
+    this.idleTimer = setTimeout(this.expire, keepAliveMs);
+    this.idleTimer.unref();
+  }
+
+  destroy(): void {
+    this.user = undefined;
+    this.dead = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.pool.forget(this);
+    this.socket.destroy();
+  }
+
+  private detach(): ConnUser | undefined {
+    const u = this.user;
+    this.destroy();
+    return u;
+  }
+
+  private readonly expire = (): void => this.destroy();
+  private readonly onConnect = (): void => {
+    this.connected = true;
+    this.user?.onConnect();
+  };
+  private readonly onData = (buf: Buffer): void => {
+    const u = this.user;
+    if (u) u.onRead(buf);
+    else this.destroy(); // bytes no request asked for: the connection's framing is no longer known
+  };
+  private readonly onEnd = (): void => this.detach()?.onEof();
+  private readonly onError = (err: Error): void => this.detach()?.onFail(err);
+  private readonly onClose = (): void => this.detach()?.onFail(new Error('socket closed'));
+}
+
+export class H1Pool {
+  private readonly idleByKey = new Map<string, H1Conn[]>();
+
+  /** An idle connection to host:port (the most recently used), or a new one. */
+  acquire(host: string, port: number, user: ConnUser): H1Conn {
+    const key = `${host}:${port}`;
+    const list = this.idleByKey.get(key);
+    while (list && list.length > 0) {
+      const c = list.pop()!;
+      if (c.usable) {
+        c.take(user);
+        return c;
+      }
+      c.destroy();
+    }
+    return new H1Conn(this, key, host, port, user);
+  }
+
+  /** Always a new connection: a retry's (h1-request.ts). */
+  fresh(host: string, port: number, user: ConnUser): H1Conn {
+    return new H1Conn(this, `${host}:${port}`, host, port, user);
+  }
+
+  /** A response ended and the connection may carry another: idle until taken, expired or closed. */
+  release(c: H1Conn, serverKeepAliveMs?: number): void {
+    const ms =
+      serverKeepAliveMs === undefined
+        ? DEFAULT_KEEP_ALIVE_MS
+        : Math.min(DEFAULT_KEEP_ALIVE_MS, serverKeepAliveMs - KEEP_ALIVE_MARGIN_MS);
+    if (ms <= 0 || !c.usable) {
+      c.destroy();
+      return;
+    }
+    c.idle(ms);
+    const list = this.idleByKey.get(c.key);
+    if (list) list.push(c);
+    else this.idleByKey.set(c.key, [c]);
+  }
+
+  forget(c: H1Conn): void {
+    const list = this.idleByKey.get(c.key);
+    const i = list ? list.indexOf(c) : -1;
+    if (i !== -1) list!.splice(i, 1);
+  }
+
+  /** Idle connections to host:port, the next one taken last (tests, diagnostics). */
+  idle(host: string, port: number): readonly H1Conn[] {
+    return [...(this.idleByKey.get(`${host}:${port}`) ?? [])];
+  }
+
+  /** Closes every idle connection. */
+  close(): void {
+    for (const list of [...this.idleByKey.values()]) for (const c of [...list]) c.destroy();
+  }
+}
+
+/** The process's pool for streamed requests. */
+export const h1Pool = new H1Pool();

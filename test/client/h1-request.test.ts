@@ -1,0 +1,250 @@
+// The lean HTTP/1.1 client against a raw node:net server that scripts each connection's answers byte by byte:
+// no second send of a request caught by a connection's close, keep-alive reuse, one write per request, the
+// send stamp at that write, and no listeners left behind.
+import { afterEach, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { getEventListeners } from 'node:events';
+import { streamRequest } from '../../src/client/stream.js';
+import { h1Pool } from '../../src/client/h1-pool.js';
+
+const SSE_OK =
+  'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n' +
+  chunk(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}\n\n`,
+  ) +
+  chunk(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`) +
+  chunk('data: [DONE]\n\n') +
+  '0\r\n\r\n';
+function chunk(s: string): string {
+  return `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
+}
+
+/** What the server does with the n-th request (0-based) of its c-th connection (0-based). */
+type Script = (sock: net.Socket, conn: number, n: number, raw: string) => void;
+
+interface RawServer {
+  baseUrl: string;
+  port: number;
+  requests: Array<{ conn: number; n: number; raw: string }>;
+  connections: number;
+  close(): Promise<void>;
+}
+
+let srv: RawServer | undefined;
+afterEach(async () => {
+  h1Pool.close();
+  await srv?.close();
+  srv = undefined;
+});
+
+async function rawServer(script: Script): Promise<RawServer> {
+  const sockets = new Set<net.Socket>();
+  const out: RawServer = { baseUrl: '', port: 0, requests: [], connections: 0, close: async () => undefined };
+  const server = net.createServer((sock) => {
+    const conn = out.connections++;
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+    let buf = '';
+    let n = 0;
+    sock.on('data', (d) => {
+      buf += d.toString('latin1');
+      // one request = head + content-length body
+      for (;;) {
+        const h = buf.indexOf('\r\n\r\n');
+        if (h === -1) return;
+        const len = Number(/content-length: (\d+)/i.exec(buf.slice(0, h))?.[1] ?? 0);
+        if (buf.length < h + 4 + len) return;
+        const raw = buf.slice(0, h + 4 + len);
+        buf = buf.slice(h + 4 + len);
+        out.requests.push({ conn, n, raw });
+        script(sock, conn, n++, raw);
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  out.port = (server.address() as net.AddressInfo).port;
+  out.baseUrl = `http://127.0.0.1:${out.port}/v1`;
+  out.close = () =>
+    new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    });
+  return out;
+}
+
+const send = (extra: Partial<Parameters<typeof streamRequest>[0]> = {}) =>
+  streamRequest({ baseUrl: srv!.baseUrl, api: 'chat', body: { model: 'm' }, ...extra });
+
+describe('lean HTTP/1.1 client', () => {
+  it('keeps one connection alive across requests, writes each request once, leaves no listeners behind', async () => {
+    srv = await rawServer((sock) => sock.write(SSE_OK));
+    const ac = new AbortController(); // one signal shared by every request, as a cell's slots share one
+    const first = await send({ signal: ac.signal });
+    expect(first.ok).toBe(true);
+    const [conn] = h1Pool.idle('127.0.0.1', srv.port);
+    const events = ['data', 'end', 'error', 'close', 'connect', 'timeout', 'drain'];
+    const listeners = () => events.map((ev) => conn!.socket.listenerCount(ev));
+    const before = listeners();
+    const writes: string[] = [];
+    const write = conn!.socket.write.bind(conn!.socket);
+    conn!.socket.write = ((d: string) => {
+      writes.push(d);
+      return write(d);
+    }) as net.Socket['write'];
+    for (let i = 0; i < 5; i++) {
+      const r = await send({ signal: ac.signal, requestId: `r${i}`, apiKey: 'sk-1' });
+      expect(r).toMatchObject({ ok: true, outputTokens: 1, finishReason: 'stop' });
+    }
+    expect(srv.connections).toBe(1);
+    expect(writes).toHaveLength(5);
+    const body = JSON.stringify({ model: 'm', stream: true });
+    expect(writes[0]).toBe(
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:' +
+        `${srv.port}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\n` +
+        `authorization: Bearer sk-1\r\nx-request-id: r0\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(listeners()).toEqual(before);
+    // an idle connection does not keep the process alive (the CLI exits with connections still pooled)
+    const handle = (conn!.socket as unknown as { _handle?: { hasRef(): boolean } })._handle;
+    expect(handle?.hasRef()).toBe(false);
+    expect(before[0]).toBe(1); // 'data': ours alone, set when the connection opened
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(1);
+  });
+
+  it('never sends a written request twice: a reused connection closed before the answer is a connect failure', async () => {
+    // the server reads every connection's second request and closes unanswered (the sim's fault "refuse"),
+    // which on the wire is also what an idle close racing the write looks like: the server may have read it
+    srv = await rawServer((sock, _c, n) => (n === 0 ? sock.write(SSE_OK) : sock.destroy()));
+    expect((await send()).ok).toBe(true);
+    const r = await send({ requestId: 'once' });
+    expect(r.error).toEqual({ kind: 'connect', message: 'connection failed: other side closed' });
+    expect(r.sentAtMs).toBeGreaterThanOrEqual(r.calledAtMs!);
+    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
+    expect((await send()).ok).toBe(true); // the next one opens a new connection
+    expect(srv.connections).toBe(2);
+  });
+
+  it('sends a request once more, on a new connection, when its reused one was reset before any answer', async () => {
+    // a reset is what a server sends for bytes it never read: the idle close that raced the write
+    srv = await rawServer((sock, _c, n) => (n === 0 ? sock.write(SSE_OK) : sock.resetAndDestroy()));
+    expect((await send()).ok).toBe(true);
+    const r = await send({ requestId: 'again' });
+    expect(r).toMatchObject({ ok: true, outputTokens: 1 });
+    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(srv.requests[2]!.raw).toContain('x-request-id: again');
+    expect(r.sentAtMs).toBeGreaterThan(r.calledAtMs!); // stamped again at the second write, after its connect
+  });
+
+  it("never twice: a reset after a response byte, or on a fresh connection (as a retry's is), fails", async () => {
+    srv = await rawServer((sock, conn, n) => {
+      if (conn === 0 && n === 0) sock.write(SSE_OK);
+      else if (conn === 0)
+        sock.write('HTTP/1.1 200 OK\r\n', () => setTimeout(() => sock.resetAndDestroy(), 20));
+      else sock.resetAndDestroy();
+    });
+    expect((await send()).ok).toBe(true);
+    const afterByte = await send();
+    expect(afterByte.error).toEqual({
+      kind: 'connect',
+      message: 'connection failed: ECONNRESET read ECONNRESET',
+    });
+    const fresh = await send();
+    expect(fresh.error?.message).toMatch(/^connection failed: ECONNRESET/);
+    expect(srv.requests).toHaveLength(3);
+  });
+
+  it('a close after part of the head, or on a fresh connection, is a connect failure too', async () => {
+    srv = await rawServer((sock, conn) => {
+      if (conn === 0) sock.end('HTTP/1.1 200 OK\r\n');
+      else sock.destroy();
+    });
+    for (let i = 0; i < 2; i++)
+      expect((await send()).error).toEqual({
+        kind: 'connect',
+        message: 'connection failed: other side closed',
+      });
+    expect(srv.requests).toHaveLength(2);
+  });
+
+  it("keeps a connection no longer than the server's announced keep-alive time, less a second", async () => {
+    srv = await rawServer((sock) =>
+      sock.write(SSE_OK.replace('\r\n\r\n', '\r\nkeep-alive: timeout=1\r\n\r\n')),
+    );
+    expect((await send()).ok).toBe(true);
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(0);
+    expect((await send()).ok).toBe(true);
+    expect(srv.connections).toBe(2);
+  });
+
+  it('a response with Connection: close, or one followed by stray bytes, does not leave its connection for reuse', async () => {
+    srv = await rawServer((sock, conn) => {
+      if (conn === 0)
+        sock.write('HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}');
+      else sock.write(SSE_OK + 'HTTP/1.1 200 OK\r\n');
+    });
+    const r = await send();
+    expect(r.error).toMatchObject({ kind: 'http_status', status: 429 });
+    expect((await send()).ok).toBe(true);
+    expect((await send()).ok).toBe(true);
+    expect(srv.connections).toBe(3);
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(0);
+  });
+
+  it('reads a body delimited by the close (HTTP/1.0 style) and reports bytes that are not HTTP', async () => {
+    srv = await rawServer((sock, conn) => {
+      if (conn === 0)
+        sock.end(SSE_OK.replace('transfer-encoding: chunked', 'x: 1').replace(/\r\n[0-9a-f]+\r\n/g, '\r\n'));
+      else sock.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
+    });
+    const close = await send({ charsPerTokenEstimate: 1 });
+    expect(close).toMatchObject({ ok: true, finishReason: 'stop' });
+    const bad = await send();
+    expect(bad.error?.kind).toBe('connect');
+    expect(bad.error?.message).toMatch(/^connection failed: invalid HTTP response: invalid status line/);
+  });
+
+  it('stamps sentAtMs at the write: on a reused connection nothing else happens between the call and it', async () => {
+    srv = await rawServer((sock) => sock.write(SSE_OK));
+    let tick = 0;
+    const now = () => ++tick;
+    const first = await send({ now });
+    expect(first.sentAtMs).toBeGreaterThan(first.calledAtMs!); // fresh: the connect came between
+    const [conn] = h1Pool.idle('127.0.0.1', srv.port);
+    let writtenAt = 0;
+    const write = conn!.socket.write.bind(conn!.socket);
+    conn!.socket.write = ((d: string) => {
+      writtenAt = now();
+      return write(d);
+    }) as net.Socket['write'];
+    const r = await send({ now });
+    expect(r.ok).toBe(true);
+    expect(r.sentAtMs).toBe(r.calledAtMs! + 1);
+    expect(writtenAt).toBeGreaterThan(r.sentAtMs);
+    expect(writtenAt - r.sentAtMs).toBeLessThanOrEqual(2); // only the timer re-arm's clock read between
+    expect(r.firstTokenAtMs!).toBeGreaterThan(writtenAt);
+  });
+
+  it('aborting destroys the connection and keeps what arrived', async () => {
+    srv = await rawServer((sock) =>
+      sock.write(SSE_OK.slice(0, SSE_OK.indexOf('data: {"choices":[{"index":0,"delta":{}'))),
+    );
+    const ac = new AbortController();
+    const p = send({ signal: ac.signal, charsPerTokenEstimate: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort();
+    const r = await p;
+    expect(r.error?.kind).toBe('aborted');
+    expect(r.chunks).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(srv.connections).toBe(1);
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(0);
+  });
+});
