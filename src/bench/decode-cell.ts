@@ -1,4 +1,4 @@
-import type { ClientLoad } from '../client/self-check.js';
+import type { ClientLoad, LoopGauge } from '../client/self-check.js';
 import type { BenchError } from '../errors.js';
 import { contextLabel } from '../format/labels.js';
 import { decodeKey } from '../results/cell-key.js';
@@ -24,7 +24,7 @@ export interface DecodeCellSpec {
 // The client's own load over the window (src/client/self-check.ts ClientMonitor); injectable so a virtual-time
 // run, whose window is not real time, measures nothing.
 export interface CellMonitor {
-  start(): void;
+  start(workers?: readonly LoopGauge[]): void;
   stop(): ClientLoad;
 }
 
@@ -97,7 +97,7 @@ export async function runDecodeCell(
     const openMs = clock.now();
     slots.openWindow();
     sampler?.start(openMs);
-    monitor?.start();
+    monitor?.start(slots.loops?.() ?? []);
     await clock.sleep(spec.durationMs, early.signal);
     const closeMs = clock.now();
     const clientLoad = monitor?.stop();

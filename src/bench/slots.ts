@@ -1,3 +1,4 @@
+import type { LoopGauge } from '../client/self-check.js';
 import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
 import type { BenchClock } from './context.js';
@@ -28,6 +29,7 @@ export interface SlotRunner {
   openWindow(): void; // requests sent from now on are window requests
   close(): void; // aborts everything in flight; the loops end
   finished(): Promise<Sent[]>; // every record, in end order, once the loops have ended
+  loops?(): LoopGauge[]; // worker threads' event-loop gauges, for the client's self-check
 }
 
 export function inThreadSlots(sender: Sender, clock: BenchClock, spec: SlotSpec): SlotRunner {

@@ -1,7 +1,12 @@
 // The client checks itself (METHOD.md): a cell whose timings were shaped by our own process, not by the
 // server, must say so. Two signs, measured over the cell: the event loop ran late (a chunk that arrived
 // waited in the kernel for the loop, so its stamp is late), or the client's CPU was saturated.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import {
+  monitorEventLoopDelay,
+  performance,
+  type EventLoopUtilization,
+  type IntervalHistogram,
+} from 'node:perf_hooks';
 
 export interface ClientLoad {
   loopDelayP99Ms: number; // event-loop delay p99 of the main thread over the cell
@@ -9,6 +14,15 @@ export interface ClientLoad {
   cpuPctPerThread: number; // client CPU (all threads of the process) / wall time / threads, in % of a core
   threads: number; // the main thread plus decode workers
   wallMs: number;
+  // The busiest thread's event loop over the window (share of wall time not idle, in %), and which it was: a
+  // worker that saturates shows here though the main thread's delay and the CPU averaged over threads look calm.
+  busiestLoopPct?: number;
+  busiestLoop?: string; // 'main thread' | 'worker 2'
+}
+
+/** A thread's event-loop utilization: `performance` here, `worker.performance` for a worker thread. */
+export interface LoopGauge {
+  eventLoopUtilization(prev?: EventLoopUtilization): EventLoopUtilization;
 }
 
 export interface ClientCheck extends ClientLoad {
@@ -21,6 +35,7 @@ export interface ClientCheck extends ClientLoad {
 export const LOOP_DELAY_FLOOR_MS = 5;
 export const LOOP_DELAY_SHARE_OF_TBT = 0.25;
 export const CPU_BOUND_PCT = 90;
+export const LOOP_BUSY_PCT = 90;
 
 /** Pure judge. `tbtMs`: the cell's time between tokens (median), null when unknown. */
 export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined): ClientCheck {
@@ -30,6 +45,10 @@ export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined):
     reasons.push(`event-loop delay p99 ${round1(load.loopDelayP99Ms)} ms > ${round1(limit)} ms`);
   if (load.cpuPctPerThread >= CPU_BOUND_PCT)
     reasons.push(`client CPU ${Math.round(load.cpuPctPerThread)}% of a core per thread`);
+  else if (load.busiestLoopPct !== undefined && load.busiestLoopPct >= LOOP_BUSY_PCT)
+    reasons.push(
+      `${load.busiestLoop ?? 'a thread'}'s event loop busy ${Math.round(load.busiestLoopPct)}% of the window`,
+    );
   return reasons.length
     ? { ...load, clientBound: true, reason: reasons.join('; ') }
     : { ...load, clientBound: false };
@@ -42,13 +61,21 @@ export class ClientMonitor {
   private h: IntervalHistogram | undefined;
   private cpu0: NodeJS.CpuUsage | undefined;
   private t0 = 0;
+  private loops: Array<{ name: string; gauge: LoopGauge; at: EventLoopUtilization }> = [];
 
   constructor(
     private readonly threads = 1,
     private readonly resolutionMs = 10,
   ) {}
 
-  start(): void {
+  /** `workers`: the decode worker threads' gauges, when the slots run on workers. */
+  start(workers: readonly LoopGauge[] = []): void {
+    const gauges = [performance as LoopGauge, ...workers];
+    this.loops = gauges.map((gauge, i) => ({
+      name: i === 0 ? 'main thread' : `worker ${i}`,
+      gauge,
+      at: gauge.eventLoopUtilization(),
+    }));
     this.h?.disable();
     this.h = monitorEventLoopDelay({ resolution: this.resolutionMs });
     this.h.enable();
@@ -67,12 +94,30 @@ export class ClientMonitor {
     const has = h !== undefined && h.count > 0;
     const late = (ns: number) => Math.max(0, ns / 1e6 - this.resolutionMs);
     const cpuMs = (cpu.user + cpu.system) / 1000;
+    const busiest = this.busiest();
     return {
+      ...busiest,
       loopDelayP99Ms: has ? late(h.percentile(99)) : 0,
       loopDelayMaxMs: has ? late(h.max) : 0,
       cpuPctPerThread: (100 * cpuMs) / wallMs / this.threads,
       threads: this.threads,
       wallMs,
     };
+  }
+
+  private busiest(): { busiestLoopPct?: number; busiestLoop?: string } {
+    let best: { busiestLoopPct?: number; busiestLoop?: string } = {};
+    for (const l of this.loops) {
+      let pct: number;
+      try {
+        pct = 100 * l.gauge.eventLoopUtilization(l.at).utilization;
+      } catch {
+        continue; // a worker that has exited has no gauge left
+      }
+      if (Number.isFinite(pct) && pct > (best.busiestLoopPct ?? -1))
+        best = { busiestLoopPct: pct, busiestLoop: l.name };
+    }
+    this.loops = [];
+    return best;
   }
 }

@@ -183,6 +183,8 @@ export const ClientCheckResult = z.object({
   loopDelayMaxMs: z.number().nonnegative(),
   cpuPctPerThread: z.number().nonnegative(),
   threads: z.number().int().positive(),
+  busiestLoopPct: z.number().nonnegative().optional(),
+  busiestLoop: z.string().optional(),
   clientBound: z.boolean(),
   reason: z.string().optional(),
 });

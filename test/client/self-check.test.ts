@@ -32,6 +32,37 @@ describe('client self-check', () => {
     expect(both.reason).toBe('event-loop delay p99 30 ms > 5 ms; client CPU 95% of a core per thread');
   });
 
+  it('judges the busiest event loop at 90% of the window, naming the thread', () => {
+    expect(judgeClient(load({ busiestLoopPct: 89, busiestLoop: 'worker 2' }), 20).clientBound).toBe(false);
+    const w = judgeClient(load({ busiestLoopPct: 96, busiestLoop: 'worker 2', threads: 3 }), 20);
+    expect(w.clientBound).toBe(true);
+    expect(w.reason).toBe("worker 2's event loop busy 96% of the window");
+  });
+
+  it("reads every worker thread's event-loop utilization over the window and keeps the busiest", async () => {
+    // A gauge as worker.performance gives it: cumulative idle and active ms since the thread started.
+    const gauge = (active: number, idle: number) => {
+      let calls = 0;
+      return {
+        eventLoopUtilization(prev?: { idle: number; active: number; utilization: number }) {
+          const now = { idle: idle * (calls + 1), active: active * (calls + 1), utilization: 0 };
+          calls++;
+          if (!prev) return { ...now, utilization: now.active / (now.active + now.idle) };
+          const a = now.active - prev.active;
+          const i = now.idle - prev.idle;
+          return { idle: i, active: a, utilization: a / (a + i) };
+        },
+      };
+    };
+    const m = new ClientMonitor(3);
+    m.start([gauge(100, 900), gauge(970, 30)]);
+    await new Promise((r) => setTimeout(r, 200)); // the main thread idles: its loop is not the busiest
+    const l = m.stop();
+    expect(l.busiestLoop).toBe('worker 2');
+    expect(l.busiestLoopPct).toBeCloseTo(97, 5);
+    expect(judgeClient(l, 20).reason).toContain("worker 2's event loop busy 97%");
+  });
+
   it('a starved client (the loop blocked 60 ms at a time) sees its own delay and is judged client-bound', async () => {
     const m = new ClientMonitor(1);
     m.start();

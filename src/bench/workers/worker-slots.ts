@@ -57,6 +57,7 @@ export function workerSlots(sender: Sender, spec: SlotSpec, workers: number): Sl
       }
     },
     openWindow: () => send({ type: 'open' }),
+    loops: () => pool.threads.map((t) => t.performance),
     close: () => send({ type: 'close' }),
     async finished() {
       const done = await Promise.all(results);

@@ -154,7 +154,11 @@ function tokenSplitText(c: DecodeCell): string {
 }
 
 function clientText(k: NonNullable<DecodeCell['client']>): string {
-  const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}%`;
+  const busiest =
+    k.busiestLoopPct !== undefined
+      ? `, busiest event loop ${fmtInt(k.busiestLoopPct)}% (${k.busiestLoop ?? '?'})`
+      : '';
+  const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}%${busiest}`;
   return k.clientBound ? `the client was the bottleneck (${k.reason ?? load})` : `fine: ${load}`;
 }
 
