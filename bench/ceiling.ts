@@ -130,6 +130,10 @@ function rows(all: Series[]) {
       counts: c.countsExact,
       'loop p99 ms': fmt(c.loopDelayP99Ms, 1),
       'CPU %/thread': fmt(c.cpuPctPerThread),
+      'busiest loop %':
+        c.busiestLoopPct === null
+          ? '-'
+          : `${fmt(c.busiestLoopPct)} ${c.busiestLoop === 'main thread' ? 'main' : (c.busiestLoop ?? '').replace('worker ', 'w')}`,
       'CPU % of core': fmt(c.processCpuPctOfCore),
       'recv p50/p99 ms': `${fmt(c.recvP50Ms, 1)}/${fmt(c.recvP99Ms, 1)}`,
       verdict: c.verdict,

@@ -24,6 +24,8 @@ export interface CeilingCell {
   recvP99Ms: number | null;
   loopDelayP99Ms: number | null;
   cpuPctPerThread: number | null;
+  busiestLoopPct: number | null; // the busiest thread's event-loop utilization, in %
+  busiestLoop: string | null;
   processCpuPctOfCore: number | null; // all client threads together, % of one core
   verdict: Verdict;
   reason: string | null;
@@ -87,6 +89,8 @@ export function judgeCeilingCell(
     recvP99Ms: quantile(recv, 0.99),
     loopDelayP99Ms: client?.loopDelayP99Ms ?? null,
     cpuPctPerThread: client?.cpuPctPerThread ?? null,
+    busiestLoopPct: client?.busiestLoopPct ?? null,
+    busiestLoop: client?.busiestLoop ?? null,
     processCpuPctOfCore: client ? client.cpuPctPerThread * client.threads : null,
     verdict,
     reason: reasons.length ? reasons.join('; ') : null,
