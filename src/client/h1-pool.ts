@@ -24,6 +24,8 @@ export class H1Conn {
   connected = false;
   /** Requests written on this connection. */
   uses = 0;
+  /** Released since the last poll phase: a close the server sent with the response may not be read yet. */
+  cooling = false;
   private user: ConnUser | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private dead = false;
@@ -36,7 +38,9 @@ export class H1Conn {
     user: ConnUser,
   ) {
     this.user = user;
-    this.socket = net.connect({ host, port, noDelay: true });
+    // TCP keepalive as undici sets it: a long prefill or queue wait sends no bytes, and a NAT or load balancer
+    // would otherwise drop the idle flow while the request still waits for its first token.
+    this.socket = net.connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 });
     this.socket
       .on('connect', this.onConnect)
       .on('data', this.onData)
@@ -47,6 +51,11 @@ export class H1Conn {
 
   get usable(): boolean {
     return !this.dead && this.connected && !this.socket.destroyed && this.socket.writable;
+  }
+
+  /** Nothing of an earlier request still waits to be written (a server may answer before reading a body). */
+  get drained(): boolean {
+    return this.socket.writableLength === 0;
   }
 
   /** The request, header and body, in one write. */
@@ -128,11 +137,15 @@ export class H1Pool {
       serverKeepAliveMs === undefined
         ? DEFAULT_KEEP_ALIVE_MS
         : Math.min(DEFAULT_KEEP_ALIVE_MS, serverKeepAliveMs - KEEP_ALIVE_MARGIN_MS);
-    if (ms <= 0 || !c.usable) {
+    // A body still being written (the server answered early: 413, 401) would go before the next request's
+    // bytes, and its upload time into that request's TTFT: such a connection carries nothing more.
+    if (ms <= 0 || !c.usable || !c.drained) {
       c.destroy();
       return;
     }
     c.idle(ms);
+    c.cooling = true;
+    nextPoll(() => (c.cooling = false));
     const list = this.idleByKey.get(c.key);
     if (list) list.push(c);
     else this.idleByKey.set(c.key, [c]);
@@ -153,6 +166,14 @@ export class H1Pool {
   close(): void {
     for (const list of [...this.idleByKey.values()]) for (const c of [...list]) c.destroy();
   }
+}
+
+/**
+ * Runs `fn` after the event loop's next poll phase: reads that are ready now (a server's FIN right behind its
+ * response) are handled first. A single setImmediate runs in this iteration's check phase, before any new poll.
+ */
+export function nextPoll(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
 }
 
 /** The process's pool for streamed requests. */

@@ -11,7 +11,7 @@
 import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { H1ResponseParser, type H1Head, type H1Sink } from './h1-response.js';
-import { h1Pool, type ConnUser, type H1Conn, type H1Pool } from './h1-pool.js';
+import { h1Pool, nextPoll, type ConnUser, type H1Conn, type H1Pool } from './h1-pool.js';
 import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
 
 const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE']);
@@ -47,6 +47,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   private reused = false; // the connection carried a request before this one
   private answered = false; // a response byte arrived
   private retried = false;
+  private written = false; // on the current connection
 
   constructor(
     opts: InFlightOptions,
@@ -72,6 +73,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     const c = this.conn;
     if (!c || this.settled) return;
     this.reused = c.uses > 0;
+    this.written = true;
     this.sent();
     c.write(this.target.bytes);
   }
@@ -97,7 +99,9 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   }
 
   onEof(): void {
+    const c = this.conn;
     this.conn = undefined;
+    if (this.unwrittenOnPooled(c)) return;
     if (this.settled) return;
     if (this.parser.eof())
       this.ended(); // a body delimited by the close
@@ -105,7 +109,9 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   }
 
   onFail(err: Error): void {
+    const c = this.conn;
     this.conn = undefined;
+    if (this.unwrittenOnPooled(c)) return;
     if (this.settled) return;
     const code = (err as { code?: string }).code ?? '';
     // A reset right after a body delimited by the close still ended it (undici reads it the same way).
@@ -114,14 +120,30 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     else this.lost(describeError(err));
   }
 
+  // A connection released since the last poll phase is written on after the next one, as undici does (it waits
+  // a full loop cycle): a close the server sent right behind its response is read by then, and the request goes
+  // to another connection instead of failing on a dead one. TTFT starts at the write either way.
   private attach(c: H1Conn): void {
     this.conn = c;
-    if (c.connected) this.onConnect();
+    if (!c.connected) return; // onConnect follows
+    if (!c.cooling) this.onConnect();
+    else
+      nextPoll(() => {
+        if (this.conn === c && !this.settled) this.onConnect();
+      });
+  }
+
+  // A pooled connection that died before this request was written on it: another one carries the request.
+  private unwrittenOnPooled(c: H1Conn | undefined): boolean {
+    if (this.settled || this.written || c === undefined || c.uses === 0) return false;
+    this.attach(this.pool.acquire(this.target.host, this.target.port, this));
+    return true;
   }
 
   // Back to the connect phase, on a new connection (an idle one may be as stale as the one just reset).
   private retry(): void {
     this.retried = true;
+    this.written = false;
     this.unsent();
     this.attach(this.pool.fresh(this.target.host, this.target.port, this));
   }

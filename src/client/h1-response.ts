@@ -275,7 +275,7 @@ function parseHead(text: string): { head: H1Head; http10: boolean } | string {
   const first = stripCR(lines[0]!);
   const m = STATUS_LINE.exec(first);
   if (!m) return `invalid status line "${first.slice(0, 60)}"`;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>; // '__proto__' is a name
   for (let i = 1; i < lines.length; i++) {
     const line = stripCR(lines[i]!);
     if (line === '') break;
@@ -285,7 +285,9 @@ function parseHead(text: string): { head: H1Head; http10: boolean } | string {
     if (!TOKEN.test(name)) return `invalid header line "${line.slice(0, 60)}"`;
     const key = name.toLowerCase();
     const value = line.slice(colon + 1).trim();
-    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+    // Repeated fields join with ', ' (RFC 9110), except Content-Type: its first value, as undici reads it.
+    if (headers[key] === undefined) headers[key] = value;
+    else if (key !== 'content-type') headers[key] = `${headers[key]}, ${value}`;
   }
   const head: H1Head = {
     status: Number(m[2]),

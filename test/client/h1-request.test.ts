@@ -232,6 +232,51 @@ describe('lean HTTP/1.1 client', () => {
     expect(r.firstTokenAtMs!).toBeGreaterThan(writtenAt);
   });
 
+  it('a server that closes right after its answer without saying so: every next request goes to a new connection', async () => {
+    // keep-alive implied by HTTP/1.1, then a close: the FIN is right behind the response, and a request written
+    // at once would land on a dying connection and fail (undici waits a loop cycle too)
+    const body = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+    srv = await rawServer((sock) =>
+      sock.end(
+        `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      ),
+    );
+    for (let i = 0; i < 20; i++) expect((await send({ requestId: `r${i}` })).error).toBeUndefined();
+    expect(srv.requests.map((q) => q.n)).toEqual(Array(20).fill(0)); // each on its own connection, sent once
+  });
+
+  it('a body the server answered before reading (413) is not followed on that connection by the next request', async () => {
+    // answered from the first bytes, as nginx does with a too-large body, and closed a little later
+    const early = net.createServer((sock) => {
+      sock.on('error', () => undefined);
+      let answered = false;
+      sock.on('data', (d) => {
+        if (answered) return;
+        answered = true;
+        if (/content-length: (\d{7,})/.exec(d.toString('latin1'))) {
+          sock.write('HTTP/1.1 413 Payload Too Large\r\ncontent-length: 0\r\n\r\n');
+          setTimeout(() => sock.destroy(), 300);
+        } else sock.write(SSE_OK);
+      });
+    });
+    await new Promise<void>((r) => early.listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(early.address() as net.AddressInfo).port}/v1`;
+    try {
+      const big = await streamRequest({
+        baseUrl,
+        api: 'chat',
+        body: { model: 'm', prompt: 'x'.repeat(20e6) },
+      });
+      expect(big.error).toMatchObject({ kind: 'http_status', status: 413 });
+      const next = await streamRequest({ baseUrl, api: 'chat', body: { model: 'm' } });
+      expect(next.error).toBeUndefined();
+      expect(next.outputTokens).toBe(1);
+    } finally {
+      h1Pool.close();
+      await new Promise<void>((r) => early.close(() => r()));
+    }
+  });
+
   it('aborting destroys the connection and keeps what arrived', async () => {
     srv = await rawServer((sock) =>
       sock.write(SSE_OK.slice(0, SSE_OK.indexOf('data: {"choices":[{"index":0,"delta":{}'))),

@@ -179,6 +179,18 @@ describe('H1ResponseParser', () => {
     expect(r.head?.headers['set-cookie']).toBe('a, b');
   });
 
+  it('keeps the first Content-Type of repeated ones (as undici does), and a header named __proto__ is a header', () => {
+    const r = everySplit(
+      b(
+        'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nContent-Type: application/json\r\n' +
+          '__proto__: x\r\nconstructor: y\r\ncontent-length: 2\r\n\r\nok',
+      ),
+    );
+    expect(r.head?.headers['content-type']).toBe('text/event-stream');
+    expect(r.head?.headers['__proto__']).toBe('x');
+    expect(r.head?.headers['constructor']).toBe('y');
+  });
+
   it('a zero content-length completes at the head', () => {
     const r = everySplit(b('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
     expect(r).toMatchObject({ body: '', complete: true });
