@@ -9,6 +9,7 @@ import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './timeouts.js';
 import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
+import { DEFAULT_KEEP_ALIVE_MS } from './h1-pool.js';
 
 const agents = new Map<number, Agent>();
 
@@ -20,7 +21,9 @@ export function defaultDispatcher(connectMs = DEFAULT_CONNECT_TIMEOUT_MS): Agent
       headersTimeout: 0,
       bodyTimeout: 0,
       connect: { timeout: connectMs },
-      keepAliveTimeout: 30_000,
+      // As the lean pool (h1-pool.ts): under the 5 s after which uvicorn and cpp-httplib close an idle
+      // connection without saying so, so a request is not written onto one they are closing.
+      keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
     });
     agents.set(connectMs, a);
   }
