@@ -67,25 +67,15 @@ export class H1ResponseParser {
         case HEAD:
           pos = this.readHead(buf, pos, end);
           break;
-        case LENGTH: {
-          const stop = Math.min(end, pos + this.remaining);
-          this.remaining -= stop - pos;
-          this.sink.onBody(buf, pos, stop);
-          pos = stop;
-          if (this.remaining === 0) this.state = DONE;
+        case LENGTH:
+          pos = this.sized(buf, pos, end, DONE);
           break;
-        }
         case UNTIL_CLOSE:
           this.sink.onBody(buf, pos, end);
           return end;
-        case DATA: {
-          const stop = Math.min(end, pos + this.remaining);
-          this.remaining -= stop - pos;
-          this.sink.onBody(buf, pos, stop);
-          pos = stop;
-          if (this.remaining === 0) this.state = DATA_CR;
+        case DATA:
+          pos = this.sized(buf, pos, end, DATA_CR);
           break;
-        }
         case DONE:
         case FAILED:
           return pos;
@@ -103,6 +93,15 @@ export class H1ResponseParser {
   eof(): boolean {
     if (this.state === UNTIL_CLOSE) this.state = DONE;
     return this.state === DONE;
+  }
+
+  // The next `remaining` bytes are body (a content-length body, or one chunk's data); then `next`.
+  private sized(buf: Buffer, pos: number, end: number, next: number): number {
+    const stop = Math.min(end, pos + this.remaining);
+    this.remaining -= stop - pos;
+    this.sink.onBody(buf, pos, stop);
+    if (this.remaining === 0) this.state = next;
+    return stop;
   }
 
   private fail(message: string, pos: number): number {
