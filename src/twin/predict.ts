@@ -15,6 +15,7 @@ import { emptyCell } from '../results/empty-cell.js';
 import { decodeCellFrom } from './sim-result.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { TwinMeta } from './twin.js';
+import { restartGapMs } from './restart-loss.js';
 
 // The whole matrix from a twin: the plan's capacity rule decides Over capacity, the what-if engine (the method
 // on the engine model in virtual time) gives every other figure and status; each figure gets an interval from
@@ -142,7 +143,7 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
     concurrency: N,
     maxOutput: s.maxOutput,
     windowS: s.windowS,
-    resendGapMs: (meta.restartLossMsPerMTokens * C) / 1e6,
+    resendGapMs: restartGapMs(meta.restartLossMsPerMTokens, C),
   });
   const batch = Math.min(N, s.seqs);
   const dc = beyond(C, meta.ranges.contexts);

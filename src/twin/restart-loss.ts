@@ -16,6 +16,10 @@ export interface RestartLossFit {
 
 export const RESTART_LOSS = 'restart loss beyond TTFT';
 
+/** The idle time before a re-send that the fitted loss stands for, at one context. */
+export const restartGapMs = (msPerMTokens: number, contextTokens: number): number =>
+  (msPerMTokens * contextTokens) / 1e6;
+
 interface Point {
   d: DecodeObs;
   z: number; // share of the window one ms-per-million-tokens of g takes, at the twin's restarts
@@ -30,7 +34,7 @@ function point(d: DecodeObs, twin: CellFigures | null): Point | null {
   const N = d.concurrency;
   const lostMeasured = 1 - d.totalTokensPerS / (N * d.perRequestTokensPerS);
   const lostTwin = 1 - twin.totalTokensPerS / (N * twin.perRequestTokensPerS);
-  const z = ((d.contextTokens / 1e6) * twin.completed) / (N * d.windowS * 1000);
+  const z = (restartGapMs(1, d.contextTokens) * twin.completed) / (N * d.windowS * 1000);
   return { d, z, r: lostMeasured - lostTwin };
 }
 

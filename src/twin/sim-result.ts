@@ -7,6 +7,7 @@ import {
 } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
+import { restartGapMs } from './restart-loss.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 
@@ -85,7 +86,7 @@ export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
                 maxOutput,
                 windowS,
                 seed: grid.seed ?? 7,
-                resendGapMs: ((grid.restartLossMsPerMTokens ?? 0) * c.contextTokens) / 1e6,
+                resendGapMs: restartGapMs(grid.restartLossMsPerMTokens ?? 0, c.contextTokens),
               }),
               windowS,
             ),

@@ -4,7 +4,7 @@ import type { Profile } from '../sim/profile-schema.js';
 import { overCapacity, simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
 import { cellLabel, fitProfile, type FitOptions, type ParamFit } from './fit.js';
 import type { DecodeObs, Observations } from './observe.js';
-import { fitRestartLoss } from './restart-loss.js';
+import { fitRestartLoss, restartGapMs } from './restart-loss.js';
 
 // A twin is a sim profile plus what prediction needs to know about its fit: the measured range (beyond it a
 // prediction extrapolates), how far the fitted model missed the cells it was fitted on (the intervals), and
@@ -76,7 +76,7 @@ export function twinCell(p: Profile, d: DecodeObs, restartLossMsPerMTokens: numb
     concurrency: d.concurrency,
     maxOutput: d.maxOutput,
     windowS: d.windowS,
-    resendGapMs: (restartLossMsPerMTokens * d.contextTokens) / 1e6,
+    resendGapMs: restartGapMs(restartLossMsPerMTokens, d.contextTokens),
   });
 }
 
@@ -84,10 +84,18 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
   const fit = fitProfile(obs, opts);
   const p = fit.profile;
   const ran = obs.decode.filter((d) => d.status !== 'Failed');
-  const gap = fitRestartLoss(ran, (g) => ran.map((d) => twinCell(p, d, g)));
+  // The fit and the residuals simulate the same cells at the same gaps (0 above all): each gap once.
+  const sims = new Map<number, Array<CellFigures | null>>();
+  const simulate = (g: number) => {
+    let r = sims.get(g);
+    if (!r) sims.set(g, (r = ran.map((d) => twinCell(p, d, g))));
+    return r;
+  };
+  const gap = fitRestartLoss(ran, simulate);
   fit.params.push(gap.param);
-  const residuals: Residual[] = ran.map((d) => {
-    const sim = twinCell(p, d, gap.msPerMTokens);
+  const atGap = simulate(gap.msPerMTokens);
+  const residuals: Residual[] = ran.map((d, i) => {
+    const sim = atGap[i] ?? null;
     return {
       cell: cellLabel(d),
       measuredStatus: d.status,
