@@ -3,7 +3,7 @@ import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { capacityFromLaunch, shellWords } from '../../src/target/launch-capacity.js';
 import { formatProbe } from '../../src/target/probe-format.js';
 import { probeTarget } from '../../src/target/probe.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 const noHw = { source: 'none' as const };
 const lc = (cmd: string, nCtxTrain?: number) =>
@@ -103,7 +103,15 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
       flavor: 'llamacpp',
       overrides: { kvCapacityTokens: 65_536, maxNumSeqs: 4, maxModelLen: 32_768, kvUnified: true },
     });
-    const r = await runCli(['plan', '--base-url', sim.baseUrl, '--contexts', '8K', '--concurrency', '1,4']);
+    const r = await runCliInProcess([
+      'plan',
+      '--base-url',
+      sim.baseUrl,
+      '--contexts',
+      '8K',
+      '--concurrency',
+      '1,4',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /KV capacity 32768 \(GET \/props n_ctx .*, a lower bound \(the server may hold more\)\)/,
@@ -111,7 +119,7 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
     // 8K x 4 needs 4 x (8,192 + max output) > 32,768: over the bound, so planned as a check, not skipped.
     expect(r.stdout).toMatch(/^8K\s+run\s+check$/m);
     expect(r.stdout).toMatch(/check = over the capacity figure, measured to see what the server does/);
-    const j = await runCli(['plan', '--base-url', sim.baseUrl, '--contexts', '8K', '--json']);
+    const j = await runCliInProcess(['plan', '--base-url', sim.baseUrl, '--contexts', '8K', '--json']);
     expect(JSON.parse(j.stdout)).toMatchObject({ kvCapacityTokens: 32_768, kvCapacityBound: 'lower-bound' });
   });
 
