@@ -616,6 +616,13 @@ export const OPTION_TABLE = {
     commands: ['sim'],
     description: 'stall that many streams for ms each (fault stall:count=N:ms=MS)',
   },
+  closeConnections: {
+    flag: '--close-connections <spec>',
+    kind: 'string',
+    commands: ['sim'],
+    description:
+      'N[:MS]: close connections after N responses unannounced, MS after the last chunk or (no MS) as the next request comes',
+  },
   truthLog: {
     flag: '--truth-log <file>',
     kind: 'string',
