@@ -18,6 +18,7 @@ const INTEGRATION = [
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
   'test/browser/**/*.test.ts',
+  'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
 ];
 
 export default defineConfig({
