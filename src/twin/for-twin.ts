@@ -32,17 +32,26 @@ export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number
   return { runs, prefillContexts: choice.prefillContexts };
 }
 
-export function forTwinText(
-  plan: Plan,
-  opts: { duration: number; prefillRepeats: number; baseUrl?: string },
-): string {
+export interface TwinRecipe {
+  runs: (TwinRun & { command: string; estimateS: number })[];
+  fit: string;
+  predict: string;
+  estimateS: number;
+  baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
+  kvCapacityTokens?: number;
+}
+
+interface TwinOpts {
+  duration: number;
+  prefillRepeats: number;
+  baseUrl?: string;
+}
+
+// The commands, as they run where the user is (src/invocation.ts): each run writes twin-run-N/<runId>/, and fit
+// reads a folder that holds one run.
+export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
   const { runs } = twinRuns(plan);
-  let total = 0;
-  const lines = [
-    `for a twin (docs/twin.md): ${runs.reduce((s, r) => s + r.concurrency.length, 0)} cells in ${runs.length} short runs, then fit:`,
-    '',
-  ];
-  runs.forEach((r, i) => {
+  const out = runs.map((r, i) => {
     const sub = buildPlan({
       ...(plan.maxModelLen !== undefined ? { maxModelLen: plan.maxModelLen } : {}),
       ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
@@ -52,26 +61,48 @@ export function forTwinText(
       concurrency: r.concurrency,
     });
     const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
-    total += est.totalS;
     const ctx = contextLabel(r.contextTokens);
-    const run = cliCommand(
+    const command = cliCommand(
       'run',
       ...(opts.baseUrl ? ['--base-url', opts.baseUrl] : []),
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
       ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
       ...['--out', `twin-run-${i + 1}`],
     );
-    lines.push(`  ${run}   # ~${fmtEta(est.totalS)}`);
+    // "$BASE_URL" stays a variable for the shell to fill (a quoted word would keep the dollar sign).
+    return {
+      ...r,
+      command: opts.baseUrl ? command : command.replace(' run ', ' run --base-url "$BASE_URL" '),
+      estimateS: est.totalS,
+    };
   });
-  lines.push(
-    `  ${cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml')}`,
-    `  ${cliCommand('predict', '--twin', 'twin.yaml')}`,
+  return {
+    runs: out,
+    fit: cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml'),
+    predict: cliCommand('predict', '--twin', 'twin.yaml'),
+    estimateS: out.reduce((t, r) => t + r.estimateS, 0),
+    baseUrlGiven: opts.baseUrl !== undefined,
+    ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
+  };
+}
+
+export function forTwinText(plan: Plan, opts: TwinOpts): string {
+  const r = twinRecipe(plan, opts);
+  const lines = [
+    `for a twin (docs/twin.md): ${r.runs.reduce((s, x) => s + x.concurrency.length, 0)} cells in ${r.runs.length} short runs, then fit:`,
     '',
-    `estimated ${fmtEta(total)} of server time (most of it the cold prefill of long prompts); ` +
+    ...(r.baseUrlGiven
+      ? []
+      : ['  BASE_URL=http://HOST:PORT/v1   # your server; or plan with --base-url to fill it in']),
+    ...r.runs.map((x) => `  ${x.command}   # ~${fmtEta(x.estimateS)}`),
+    `  ${r.fit}`,
+    `  ${r.predict}`,
+    '',
+    `estimated ${fmtEta(r.estimateS)} of server time (most of it the cold prefill of long prompts); ` +
       `--duration 10 shortens the windows.` +
-      (plan.kvCapacityTokens === undefined
+      (r.kvCapacityTokens === undefined
         ? ' The KV capacity is unknown: give --kv-capacity (or --base-url to probe it), or fit will ask for it.'
         : ''),
-  );
+  ];
   return lines.join('\n') + '\n';
 }
