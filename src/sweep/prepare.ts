@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { newRunId, type RunSettings } from '../bench/settings.js';
 import type { Options } from '../config/options.js';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import { readSweepFile } from '../results/sweep-io.js';
 import {
   SWEEP_FILE,
@@ -80,7 +81,7 @@ export interface PreparedSweep {
 const sourcesOf = (o: SweepOptions): Sources => {
   if (o.serveCmd === undefined || o.serveParams === undefined)
     throw new BenchError('USAGE', 'sweep needs --serve-cmd and --serve-params (or --resume SWEEP_DIR).', {
-      hint: 'e.g. --serve-cmd "llm-inference-bench sim --port {port}" --serve-params sweep.yaml (docs/sweep.md).',
+      hint: `e.g. --serve-cmd "${cliCommand('sim')} --port {port}" --serve-params sweep.yaml (docs/sweep.md).`,
     });
   return {
     serveCmd: o.serveCmd,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { BenchRun, type RunOutcome } from '../bench/run.js';
 import type { RunSettings } from '../bench/settings.js';
 import { BenchError, isBenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import type { ProgressSink } from '../progress/sink.js';
 import { RESULT_FILE } from '../results/io.js';
 import { readResult } from '../results/read.js';
@@ -296,5 +297,5 @@ function safeStatus(path: string): string | undefined {
 
 export const interruptedError = (dir: string): BenchError =>
   new BenchError('INTERRUPTED', `sweep interrupted; finished runs and cells are kept in ${dir}.`, {
-    hint: `Continue it with: llm-inference-bench sweep --resume ${dir}`,
+    hint: `Continue it with \`${cliCommand('sweep', '--resume', dir)}\`.`,
   });
