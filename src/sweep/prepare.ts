@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { newRunId, type RunSettings } from '../bench/settings.js';
-import type { Options } from '../config/options.js';
+import { optionsFor, type Options } from '../config/options.js';
 import { BenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { readSweepFile } from '../results/sweep-io.js';
@@ -162,6 +162,11 @@ function resumeSweep(o: SweepOptions, given: ReadonlySet<string>): PreparedSweep
   return { dir, file, expanded, options, resumed: true, ignored };
 }
 
+// The run options of the sweep's options: what `run` takes, nothing of the sweep's own.
+const RUN_KEYS = new Set<string>(optionsFor('run').map((x) => x.key));
+const runPart = (o: SweepOptions): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => RUN_KEYS.has(k)));
+
 // The loop's input: the commands' values by server, the bench configurations by run, and how a run's options
 // become the runner's settings (the CLI's toRunSettings).
 export function sweepPlan(
@@ -191,7 +196,7 @@ export function sweepPlan(
       const dir = join(p.dir, run.key);
       const title = [o.title, run.name].filter(Boolean).join(' · ');
       const runOptions = {
-        ...runOptionsFor(o, bench, linked),
+        ...runOptionsFor(runPart(o), bench, linked),
         baseUrl: `http://127.0.0.1:${at.port}/v1`,
         launchCommand: at.command,
         out: dirname(dir),
