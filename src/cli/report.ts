@@ -26,6 +26,7 @@ export function register(program: Command, io: CliIo): void {
     const textOptions = {
       width: o.width ?? terminalWidth(io.stdout),
       color: !output && useColor(io.stdout, io.env),
+      ...(o.slo ? { slo: o.slo } : {}),
     };
     let text: string;
     if (sweep) {
