@@ -10,21 +10,22 @@ import { chooseTwinCells } from './choose.js';
 
 export interface TwinRun {
   contextTokens: number;
-  concurrency: number[];
+  concurrency: number[]; // the levels to run, and the one over capacity the run records without running it
 }
 
 export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number[] } {
-  const cell = new Map(plan.cells.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]));
-  const choice = chooseTwinCells(
-    plan.contexts,
-    plan.concurrency,
-    plan.contexts,
-    (c, n) => cell.get(`${c}x${n}`) === 'run',
-    false, // a short run asks the server for its capacity (fit --kv-capacity where it cannot tell)
+  const cell = new Map(plan.cells.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const known = plan.kvCapacityTokens !== undefined;
+  const contexts = plan.contexts.filter(
+    (c) => cell.get(`${c}x${plan.concurrency[0]}`)?.status !== 'Too long',
   );
+  const choice = chooseTwinCells(contexts, plan.concurrency, contexts, (c, n) => {
+    if (!known) return undefined;
+    const x = cell.get(`${c}x${n}`);
+    return x?.status === 'run' && !x.capacityCheck;
+  });
   const runs: TwinRun[] = [];
   for (const c of choice.cells) {
-    if (!c.fits) continue; // the plan knows it is over capacity: nothing to learn by asking the server
     const run = runs.find((r) => r.contextTokens === c.contextTokens);
     if (run) run.concurrency.push(c.concurrency);
     else runs.push({ contextTokens: c.contextTokens, concurrency: [c.concurrency] });
@@ -37,6 +38,7 @@ export interface TwinRecipe {
   fit: string;
   predict: string;
   estimateS: number;
+  cellsMeasured: number; // the run cells; the rest of the levels are over capacity, recorded not run
   baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
   kvCapacityTokens?: number;
 }
@@ -51,22 +53,26 @@ interface TwinOpts {
 // reads a folder that holds one run.
 export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
   const { runs } = twinRuns(plan);
+  const kv = plan.kvCapacityTokens;
+  let measured = 0;
   const out = runs.map((r, i) => {
     const sub = buildPlan({
       ...(plan.maxModelLen !== undefined ? { maxModelLen: plan.maxModelLen } : {}),
-      ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
+      ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
       maxOutput: plan.maxOutput,
       contexts: [r.contextTokens],
       prefillContexts: [r.contextTokens],
       concurrency: r.concurrency,
     });
     const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
+    measured += sub.cells.filter((c) => c.status === 'run').length;
     const ctx = contextLabel(r.contextTokens);
     const command = cliCommand(
       'run',
       ...(opts.baseUrl ? ['--base-url', opts.baseUrl] : []),
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
       ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
+      ...(kv !== undefined ? ['--kv-capacity', String(kv)] : []),
       ...['--out', `twin-run-${i + 1}`],
     );
     // "$BASE_URL" stays a variable for the shell to fill (a quoted word would keep the dollar sign).
@@ -81,15 +87,19 @@ export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
     fit: cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml'),
     predict: cliCommand('predict', '--twin', 'twin.yaml'),
     estimateS: out.reduce((t, r) => t + r.estimateS, 0),
+    cellsMeasured: measured,
     baseUrlGiven: opts.baseUrl !== undefined,
-    ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
+    ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
   };
 }
 
 export function forTwinText(plan: Plan, opts: TwinOpts): string {
   const r = twinRecipe(plan, opts);
+  const over = r.runs.reduce((s, x) => s + x.concurrency.length, 0) - r.cellsMeasured;
   const lines = [
-    `for a twin (docs/twin.md): ${r.runs.reduce((s, x) => s + x.concurrency.length, 0)} cells in ${r.runs.length} short runs, then fit:`,
+    `for a twin (docs/twin.md): ${r.cellsMeasured} cells in ${r.runs.length} short runs` +
+      (over ? ` (and ${over} over capacity, recorded not run)` : '') +
+      ', then fit:',
     '',
     ...(r.baseUrlGiven
       ? []
@@ -101,7 +111,9 @@ export function forTwinText(plan: Plan, opts: TwinOpts): string {
     `estimated ${fmtEta(r.estimateS)} of server time (most of it the cold prefill of long prompts); ` +
       `--duration 10 shortens the windows.` +
       (r.kvCapacityTokens === undefined
-        ? ' The KV capacity is unknown: give --kv-capacity (or --base-url to probe it), or fit will ask for it.'
+        ? ' The KV capacity is unknown, so the middle and largest contexts take their lowest two levels: give ' +
+          '--kv-capacity (or --base-url to probe it) for the largest level that fits and the next one over; ' +
+          "otherwise fit needs the capacity from the runs (the server's report) or --kv-capacity."
         : ''),
   ];
   return lines.join('\n') + '\n';
