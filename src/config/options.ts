@@ -31,6 +31,7 @@ export const COMMANDS = [
   'report',
   'compare',
   'import',
+  'quick',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -72,7 +73,7 @@ export interface OptionSpec {
 
 const runPlan = ['run', 'plan'] as const;
 const RUN = ['run'] as const;
-const TARGET = ['run', 'plan', 'probe'] as const; // the options that reach a server
+const TARGET = ['run', 'plan', 'probe', 'quick'] as const; // the options that reach a server
 const META = ['run', 'probe'] as const; // facts for the report that discovery cannot always find
 
 export const OPTION_TABLE = {
@@ -286,6 +287,24 @@ export const OPTION_TABLE = {
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
+  ports: {
+    flag: '--ports <list>',
+    kind: 'int-list',
+    commands: ['quick'],
+    computedDefault: { quick: '11434,8080,8000,30000,3000,1234' },
+    description:
+      'ports on 127.0.0.1 to look for a server on (Ollama, llama.cpp or TGI, vLLM, SGLang, TGI, LM Studio)',
+    min: 1,
+    max: 65535,
+  },
+  budget: {
+    flag: '--budget <seconds>',
+    kind: 'duration',
+    defaultValue: 60,
+    commands: ['quick'],
+    description: 'about how long quick measures the server (the plan is sized to it from its own speed)',
+    min: 1,
+  },
   seed: {
     flag: '--seed <n>',
     kind: 'int',
@@ -332,10 +351,11 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve'],
+    commands: ['run', 'report', 'compare', 'serve', 'quick'],
     configFile: true,
     result: 'config',
     computedDefault: {
+      quick: 'chat: ttft=2s,tok/s=20,share=90%',
       run: 'chat: ttft=2s,tok/s=20,share=90%',
       report: "the result's, else chat",
       compare: "each result's, else chat",
@@ -354,7 +374,7 @@ export const OPTION_TABLE = {
     defaultValue: 'results',
     computedDefault: { predict: 'predicted-<twin name>' },
     about: { predict: 'write result.json here' },
-    commands: ['run', 'demo', 'predict'],
+    commands: ['run', 'demo', 'predict', 'quick'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -581,7 +601,7 @@ export const OPTION_TABLE = {
   apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: ['run', 'plan', 'probe', 'sim'],
+    commands: ['run', 'plan', 'probe', 'sim', 'quick'],
     about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',
