@@ -4,12 +4,7 @@
 // closes them, when they sit idle past the keep-alive time (origin-policy.ts), or when bytes arrive that no
 // request asked for. A close of a kept-alive connection before any answer teaches the origin's policy.
 import net from 'node:net';
-import {
-  originPolicies,
-  type AnnouncedKeepAlive,
-  type OriginPolicies,
-  type OriginPolicy,
-} from './origin-policy.js';
+import { OriginPolicies, type AnnouncedKeepAlive, type OriginPolicy } from './origin-policy.js';
 
 /** The request using a connection: told of its socket's events. */
 export interface ConnUser {
@@ -123,7 +118,7 @@ export class H1Conn {
 export class H1Pool {
   private readonly idleByKey = new Map<string, H1Conn[]>();
 
-  constructor(private readonly policies: OriginPolicies = originPolicies) {}
+  constructor(private readonly policies: OriginPolicies = new OriginPolicies()) {}
 
   policy(key: string): OriginPolicy {
     return this.policies.get(key);

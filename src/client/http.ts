@@ -10,7 +10,9 @@ import { classifyError } from '../failures/classify.js';
 import { parseErrorBody, tryJson, type ErrorBody } from '../failures/error-body.js';
 import type { FailureReason, HttpFailureKind } from '../failures/kinds.js';
 import { defaultDispatcher } from './undici-request.js';
-import { originKey, originPolicies } from './origin-policy.js';
+import { originKey, OriginPolicies } from './origin-policy.js';
+
+const originPolicies = new OriginPolicies(); // what probes and scrapes learned
 import { socketTag, trackedConnector } from './undici-sockets.js';
 
 export interface HttpOptions {

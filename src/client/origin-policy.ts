@@ -59,9 +59,24 @@ export function originKey(u: URL): string {
   return `${u.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
 }
 
-/** Policies by origin key (host:port), for the life of the process. */
+const everyRegistry = new Set<OriginPolicies>();
+
+/**
+ * Policies by origin key (host:port), for the life of the process. Each client path keeps its own (the lean
+ * pool, undici's streaming dispatcher, http.ts), so each learns from what its own requests met and a re-send
+ * shows in the records of the requests that needed it.
+ */
 export class OriginPolicies {
   private readonly byKey = new Map<string, OriginPolicy>();
+
+  constructor() {
+    everyRegistry.add(this);
+  }
+
+  /** Forgets what every client path learned (tests). */
+  static forgetAll(): void {
+    for (const r of everyRegistry) r.clear();
+  }
 
   get(key: string): OriginPolicy {
     let p = this.byKey.get(key);
@@ -77,6 +92,3 @@ export class OriginPolicies {
     this.byKey.clear();
   }
 }
-
-/** The process's policies, shared by the lean pool and the undici dispatcher. */
-export const originPolicies = new OriginPolicies();

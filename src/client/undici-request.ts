@@ -13,7 +13,9 @@ import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './timeouts.js';
 import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
-import { DEFAULT_KEEP_ALIVE_MS, originKey, originPolicies, type OriginPolicy } from './origin-policy.js';
+import { DEFAULT_KEEP_ALIVE_MS, originKey, OriginPolicies, type OriginPolicy } from './origin-policy.js';
+
+const originPolicies = new OriginPolicies(); // what streamed requests through undici learned
 import { socketTag, trackedConnector } from './undici-sockets.js';
 
 const agents = new Map<number, Agent>();

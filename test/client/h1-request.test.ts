@@ -7,7 +7,7 @@ import net from 'node:net';
 import { getEventListeners } from 'node:events';
 import { streamRequest } from '../../src/client/stream.js';
 import { h1Pool } from '../../src/client/h1-pool.js';
-import { NO_REUSE_BELOW_MS, originPolicies } from '../../src/client/origin-policy.js';
+import { NO_REUSE_BELOW_MS, OriginPolicies } from '../../src/client/origin-policy.js';
 
 const SSE_OK =
   'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n' +
@@ -35,7 +35,7 @@ interface RawServer {
 let srv: RawServer | undefined;
 afterEach(async () => {
   h1Pool.close();
-  originPolicies.clear();
+  OriginPolicies.forgetAll();
   await srv?.close();
   srv = undefined;
 });

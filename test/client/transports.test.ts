@@ -1,7 +1,7 @@
 // The lean HTTP/1.1 client and undici must give the same RequestRecord for the same exchange: the same
 // requests, one server, both transports, records compared whole except their times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { originPolicies } from '../../src/client/origin-policy.js';
+import { OriginPolicies } from '../../src/client/origin-policy.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import { streamRequest, type HttpClient } from '../../src/client/stream.js';
 import { chatChunk, sleep, sse, startLocalServer, type LocalServer } from './local-server.js';
@@ -182,7 +182,7 @@ describe('a reused connection the server closes before answering', () => {
     });
     try {
       for (const httpClient of ['lean', 'undici'] as const) {
-        originPolicies.clear(); // each transport learns the origin for itself
+        OriginPolicies.forgetAll(); // each transport learns the origin for itself
         const rs: RequestRecord[] = [];
         for (let i = 0; i < 4; i++)
           rs.push(
@@ -207,7 +207,7 @@ describe('a reused connection the server closes before answering', () => {
           expect(arrivals.filter((id) => id === `${httpClient}-${i}`)).toHaveLength(i === resent[0] ? 2 : 1);
       }
     } finally {
-      originPolicies.clear();
+      OriginPolicies.forgetAll();
       await srv.close();
     }
   });
