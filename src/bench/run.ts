@@ -1,7 +1,10 @@
 import { streamRequest } from '../client/stream.js';
+import { withDefaults } from '../config/options.js';
+import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
+import { countCells, type CellCounts } from '../plan/counts.js';
 import { priorPrefillModel } from '../plan/prefill-model.js';
 import { capacityRuleHeld } from '../plan/capacity.js';
 import { CONNECT_PROMPT_TOKENS, raisedCapacity, runContexts, type PlannedCell } from '../plan/plan.js';
@@ -24,7 +27,7 @@ import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
-import { prefillRepeatsOf, type RunSettings } from './settings.js';
+import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
 
 export interface BenchRunDeps {
@@ -51,6 +54,7 @@ export interface RunOutcome {
   resultPath: string;
   result: RunResult;
   reports: string[];
+  counts: CellCounts; // measured / checked / skipped, as the plan line and the live view count them
 }
 
 // One benchmark run as phases: open (resume, probe, plan, folder) -> connect -> for each context a prefill point
@@ -59,11 +63,14 @@ export interface RunOutcome {
 export class BenchRun {
   private stopper = new AbortController();
   private running = false;
+  private readonly settings: RunSettings;
 
   constructor(
-    private readonly settings: RunSettings,
+    settings: RunInput,
     private readonly deps: BenchRunDeps = {},
-  ) {}
+  ) {
+    this.settings = withDefaults<'run', RunSettings>('run', settings);
+  }
 
   // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted.
   interrupt(): void {
@@ -105,7 +112,6 @@ export class BenchRun {
 
   private async cellEnv(run: OpenedRun, clock: BenchClock, progress: ProgressSink): Promise<CellEnv> {
     const s = run.settings;
-    const { result } = run.checkpoint;
     const apiKey = s.apiKey ? { apiKey: s.apiKey } : {};
     // Without continuous usage the per-chunk split is an estimate; the server's tokenizer can pin it after a cell.
     const count = run.info.tokenize;
@@ -115,7 +121,7 @@ export class BenchRun {
         : undefined; // the text alone, no template
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
       runId: run.runId,
-      seed: result.config.seed,
+      seed: s.seed,
       baseUrl: run.baseUrl,
       ...apiKey,
       info: run.info,
@@ -130,11 +136,11 @@ export class BenchRun {
         baseUrl: run.baseUrl,
         ...apiKey,
         api: s.api,
-        ignoreEos: result.config.ignoreEos,
-        sampling: result.config.sampling,
+        ignoreEos: s.ignoreEos,
+        sampling: samplingOf(s),
         idPrefix: `${run.runId}-${Math.random().toString(36).slice(2, 6)}`,
         ...(tokenize ? { keepChunkTexts: true } : {}),
-        ...(s.httpClient ? { httpClient: s.httpClient } : {}),
+        httpClient: s.httpClient,
       },
       run.info,
       prompts,
@@ -150,7 +156,6 @@ export class BenchRun {
       sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsInterval * 1000),
       stop: this.stopper.signal,
       settings: s,
-      maxOutput: result.config.maxOutput,
       dir: run.checkpoint.dir,
       phase: (label) => progress.phase(label),
     };
@@ -163,7 +168,7 @@ export class BenchRun {
     if (this.stopper.signal.aborted) {
       result.status = 'interrupted';
       cp.save();
-      return { dir, resultPath, result, reports: [] };
+      return { dir, resultPath, result, reports: [], counts: countCells(run.plan, cp.cells) };
     }
     result.status = 'complete';
     if (tooLong.first) result.error = { code: tooLong.first.code, message: tooLong.first.message };
@@ -176,21 +181,19 @@ export class BenchRun {
       throw new BenchError('CONTEXT_TOO_LONG', tooLong.first.message, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,
       });
-    return { dir, resultPath, result, reports };
+    return { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
   }
 }
 
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
-  const toMeasure = plan.cells.filter(
-    (c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency),
-  );
+  const left = plan.cells.filter((c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency));
   const est = estimateDuration(
-    { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
+    { ...plan, cells: left, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
     {
       duration: s.duration,
       prefillRepeats: prefillRepeatsOf(s),
-      repeats: s.repeats ?? 1,
+      repeats: s.repeats,
       engine: run.info.engine.name,
     },
   );
@@ -200,7 +203,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     model: run.info.model,
     contexts: plan.contexts,
     concurrency: plan.concurrency,
-    cellsTotal: toMeasure.length,
+    counts: countCells(plan, cp.cells),
     prefillTotal: plan.prefill.length - cp.prefillCount,
     estimateS: est.totalS,
     steps: est.steps,
@@ -220,7 +223,7 @@ async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink
     phase: 'warmup',
     contextTokens: CONNECT_PROMPT_TOKENS,
     slot: 0,
-    maxTokens: 1,
+    maxOutput: 1,
     signal: stop,
   });
   const code = fatalCode(first.record);
@@ -243,7 +246,7 @@ async function measureContexts(
     },
     cell: (cell) => {
       cp.addCell(cell);
-      progress.cellDone(cell);
+      progress.cellDone(cell, countCells(run.plan, cp.cells));
     },
   };
   for (const ctx of runContexts(plan)) {

@@ -1,9 +1,10 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import type { RunSettings } from '../bench/settings.js';
+import type { RunInput } from '../bench/settings.js';
 import { simProfileHardware } from '../bench/sim-hardware.js';
 import { withOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { printOutcome, runWithSignals } from './run.js';
 
@@ -13,28 +14,18 @@ export const DEMO_CONTEXTS = [1024, 2048, 4096, 8192];
 export const DEMO_CONCURRENCY = [1, 4, 8, 16];
 
 // The demo's matrix and its short timings (shared with bench/orchestration.ts, which measures the same run).
-export function demoSettings(
-  baseUrl: string,
-  maxModelLen: number,
-  duration: number,
-  out: string,
-): RunSettings {
+export function demoSettings(baseUrl: string, maxModelLen: number, duration: number, out: string): RunInput {
   return {
     baseUrl,
-    api: 'chat',
     contexts: DEMO_CONTEXTS,
     prefillContexts: [...DEMO_CONTEXTS, maxModelLen - 256],
     concurrency: DEMO_CONCURRENCY,
     maxOutput: 512,
     duration,
-    prefillRepeats: 1,
     rampTimeout: 2,
     settleTimeout: 10,
     settlePause: 0.5,
     metricsInterval: 0.25,
-    ignoreEos: true,
-    sampling: {},
-    seed: 1,
     out,
   };
 }
@@ -51,7 +42,9 @@ export function register(program: Command, io: CliIo): void {
     const duration = o.duration;
     if (duration > 30)
       throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
-        hint: 'Use run against the sim (llm-inference-bench sim) for longer windows.',
+        hint:
+          `For longer windows, start the sim (\`${cliCommand('sim', '--profile', 'demo', '--port', '8000')}\`) ` +
+          `and run against it from another terminal (\`${cliCommand('run', '--base-url', 'http://127.0.0.1:8000/v1', '--duration', '60')}\`).`,
       });
     // On its own thread, as a real server would be: the client's event loop and self-check stay the client's.
     const { startSimInWorker } = await import('../sim/worker-sim.js');
@@ -73,6 +66,7 @@ export function register(program: Command, io: CliIo): void {
       if (!quiet) {
         const html = out.reports.find((r) => r.endsWith('.html'));
         if (html) io.stdout.write(`open ${html} in a browser to see the report\n`);
+        io.stdout.write(`browse and compare your runs: \`${cliCommand('serve', o.out)}\`\n`);
       }
     } finally {
       await sim.close();

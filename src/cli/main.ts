@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { BenchError, isBenchError } from '../errors.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
+import { invokedAs, setInvocation } from '../invocation.js';
 import { redactSecrets } from '../secrets.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { processIo, type CliIo } from './io.js';
@@ -19,6 +20,7 @@ import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerServe } from './serve.js';
 import { register as registerSim } from './sim.js';
+import { register as registerSweep } from './sweep.js';
 
 export function buildProgram(io: CliIo = processIo()): Command {
   const program = new Command();
@@ -50,6 +52,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerSim,
     registerDemo,
     registerServe,
+    registerSweep,
   ]) {
     register(program, io);
   }
@@ -59,6 +62,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
 // The one place that turns errors into exit codes and one-line messages (STYLE.md). Returns the exit code, so
 // tests can run the CLI in-process with their own io.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  setInvocation(io.invokedAs ?? invokedAs({ env: io.env }));
   const program = buildProgram(io);
   const debug = argv.includes('--debug');
   try {

@@ -1,5 +1,6 @@
 import { FLAVORS } from '../sim/profile-schema.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
+import type { ServiceLevel } from '../results/schema.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
 // each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
@@ -16,7 +17,8 @@ export type OptionKind =
   | 'int-list'
   | 'percent' // 5% or 5: a share strictly between 0 and 100%, as a fraction
   | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
-  | 'capacity'; // KV tokens (3M) or a factor of a fitted capacity (1.5x)
+  | 'capacity' // KV tokens (3M) or a factor of a fitted capacity (1.5x)
+  | 'slo'; // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
 export const COMMANDS = [
   'run',
   'plan',
@@ -29,6 +31,7 @@ export const COMMANDS = [
   'report',
   'compare',
   'import',
+  'sweep',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -61,21 +64,25 @@ export interface OptionSpec {
   configFile?: true; // a YAML key of --config (run and plan); secrets and per-invocation switches are not
   result?: ResultPath; // absent: not stored (secrets, output folder, display switches)
   wire?: string; // the API field of a 'sampling' option
-  onResume?: 'flag'; // --resume uses the flag, not the stored value (the server may have moved)
+  // --resume: the stored value wins, except 'flag' (the flag when given, else the stored value: the server may have
+  // moved) and 'hint' (only the flag: it guides detection, which runs again).
+  onResume?: 'flag' | 'hint';
   min?: number; // inclusive bounds for numbers
   max?: number;
 }
 
-const runPlan = ['run', 'plan'] as const;
-const RUN = ['run'] as const;
-const TARGET = ['run', 'plan', 'probe'] as const; // the options that reach a server
-const META = ['run', 'probe'] as const; // facts for the report that discovery cannot always find
+// `sweep` takes every run option but the server's address and launch command, which it sets itself.
+const runPlan = ['run', 'plan', 'sweep'] as const;
+const RUN = ['run', 'sweep'] as const;
+const TARGET = ['run', 'plan', 'probe', 'sweep'] as const; // the options that reach a server
+const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
+const SWEEP = ['sweep'] as const;
 
 export const OPTION_TABLE = {
   baseUrl: {
     flag: '--base-url <url>',
     kind: 'url',
-    commands: TARGET,
+    commands: ['run', 'plan', 'probe'],
     configFile: true,
     result: 'target.baseUrl',
     onResume: 'flag',
@@ -105,14 +112,14 @@ export const OPTION_TABLE = {
     commands: TARGET,
     configFile: true,
     result: 'engine.name',
-    onResume: 'flag', // a hint for detection; the stored run keeps the engine it found
+    onResume: 'hint', // the stored run keeps the engine it found
     description:
       'engine hint when discovery cannot tell (vllm, sglang, llamacpp, tgi, ollama, trtllm, generic)',
   },
   contexts: {
     flag: '--contexts <list>',
     kind: 'tokens-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: "decode contexts, e.g. 8K,32K,256K (default: the fitted run's)" },
     configFile: true,
     result: 'config',
@@ -121,7 +128,7 @@ export const OPTION_TABLE = {
   prefillContexts: {
     flag: '--prefill-contexts <list>',
     kind: 'tokens-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: 'prefill contexts (default: the decode contexts)' },
     configFile: true,
     result: 'config',
@@ -130,7 +137,7 @@ export const OPTION_TABLE = {
   concurrency: {
     flag: '--concurrency <list>',
     kind: 'int-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: "concurrency levels, e.g. 1,16,256 (default: the fitted run's)" },
     configFile: true,
     result: 'config',
@@ -142,7 +149,7 @@ export const OPTION_TABLE = {
     kind: 'tokens',
     defaultValue: 4096,
     computedDefault: { predict: "the fitted run's" },
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     configFile: true,
     result: 'config',
     description: 'output cap per request',
@@ -154,7 +161,7 @@ export const OPTION_TABLE = {
     defaultFor: { demo: 3 },
     computedDefault: { predict: "the fitted run's" },
     about: { demo: 'measurement window per cell, at most 30 s' },
-    commands: ['run', 'plan', 'demo', 'predict'],
+    commands: ['run', 'plan', 'demo', 'predict', 'sweep'],
     configFile: true,
     result: 'config',
     description: 'measurement window per cell',
@@ -224,15 +231,16 @@ export const OPTION_TABLE = {
   maxModelLen: {
     flag: '--max-model-len <tokens>',
     kind: 'tokens',
-    commands: runPlan,
+    commands: [...runPlan, 'sim'],
     configFile: true,
     result: 'target.maxModelLen',
+    about: { sim: "override the profile's max model length" },
     description: 'max model length (overrides discovery; needed offline)',
   },
   kvCapacity: {
     flag: '--kv-capacity <tokens>',
     kind: 'tokens',
-    commands: ['run', 'plan', 'sim', 'fit', 'predict'],
+    commands: ['run', 'plan', 'sim', 'fit', 'predict', 'sweep'],
     kindFor: { predict: 'capacity' },
     configFile: true,
     result: 'target.kvCapacityTokens',
@@ -242,17 +250,6 @@ export const OPTION_TABLE = {
       predict: 'KV capacity: tokens (3M), or a factor of the fitted one (1.5x)',
     },
     description: 'KV cache capacity in tokens (overrides discovery)',
-  },
-  verifyCapacity: {
-    flag: '--verify-capacity',
-    kind: 'bool',
-    defaultValue: false,
-    commands: runPlan,
-    configFile: true,
-    result: 'config',
-    description:
-      'measure the first Over capacity cell of each context anyway and report whether the rule held ' +
-      '(done without this flag when the capacity is only a lower bound)',
   },
   ignoreEos: {
     flag: '--no-ignore-eos',
@@ -293,6 +290,17 @@ export const OPTION_TABLE = {
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
+  seed: {
+    flag: '--seed <n>',
+    kind: 'int',
+    defaultValue: 1,
+    commands: ['run', 'plan', 'sim', 'sweep'],
+    configFile: true,
+    result: 'config',
+    about: { sim: 'seed for early stops, speculative chunks and faults' },
+    description: 'seed of the prompt text generator',
+    min: 0,
+  },
   workers: {
     flag: '--workers <n>',
     kind: 'int',
@@ -314,24 +322,47 @@ export const OPTION_TABLE = {
     description:
       'streaming HTTP client for http:// servers: lean (ours, cheapest per token) or undici; https:// uses undici',
   },
-  seed: {
-    flag: '--seed <n>',
-    kind: 'int',
-    defaultValue: 1,
-    commands: ['run', 'plan', 'sim'],
+  verifyCapacity: {
+    flag: '--verify-capacity',
+    kind: 'bool',
+    defaultValue: false,
+    commands: runPlan,
     configFile: true,
     result: 'config',
-    about: { sim: 'seed for early stops, speculative chunks and faults' },
-    description: 'seed of the prompt text generator',
-    min: 0,
+    description:
+      'measure the first Over capacity cell of each context anyway and report whether the rule held ' +
+      '(done without this flag when the capacity is only a lower bound)',
+  },
+  slo: {
+    flag: '--slo <level>',
+    kind: 'slo',
+    commands: ['run', 'report', 'compare', 'serve', 'sweep'],
+    configFile: true,
+    result: 'config',
+    computedDefault: {
+      run: 'chat: ttft=2s,tok/s=20,share=90%',
+      sweep: 'chat: ttft=2s,tok/s=20,share=90%',
+      report: "the result's, else chat",
+      compare: "each result's, else chat",
+      serve: "each result's, else chat",
+    },
+    about: {
+      report:
+        'judge the result by this service level instead of its own (no re-run: docs/method.md "Service level")',
+    },
+    description:
+      'the service level the answer judges by, e.g. ttft=2s,tok/s=20,share=90% (any of the three; docs/method.md "Service level")',
   },
   out: {
     flag: '--out <dir>',
     kind: 'string',
     defaultValue: 'results',
     computedDefault: { predict: 'predicted-<twin name>' },
-    about: { predict: 'write result.json here' },
-    commands: ['run', 'demo', 'predict'],
+    about: {
+      predict: 'write result.json here',
+      sweep: 'results folder; a sweep writes <out>/<runId>/sweep.json and a folder per configuration',
+    },
+    commands: ['run', 'demo', 'predict', 'sweep'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -341,6 +372,7 @@ export const OPTION_TABLE = {
     commands: RUN,
     configFile: true,
     result: 'runId',
+    about: { sweep: "the sweep's id and folder name (default: sweep- with the date and time)" },
     description: 'run id (default: date and time plus a random suffix)',
   },
   title: {
@@ -349,12 +381,13 @@ export const OPTION_TABLE = {
     commands: RUN,
     configFile: true,
     result: 'title',
+    about: { sweep: "the sweep report's title; each run's is this and its configuration" },
     description: 'report title (default: model on hardware)',
   },
   launchCommand: {
     flag: '--launch-command <cmd>',
     kind: 'string',
-    commands: META,
+    commands: ['run', 'probe'],
     configFile: true,
     result: 'launchCommand',
     description: 'the server launch command, for the report (secrets are redacted)',
@@ -452,7 +485,7 @@ export const OPTION_TABLE = {
   quiet: {
     flag: '--quiet',
     kind: 'bool',
-    commands: ['run', 'demo'],
+    commands: ['run', 'demo', 'sweep'],
     configFile: true,
     description: 'print only errors and the result path',
   },
@@ -553,12 +586,72 @@ export const OPTION_TABLE = {
     flag: '--resume [dir]',
     kind: 'string',
     commands: RUN,
+    about: {
+      sweep:
+        'continue an interrupted sweep: its folder (finished configurations are skipped, a run in progress goes on from its last cell)',
+    },
     description: 'continue an interrupted run: its folder, or --out pointing at it',
+  },
+  serveCmd: {
+    flag: '--serve-cmd <cmd>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'the server launch command, run by /bin/sh: {port} is the port the sweep picks, {name} a value of --serve-params, {api_key} the API key; flags the command does not name are appended (docs/sweep.md)',
+  },
+  serveParams: {
+    flag: '--serve-params <file>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'YAML or JSON file of server configurations: a list, named ones, or one mapping; list values are expanded as a product; env: sets environment variables',
+  },
+  benchParams: {
+    flag: '--bench-params <file>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'YAML or JSON file of run settings to measure against each server configuration (keys as in --config), expanded as --serve-params',
+  },
+  linkVars: {
+    flag: '--link-vars <links>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'server flags that set run settings, e.g. "max_num_seqs=concurrency,max_model_len=max-model-len" or "np=concurrency,c/np=max-model-len"',
+  },
+  serverReadyTimeout: {
+    flag: '--server-ready-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 300,
+    commands: SWEEP,
+    configFile: true,
+    description: 'longest wait for a started server to answer /health or /v1/models',
+    min: 0.1,
+  },
+  serverStopTimeout: {
+    flag: '--server-stop-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 30,
+    commands: SWEEP,
+    configFile: true,
+    description: "grace after SIGTERM to a server's process group before SIGKILL",
+    min: 0,
+  },
+  dryRun: {
+    flag: '--dry-run',
+    kind: 'bool',
+    commands: SWEEP,
+    description: 'print every server command and the time estimate of each configuration, start nothing',
   },
   apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: ['run', 'plan', 'probe', 'sim'],
+    commands: ['run', 'plan', 'probe', 'sim', 'sweep'],
     about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',
@@ -682,6 +775,7 @@ interface KindValues {
   percent: number;
   'cell-list': string[]; // "8192x16": context tokens x concurrency
   capacity: { tokens: number } | { factor: number };
+  slo: ServiceLevel;
 }
 type KindOf<S, C extends CommandName> = S extends { kindFor: Record<C, infer K extends OptionKind> }
   ? K
@@ -696,19 +790,24 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
 type KeysOf<C extends CommandName> = {
   [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
 }[OptionKey];
-type Defaulted<C extends CommandName> = {
-  [K in OptionKey]: Table[K] extends { computedDefault: Record<C, unknown> }
+// The options the table gives a default for this command (defaultOf below at run time).
+export type DefaultedKey<C extends CommandName> = {
+  [K in KeysOf<C>]: Table[K] extends { computedDefault: Record<C, unknown> }
     ? never
     : Table[K] extends { defaultValue: unknown }
       ? K
       : Table[K] extends { defaultFor: Record<C, unknown> }
         ? K
-        : Table[K] extends { requiredFor: readonly (infer R)[] }
-          ? C extends R
-            ? K
-            : never
-          : never;
+        : never;
+}[KeysOf<C>];
+type RequiredKey<C extends CommandName> = {
+  [K in OptionKey]: Table[K] extends { requiredFor: readonly (infer R)[] }
+    ? C extends R
+      ? K
+      : never
+    : never;
 }[OptionKey];
+type Defaulted<C extends CommandName> = DefaultedKey<C> | RequiredKey<C>;
 
 // The options a command receives, typed by the table: an option with a default, or required, is always there.
 export type Options<C extends CommandName> = {
@@ -739,5 +838,21 @@ export const optionsFor = (cmd: CommandName): OptionRow[] =>
 
 export const defaultOf = (o: OptionSpec, cmd: CommandName): string | number | boolean | undefined =>
   o.computedDefault?.[cmd] !== undefined ? undefined : (o.defaultFor?.[cmd] ?? o.defaultValue);
+
+// A command's options as a program passes them (the table's defaults optional) -> with every default filled in,
+// as the CLI's resolveOptions fills them.
+export type WithoutDefaults<C extends CommandName, T extends Partial<Options<C>>> = Omit<T, DefaultedKey<C>> &
+  Partial<Pick<T, DefaultedKey<C> & keyof T>>;
+export function withDefaults<C extends CommandName, T extends Partial<Options<C>>>(
+  cmd: C,
+  given: WithoutDefaults<C, T>,
+): T {
+  const out: Record<string, unknown> = { ...given };
+  for (const o of optionsFor(cmd)) {
+    const d = defaultOf(o, cmd);
+    if (out[o.key] === undefined && d !== undefined) out[o.key] = d;
+  }
+  return out as T; // every key DefaultedKey<C> names has its default now
+}
 
 export const descriptionOf = (o: OptionSpec, cmd: CommandName): string => o.about?.[cmd] ?? o.description;

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { answerOf } from '../../src/answer/answer.js';
+import type { RunResult } from '../../src/results/schema.js';
+import { measureCapacity, SLO } from './capacity-rig.js';
+
+// Issue 25's acceptance: the capacity under a service level and the reason of its limit, through the real runner
+// on the sim's flavors in virtual time, where the seats, the KV cache and the per-user speed are set by hand
+// (./capacity-rig.ts).
+function summary(r: RunResult) {
+  const a = answerOf(r, SLO);
+  const c = a.contexts[0]!;
+  return {
+    verdicts: c.cells.map((j) => `${j.cell.concurrency} ${j.cell.status} ${j.verdict}`),
+    capacity: c.capacity?.cell.concurrency,
+    reason: c.reason.kind,
+    users: c.reason.users,
+    seats: c.reason.seats,
+    setting: c.reason.setting,
+    change: c.reason.change,
+  };
+}
+
+describe('capacity under a service level and why it stops there (virtual time, sim flavors)', () => {
+  it('vLLM, per-user speed: 8 users at 50 tok/s meet 40 tok/s, 16 at 25 do not', async () => {
+    const s = summary((await measureCapacity('vllm', 16, 200_000)).result);
+    expect(s.verdicts).toEqual([
+      '1 Valid meets',
+      '2 Valid meets',
+      '4 Valid meets',
+      '8 Valid meets',
+      '16 Valid fails',
+    ]);
+    expect(s).toMatchObject({ capacity: 8, reason: 'speed', users: 16 });
+    expect(s.change).toContain('no setting raises it');
+  });
+
+  it.each([
+    ['vllm', '--max-num-seqs'],
+    ['llamacpp', '-np (--parallel)'],
+    ['ollama', 'OLLAMA_NUM_PARALLEL'],
+  ] as const)(
+    '%s, queue-bound: 4 seats take 4 users; at 8 requests wait and the seats setting is named',
+    async (flavor, setting) => {
+      const s = summary((await measureCapacity(flavor, 4, 200_000)).result);
+      expect(s.verdicts).toEqual([
+        '1 Valid meets',
+        '2 Valid meets',
+        '4 Valid meets',
+        '8 Requests queued fails',
+        '16 Requests queued fails',
+      ]);
+      expect(s).toMatchObject({ capacity: 4, reason: 'queue', users: 8, seats: 4, setting });
+      expect(s.change).toContain(`raise ${setting} (about 4 now)`);
+    },
+  );
+
+  it.each([
+    // vLLM: 6,000 tokens hold 4 x (1K + 32) = 4,224 but not 8 x 1,056 = 8,448.
+    ['vllm', 16, 6000, 4, 8, '--gpu-memory-utilization'],
+    // llama.cpp: -c 10,240 over 8 slots of 1,280 holds 8 x 1,056 but not 16.
+    ['llamacpp', 8, 10_240, 8, 16, '-c (--ctx-size)'],
+  ] as const)(
+    '%s, KV-bound: the first level over the KV cache is the limit',
+    async (flavor, seats, kv, capacity, over, setting) => {
+      const s = summary((await measureCapacity(flavor, seats, kv)).result);
+      expect(s.verdicts.at(-1)).toBe('16 Over capacity fails');
+      expect(s).toMatchObject({ capacity, reason: 'kv', users: over, setting });
+      expect(s.change).toContain(setting);
+    },
+  );
+});
