@@ -1,7 +1,8 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
 import { alignedPrefillContexts, findPrefill } from './full-window.js';
-import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
+import { cellMap, metadata, reportTitle, sortedUnique } from './model.js';
+import { cellKey, shortStatus } from '../cell-rules.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
 export interface CompareRun {
@@ -46,11 +47,11 @@ export function missingReason(
   lb: string,
 ): string {
   if (!a && !b) return '';
-  const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? 'over cap.' : 'failed');
+  const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? shortStatus(c.status) : 'failed');
   // A cell one run skipped is that run's verdict, not a measurement only it has.
   if (!a) return measurable(b) ? `only ${lb}` : `${lb} ${bad(b!)}`;
   if (!b) return measurable(a) ? `only ${la}` : `${la} ${bad(a)}`;
-  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
+  if (a.status === 'Over capacity' && b.status === 'Over capacity') return shortStatus(a.status);
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 

@@ -3,7 +3,6 @@ import { prefillEvidence } from './prefill-evidence.js';
 import { anomaliesByCell, findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
-  cellKey,
   cellMap,
   decodeConcurrency,
   decodeContexts,
@@ -17,6 +16,7 @@ import {
   subtitle,
   TTFT_NOTE,
 } from './model.js';
+import { cellKey } from '../cell-rules.js';
 
 // GitHub-flavoured Markdown: the seeds' sections and tables, strings from the result escaped.
 

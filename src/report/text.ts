@@ -5,7 +5,6 @@ import { wrapCommand } from './wrap-command.js';
 import { measurementLines } from './text-measurements.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
 import {
-  cellKey,
   cellMap,
   decodeConcurrency,
   decodeContexts,
@@ -16,6 +15,7 @@ import {
   subtitle,
   TTFT_NOTE,
 } from './model.js';
+import { cellKey } from '../cell-rules.js';
 
 // Terminal report: readable at 80 columns; colour only when the caller says so (CLI decides from TTY/env).
 export interface TextOptions {

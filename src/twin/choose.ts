@@ -2,6 +2,7 @@ import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from '../plan/co
 import type { RunResult } from '../results/schema.js';
 import { selectObservations, type Observations } from './observe.js';
 import type { TwinMeta } from './twin.js';
+import { cellKey } from '../cell-rules.js';
 
 // The few cells that pin a twin's parameters (docs/twin.md): at the smallest context a ladder of concurrency
 // levels (x4 apart, then x2 over the top two doublings) up to the largest (batch curve, and the queued cell where the server has fewer seats), then
@@ -74,18 +75,20 @@ export function chooseTwinCells(
  * are the capacity knowledge that run's plan had). */
 export function twinSubset(obs: Observations, result: RunResult): Observations {
   const over = new Set(
-    obs.decode.filter((d) => d.status === 'Over capacity').map((d) => `${d.contextTokens}x${d.concurrency}`),
+    obs.decode
+      .filter((d) => d.status === 'Over capacity')
+      .map((d) => cellKey(d.contextTokens, d.concurrency)),
   );
   const c = result.config;
   const choice = chooseTwinCells(
     c.contexts,
     c.concurrency,
     c.prefillContexts,
-    (ctx, n) => !over.has(`${ctx}x${n}`),
+    (ctx, n) => !over.has(cellKey(ctx, n)),
     result.target.kvCapacityTokens === undefined,
   );
   return selectObservations(obs, {
-    decode: new Set(choice.cells.map((x) => `${x.contextTokens}x${x.concurrency}`)),
+    decode: new Set(choice.cells.map((x) => cellKey(x.contextTokens, x.concurrency))),
     prefill: new Set(choice.prefillContexts),
   });
 }

@@ -4,6 +4,7 @@ import { estimateDuration } from '../plan/estimate.js';
 import { fmtEta } from '../format/index.js';
 import { cliCommand } from '../invocation.js';
 import { chooseTwinCells } from './choose.js';
+import { cellKey } from '../cell-rules.js';
 
 // `plan --for-twin`: the short runs that pin a twin (one run per context, since a run measures a grid), the
 // `fit` that joins them, and what they cost. The runner needs nothing new: fit reads several results.
@@ -14,12 +15,12 @@ export interface TwinRun {
 }
 
 export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number[] } {
-  const cell = new Map(plan.cells.map((c) => [`${c.contextTokens}x${c.concurrency}`, c.status]));
+  const cell = new Map(plan.cells.map((c) => [cellKey(c.contextTokens, c.concurrency), c.status]));
   const choice = chooseTwinCells(
     plan.contexts,
     plan.concurrency,
     plan.contexts,
-    (c, n) => cell.get(`${c}x${n}`) === 'run',
+    (c, n) => cell.get(cellKey(c, n)) === 'run',
     false, // a short run asks the server for its capacity (fit --kv-capacity where it cannot tell)
   );
   const runs: TwinRun[] = [];

@@ -1,4 +1,5 @@
 import type { RunResult } from '../results/schema.js';
+import { cellKey } from '../cell-rules.js';
 
 // How a prediction did against a measurement on the cells the twin did not see (docs/twin.md acceptance):
 // shares of measured Valid cells whose total and per-request tok/s fall within `tolerance`, and of all
@@ -20,7 +21,7 @@ export function judge(
   fitted: ReadonlySet<string>,
   tolerance = 0.1,
 ): Judgement {
-  const pred = new Map(predicted.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const pred = new Map(predicted.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
   const j: Judgement = {
     cells: 0,
     statusRight: 0,
@@ -34,7 +35,7 @@ export function judge(
     `${Math.round(c.contextTokens / 1024)}K × ${c.concurrency}`;
   const off = (p: number, m: number) => `${p >= m ? '+' : ''}${Math.round((100 * (p - m)) / m)}%`;
   for (const m of measured.decode) {
-    const key = `${m.contextTokens}x${m.concurrency}`;
+    const key = cellKey(m.contextTokens, m.concurrency);
     const p = pred.get(key);
     if (!p || fitted.has(key) || m.status === 'Failed') continue;
     j.cells++;
