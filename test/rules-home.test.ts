@@ -21,7 +21,7 @@ const RULES: Array<{ rule: string; use: string; pattern: RegExp }> = [
     rule: "measured = 'Valid' or 'Requests queued'",
     use: 'isMeasured',
     pattern:
-      /'Valid'\s*\|\|\s*[\w.?]+\s*===\s*'Requests queued'|'Requests queued'\s*\|\|\s*[\w.?]+\s*===\s*'Valid'|\[\s*'Valid',\s*'Requests queued'\s*\]/,
+      /'Valid'\s*\|\|\s*[\w.?]+\s*===\s*'Requests queued'|'Requests queued'\s*\|\|\s*[\w.?]+\s*===\s*'Valid'|\[\s*'Valid',\s*'Requests queued'\s*\]|!==\s*'(Over capacity|Failed)'(\s*&&\s*)+[\w.?]+\s*!==\s*'(Failed|Over capacity)'/,
   },
   {
     rule: 'the default max output 4,096',
@@ -71,6 +71,7 @@ describe('one home per rule', () => {
       'const key = `${c.contextTokens}x${c.concurrency}`;',
       "const ran = d.status === 'Valid' || d.status === 'Requests queued';",
       "if (['Valid', 'Requests queued'].includes(s)) n++;",
+      "(c) => c.status !== 'Over capacity' && c.status !== 'Failed' && c.tokens > 0",
       'const maxOutput = grid.maxOutput ?? 4096;',
       '    defaultValue: 4096,',
       '  maxOutput = 4096,',

@@ -2,7 +2,7 @@ import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
 import { alignedPrefillContexts, findPrefill } from './full-window.js';
 import { cellMap, metadata, reportTitle, sortedUnique } from './model.js';
-import { cellKey, shortStatus } from '../cell-rules.js';
+import { cellKey, isMeasured, shortStatus } from '../cell-rules.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
 export interface CompareRun {
@@ -24,11 +24,7 @@ export const runLabel = (i: number) =>
   String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
 
 const measurable = (c: DecodeCell | undefined): c is DecodeCell =>
-  !!c &&
-  c.status !== 'Over capacity' &&
-  c.status !== 'Failed' &&
-  c.totalTokensPerS !== null &&
-  c.totalTokensPerS > 0;
+  !!c && isMeasured(c.status) && c.totalTokensPerS !== null && c.totalTokensPerS > 0;
 
 /** B/A total tok/s for one cell, when both runs measured it. */
 export function cellRatio(a: DecodeCell | undefined, b: DecodeCell | undefined): number | undefined {
