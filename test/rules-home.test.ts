@@ -26,10 +26,10 @@ const RULES: Array<{ rule: string; use: string; pattern: RegExp }> = [
   {
     rule: 'the default max output 4,096',
     use: 'DEFAULT_MAX_OUTPUT',
-    // As a default (`?? 4096`, `= 4096`, `defaultValue: 4096`) or beside an output cap; 4096 as a context or a
-    // socket backlog is another number.
+    // As a default (`?? 4096`, `defaultValue: 4096`) or beside an output cap (`maxOutput = 4096`); 4096 as a
+    // context or a socket backlog is another number.
     pattern:
-      /(\?\?|=|defaultValue:)\s*4_?096\b|max.?(out|tokens)\w*\W+.*\b4_?096\b|\b4_?096\b.*max.?(out|tokens)/i,
+      /(\?\?|defaultValue:)\s*4_?096\b|max.?(out|tokens)\w*\W+.*\b4_?096\b|\b4_?096\b.*max.?(out|tokens)/i,
   },
 ];
 
@@ -83,6 +83,7 @@ describe('one home per rule', () => {
       'reason: `${n} × (${c} + ${maxOutput}) = ${need} > KV capacity`,',
       "d.status === 'Valid' || (d.status === 'Requests queued' && d.concurrency > maxNumSeqs)",
       'export const DEMO_CONTEXTS = [1024, 2048, 4096, 8192];',
+      'const SHORT_CONTEXT = 4096;',
       'server.listen({ port: 0, host, backlog: 4096 }, () => resolve());',
       '// the KV demand N * (C + maxOutput) in words',
       'const label = `${f}x faster`;',
