@@ -34,6 +34,7 @@ export const COMMANDS = [
   'import',
   'sweep',
   'quick',
+  'share',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -356,7 +357,7 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick'],
+    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick', 'share'],
     configFile: true,
     result: 'config',
     computedDefault: {
@@ -366,6 +367,7 @@ export const OPTION_TABLE = {
       report: "the result's, else chat",
       compare: "each result's, else chat",
       serve: "each result's, else chat",
+      share: "the result's, else chat",
     },
     about: {
       report:
@@ -574,7 +576,7 @@ export const OPTION_TABLE = {
   output: {
     flag: '-o, --output <file>',
     kind: 'string',
-    commands: ['report', 'compare', 'import', 'fit'],
+    commands: ['report', 'compare', 'import', 'fit', 'share'],
     requiredFor: ['fit'],
     about: {
       report: 'write to this file (HTML defaults to report.html beside the result)',
