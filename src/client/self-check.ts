@@ -37,6 +37,14 @@ export const LOOP_DELAY_SHARE_OF_TBT = 0.25;
 export const CPU_BOUND_PCT = 90;
 export const LOOP_BUSY_PCT = 90;
 
+/** The client had no slack left whatever the cell's pace: CPU or the busiest event loop near full. */
+export function clientSaturated(load: ClientLoad): boolean {
+  return (
+    load.cpuPctPerThread >= CPU_BOUND_PCT ||
+    (load.busiestLoopPct !== undefined && load.busiestLoopPct >= LOOP_BUSY_PCT)
+  );
+}
+
 /** Pure judge. `tbtMs`: the cell's time between tokens (median), null when unknown. */
 export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined): ClientCheck {
   const limit = Math.max(LOOP_DELAY_FLOOR_MS, LOOP_DELAY_SHARE_OF_TBT * (tbtMs ?? 0));
