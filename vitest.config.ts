@@ -9,6 +9,7 @@ const INTEGRATION = [
   'test/integration/bin.test.ts',
   'test/integration/resume.test.ts',
   'test/integration/run-matrix.test.ts',
+  'test/integration/hints-run.test.ts', // the printed hints pasted into a shell: npx, real processes
   'test/integration/demo.test.ts', // a full real-time matrix over sockets (17 s idle); runner logic: test/bench/*
   'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
   'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
@@ -18,6 +19,7 @@ const INTEGRATION = [
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
   'test/browser/**/*.test.ts',
+  'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
 ];
 
 export default defineConfig({

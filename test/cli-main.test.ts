@@ -14,7 +14,7 @@ describe('cli main', () => {
     const r = await runCliInProcess(['runn']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      "error [USAGE]: unknown command 'runn' (did you mean run?). Run llm-inference-bench --help for the options.\n",
+      "error [USAGE]: unknown command 'runn' (did you mean run?). Run `npx llm-inference-bench --help` for the options.\n",
     );
   });
 
@@ -22,12 +22,12 @@ describe('cli main', () => {
     const unknown = await runCliInProcess(['plan', '--max-model-len', '32K', '--durration', '5']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      "error [USAGE]: unknown option '--durration' (did you mean --duration?). Run llm-inference-bench plan --help for the options.\n",
+      "error [USAGE]: unknown option '--durration' (did you mean --duration?). Run `npx llm-inference-bench plan --help` for the options.\n",
     );
     const missing = await runCliInProcess(['probe', '--base-url']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(
-      "error [USAGE]: option '--base-url <url>' argument missing. Run llm-inference-bench probe --help for the options.\n",
+      "error [USAGE]: option '--base-url <url>' argument missing. Run `npx llm-inference-bench probe --help` for the options.\n",
     );
     const choice = await runCliInProcess(['sim', '--flavor', 'vlm']);
     expect(choice.code).toBe(2);

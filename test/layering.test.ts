@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Imports run one way (DESIGN.md): cli -> bench -> (client, target, prompts, plan, stats) -> results; report reads
-// results only; the sim imports nothing from the client side; stats/ and plan/ are pure. This parses every
+// results only (and the answer, judged from them); the sim imports nothing from the client side; stats/ and plan/ are pure. This parses every
 // import under src/ (static and dynamic) and names each one that runs upward.
 const SRC = resolve(import.meta.dirname, '../src');
 const IO = [
@@ -37,6 +37,8 @@ const FORBIDDEN: Record<string, string[]> = {
   sim: CLIENT_SIDE,
   stats: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
   plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
+  // The answer (capacity under a service level, its reason) is judged from a result alone, for every report.
+  answer: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli', 'web'],
 };
 
 function files(dir: string): string[] {

@@ -1,5 +1,6 @@
 import { CELL_STATUSES, type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
 import { mergeRepeatFigure } from '../stats/repeats.js';
+import { mergeWindowRequests } from '../stats/slo.js';
 import { r3, ri } from './cell-result.js';
 
 // One cell measured R times (--repeats) becomes one cell: figures are the means of the repeats that measured
@@ -49,6 +50,8 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
   out.requestsSent = measured.reduce((a, c) => a + (c.requestsSent ?? 0), 0);
   const errors = mergeErrors(measured); // the same repeats as every other count
   if (errors) out.errors = errors;
+  const requests = mergeWindowRequests(measured.map((c) => c.windowRequests));
+  if (requests) out.windowRequests = requests;
   if (cells[0]!.startedAt !== undefined) out.startedAt = cells[0]!.startedAt;
   return out;
 }

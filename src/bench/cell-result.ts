@@ -13,6 +13,7 @@ import { avgPending, firstTokenWaitsMs } from '../stats/waits.js';
 import { windowFigures, type MeasureWindow, type TimedRequest } from '../stats/window.js';
 import { serverCellFigures } from '../target/cell-figures.js';
 import { decideStatus } from '../stats/status.js';
+import { windowRequestSamples } from '../stats/slo.js';
 
 export interface CellRequest extends TimedRequest {
   promptTokens?: number;
@@ -144,6 +145,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     cell.maxChunkGapMs = r3(f.stalls.maxGapMs);
     cell.stalls = f.stalls.count;
     cell.stalledMs = r3(f.stalls.totalMs)!;
+    // What any service level needs, so `report --slo` judges this cell again without the request log.
+    cell.windowRequests = windowRequestSamples(m.requests, m.window);
   }
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
   if (measured && batching.requests > 0) cell.streamBatching = roundBatching(batching);

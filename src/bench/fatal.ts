@@ -23,7 +23,7 @@ export function fatalError(code: ErrorCode, r: RequestRecord, what: string): Ben
       });
     case 'MODEL_NOT_FOUND':
       return new BenchError(code, `the server does not serve the model (${msg}) during ${what}.`, {
-        hint: 'List models with `llm-inference-bench probe` and pass --model.',
+        hint: 'Pass --model with a name the server lists (probe prints them).',
       });
     default:
       return new BenchError(code, `the server rejected the prompt as too long (${msg}) during ${what}.`, {

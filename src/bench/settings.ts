@@ -1,5 +1,5 @@
 import type { HttpClient } from '../client/stream.js';
-import type { Hardware } from '../results/schema.js';
+import type { Hardware, ServiceLevel } from '../results/schema.js';
 import type { HardwareOverrides } from '../target/hardware.js';
 import type { EngineFlags } from '../target/metadata.js';
 
@@ -30,6 +30,7 @@ export interface RunSettings {
   workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
   httpClient?: HttpClient; // the streaming transport of http:// targets; default lean
   verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
+  slo?: ServiceLevel; // stored for the reports' answer (--slo); measuring does not depend on it
   out: string; // results folder: a new run writes <out>/<runId>
   runId?: string;
   resume?: string; // the run folder to continue

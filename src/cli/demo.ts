@@ -4,6 +4,7 @@ import type { RunSettings } from '../bench/settings.js';
 import { simProfileHardware } from '../bench/sim-hardware.js';
 import { withOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { printOutcome, runWithSignals } from './run.js';
 
@@ -51,7 +52,9 @@ export function register(program: Command, io: CliIo): void {
     const duration = o.duration;
     if (duration > 30)
       throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
-        hint: 'Use run against the sim (llm-inference-bench sim) for longer windows.',
+        hint:
+          `For longer windows, start the sim (\`${cliCommand('sim', '--profile', 'demo', '--port', '8000')}\`) ` +
+          `and run against it from another terminal (\`${cliCommand('run', '--base-url', 'http://127.0.0.1:8000/v1', '--duration', '60')}\`).`,
       });
     // On its own thread, as a real server would be: the client's event loop and self-check stay the client's.
     const { startSimInWorker } = await import('../sim/worker-sim.js');
@@ -73,6 +76,7 @@ export function register(program: Command, io: CliIo): void {
       if (!quiet) {
         const html = out.reports.find((r) => r.endsWith('.html'));
         if (html) io.stdout.write(`open ${html} in a browser to see the report\n`);
+        io.stdout.write(`browse and compare your runs: \`${cliCommand('serve', o.out)}\`\n`);
       }
     } finally {
       await sim.close();

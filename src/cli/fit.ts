@@ -1,6 +1,7 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import { withOptions } from '../config/resolve.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { loadResult } from '../results/read.js';
@@ -42,6 +43,8 @@ export function register(program: Command, io: CliIo): void {
     });
     writeOutput(flags.output, twinYaml(twin));
     io.stdout.write(fitReport(twin));
-    io.stderr.write(`wrote ${flags.output}\n`);
+    io.stderr.write(
+      `wrote ${flags.output}; predict the whole matrix with \`${cliCommand('predict', '--twin', flags.output)}\`\n`,
+    );
   });
 }

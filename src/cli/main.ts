@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { BenchError, isBenchError } from '../errors.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
+import { invokedAs, setInvocation } from '../invocation.js';
 import { redactSecrets } from '../secrets.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { processIo, type CliIo } from './io.js';
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
 // The one place that turns errors into exit codes and one-line messages (STYLE.md). Returns the exit code, so
 // tests can run the CLI in-process with their own io.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  setInvocation(io.invokedAs ?? invokedAs({ env: io.env }));
   const program = buildProgram(io);
   const debug = argv.includes('--debug');
   try {

@@ -31,6 +31,7 @@ const SAME = [
   'workers',
   'httpClient',
   'verifyCapacity',
+  'slo',
   'out',
   'runId',
   'title',

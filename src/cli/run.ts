@@ -10,6 +10,7 @@ import { mergeResume, resumeWarning } from '../config/stored.js';
 import { RESULT_FILE } from '../results/io.js';
 import { readResult } from '../results/read.js';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
@@ -82,7 +83,7 @@ export async function runWithSignals(
       'INTERRUPTED',
       `run interrupted; ${out.result.decode.length} finished cells kept in ${out.resultPath}.`,
       {
-        hint: `Continue it with: llm-inference-bench run --resume ${out.dir}`,
+        hint: `Continue it with \`${cliCommand('run', '--resume', out.dir)}\`.`,
       },
     );
   }

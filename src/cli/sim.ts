@@ -39,6 +39,7 @@ export function register(program: Command, io: CliIo): void {
       faults: [o.faults, stalls].filter(Boolean).join(',') || undefined,
       truthLog: o.truthLog,
       seed: o.seed,
+      ...(o.closeConnections !== undefined ? { closeConnections: o.closeConnections } : {}),
     });
     io.stdout.write(`${sim.url}\n`);
     const p = sim.profile;

@@ -1,6 +1,6 @@
 import type { CommanderError } from 'commander';
 import { BenchError } from '../errors.js';
-import { TOOL_NAME } from '../version.js';
+import { cliCommand } from '../invocation.js';
 
 // Commander's own outcomes that are not mistakes: help and version were asked for.
 const NOT_ERRORS = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
@@ -21,6 +21,6 @@ export function usageError(
     .trim()
     .replace(/\.$/, '');
   const cmd = argv.find((a) => commands.includes(a));
-  const help = cmd ? `${TOOL_NAME} ${cmd} --help` : `${TOOL_NAME} --help`;
-  return new BenchError('USAGE', `${text}.`, { hint: `Run ${help} for the options.` });
+  const help = cmd ? cliCommand(cmd, '--help') : cliCommand('--help');
+  return new BenchError('USAGE', `${text}.`, { hint: `Run \`${help}\` for the options.` });
 }

@@ -1,5 +1,6 @@
 import { FLAVORS } from '../sim/profile-schema.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
+import type { ServiceLevel } from '../results/schema.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
 // each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
@@ -16,7 +17,8 @@ export type OptionKind =
   | 'int-list'
   | 'percent' // 5% or 5: a share strictly between 0 and 100%, as a fraction
   | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
-  | 'capacity'; // KV tokens (3M) or a factor of a fitted capacity (1.5x)
+  | 'capacity' // KV tokens (3M) or a factor of a fitted capacity (1.5x)
+  | 'slo'; // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
 export const COMMANDS = [
   'run',
   'plan',
@@ -314,6 +316,25 @@ export const OPTION_TABLE = {
     description:
       'streaming HTTP client for http:// servers: lean (ours, cheapest per token) or undici; https:// uses undici',
   },
+  slo: {
+    flag: '--slo <level>',
+    kind: 'slo',
+    commands: ['run', 'report', 'compare', 'serve'],
+    configFile: true,
+    result: 'config',
+    computedDefault: {
+      run: 'chat: ttft=2s,tok/s=20,share=90%',
+      report: "the result's, else chat",
+      compare: "each result's, else chat",
+      serve: "each result's, else chat",
+    },
+    about: {
+      report:
+        'judge the result by this service level instead of its own (no re-run: docs/method.md "Service level")',
+    },
+    description:
+      'the service level the answer judges by, e.g. ttft=2s,tok/s=20,share=90% (any of the three; docs/method.md "Service level")',
+  },
   seed: {
     flag: '--seed <n>',
     kind: 'int',
@@ -595,6 +616,13 @@ export const OPTION_TABLE = {
     commands: ['sim'],
     description: 'stall that many streams for ms each (fault stall:count=N:ms=MS)',
   },
+  closeConnections: {
+    flag: '--close-connections <spec>',
+    kind: 'string',
+    commands: ['sim'],
+    description:
+      'N[:MS]: close connections after N responses unannounced, MS after the last chunk or (no MS) as the next request comes',
+  },
   truthLog: {
     flag: '--truth-log <file>',
     kind: 'string',
@@ -675,6 +703,7 @@ interface KindValues {
   percent: number;
   'cell-list': string[]; // "8192x16": context tokens x concurrency
   capacity: { tokens: number } | { factor: number };
+  slo: ServiceLevel;
 }
 type KindOf<S, C extends CommandName> = S extends { kindFor: Record<C, infer K extends OptionKind> }
   ? K

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTokenCount } from '../plan/contexts.js';
+import { parseServiceLevel } from '../stats/slo.js';
 import type { OptionRow, OptionSpec } from './options.js';
 
 const UNIT_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
@@ -129,6 +130,14 @@ export function zodFor(o: OptionSpec): z.ZodType {
       );
     case 'capacity':
       return parsedBy(parseCapacity, CAPACITY_MSG);
+    case 'slo':
+      return z.unknown().transform((v, ctx) => {
+        const r =
+          typeof v === 'string' ? parseServiceLevel(v) : 'expected a service level like ttft=2s,tok/s=20';
+        if (typeof r !== 'string') return r;
+        ctx.addIssue({ code: 'custom', message: r });
+        return z.NEVER;
+      });
   }
 }
 

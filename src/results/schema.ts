@@ -70,6 +70,17 @@ export const Target = z.object({
 });
 export type Target = z.infer<typeof Target>;
 
+// A service level (--slo, docs/method.md "Service level"): a request meets it when its first token came within ttftMs
+// and its own decode rate was at least tokensPerS (either may be absent); a cell meets it when `share` of its
+// requests did. `name` is set for a named level (the default, `chat`).
+export const ServiceLevel = z.object({
+  name: z.string().optional(),
+  ttftMs: z.number().positive().optional(),
+  tokensPerS: z.number().positive().optional(),
+  share: z.number().positive().max(1),
+});
+export type ServiceLevel = z.infer<typeof ServiceLevel>;
+
 export const RunConfig = z.object({
   contexts: z.array(z.number().int().positive()),
   prefillContexts: z.array(z.number().int().positive()),
@@ -88,6 +99,7 @@ export const RunConfig = z.object({
   workers: z.number().int().positive().optional(),
   httpClient: z.enum(['lean', 'undici']).optional(), // the streaming transport (--http-client); absent: lean
   verifyCapacity: z.boolean().optional(), // measure the first Over capacity cell of each context anyway
+  slo: ServiceLevel.optional(), // the service level the reports judge by (--slo); absent: the default
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
@@ -226,6 +238,22 @@ export const CapacityCheckResult = z.object({
 });
 export type CapacityCheckResult = z.infer<typeof CapacityCheckResult>;
 
+// What any service level needs of a cell, per request of the window (ramp and window sends, as the TTFT figure):
+// each request's TTFT and its own decode rate (null: fewer than two chunks in the window), in the same order; the
+// requests still without a first token at the close (how long they had waited) and those that failed
+// (src/stats/slo.ts). ttftMs to 0.1 ms, tokensPerS to 0.01.
+export const WindowRequests = z
+  .object({
+    ttftMs: z.array(z.number().nonnegative()),
+    tokensPerS: z.array(z.number().nonnegative().nullable()),
+    waitedMs: z.array(z.number().nonnegative()).optional(),
+    failed: z.number().int().nonnegative().optional(),
+  })
+  .refine((w) => w.ttftMs.length === w.tokensPerS.length, {
+    message: 'ttftMs and tokensPerS must hold one entry per request',
+  });
+export type WindowRequests = z.infer<typeof WindowRequests>;
+
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
   concurrency: z.number().int().positive(),
@@ -281,6 +309,7 @@ export const DecodeCell = z.object({
   chunkAttribution: z.enum(['exact', 'estimated']).optional(),
   windowTokenErrorBound: z.number().int().nonnegative().optional(),
   repeats: z.array(CellRepeat).optional(),
+  windowRequests: WindowRequests.optional(),
   prediction: PredictionNote.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;

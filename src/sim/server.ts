@@ -13,6 +13,7 @@ import type { Flavor, Profile, ProfileInput } from './profile-schema.js';
 import { loadProfile } from './profiles.js';
 import { Scheduler } from './scheduler.js';
 import { TruthLog, type TruthRecord } from './truth.js';
+import { ConnectionCloser, parseConnectionClose, type ConnectionClose } from './conn-close.js';
 import { NodeWriter } from './writer.js';
 
 export interface SimOptions {
@@ -26,6 +27,11 @@ export interface SimOptions {
   truthLog?: string;
   seed?: number;
   clock?: Clock; // tests only; the HTTP server runs in real time
+  /**
+   * Close each connection after N responses without saying so (conn-close.ts): "N", "N:MS" or "off", or the
+   * rule itself; default the flavor's (llama.cpp's cpp-httplib closes, docs/engines.md "HTTP stacks").
+   */
+  closeConnections?: string | ConnectionClose | null;
 }
 
 export interface SimHandle {
@@ -35,6 +41,8 @@ export interface SimHandle {
   launchCommand: string; // what a real server with this profile would have been started with
   truth(): TruthRecord[];
   lag(): { maxMs: number; p99Ms: number; meanMs: number };
+  /** Requests that came on a connection the sim was closing: never read, answered with the FIN alone. */
+  droppedRequests(): number;
   close(): Promise<void>;
 }
 
@@ -66,9 +74,17 @@ export function createSimContext(opts: SimOptions): SimContext {
 export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
   const ctx = createSimContext(opts);
   const now = () => ctx.clock.now();
+  const closeRule =
+    opts.closeConnections === undefined
+      ? ctx.flavor.closeConnections
+      : typeof opts.closeConnections === 'string'
+        ? parseConnectionClose(opts.closeConnections)
+        : opts.closeConnections;
+  const closer = closeRule ? new ConnectionCloser(closeRule) : undefined;
   const server: Server = createServer(
     { noDelay: true, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 65_000 },
     (req: IncomingMessage, res: ServerResponse) => {
+      if (closer && !closer.admit(req, res)) return;
       const arrivalMs = now();
       const parts: Buffer[] = [];
       req.on('data', (d: Buffer) => parts.push(d));
@@ -119,6 +135,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
     profile: ctx.profile,
     launchCommand: ctx.launchCommand,
     truth: () => ctx.truth.all(),
+    droppedRequests: () => closer?.dropped ?? 0,
     lag: () => {
       const s = ctx.engine.lag.summary();
       return { maxMs: s.maxMs, p99Ms: s.p99Ms, meanMs: s.meanMs };
@@ -126,6 +143,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
     close: () => {
       closed ??= (async () => {
         if (keepAliveTimer) clearInterval(keepAliveTimer);
+        closer?.close();
         ctx.engine.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -2,6 +2,7 @@ import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel } from '../format/index.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { fmtEta } from '../format/index.js';
+import { cliCommand } from '../invocation.js';
 import { chooseTwinCells } from './choose.js';
 
 // `plan --for-twin`: the short runs that pin a twin (one run per context, since a run measures a grid), the
@@ -52,16 +53,19 @@ export function forTwinText(
     });
     const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
     total += est.totalS;
-    lines.push(
-      `  llm-inference-bench run${opts.baseUrl ? ` --base-url ${opts.baseUrl}` : ''} --contexts ${contextLabel(r.contextTokens)} ` +
-        `--prefill-contexts ${contextLabel(r.contextTokens)} --concurrency ${r.concurrency.join(',')} ` +
-        `--max-output ${plan.maxOutput} --duration ${opts.duration} --out twin-run-${i + 1}` +
-        `   # ~${fmtEta(est.totalS)}`,
+    const ctx = contextLabel(r.contextTokens);
+    const run = cliCommand(
+      'run',
+      ...(opts.baseUrl ? ['--base-url', opts.baseUrl] : []),
+      ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
+      ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
+      ...['--out', `twin-run-${i + 1}`],
     );
+    lines.push(`  ${run}   # ~${fmtEta(est.totalS)}`);
   });
   lines.push(
-    `  llm-inference-bench fit ${runs.map((_, i) => `twin-run-${i + 1}`).join(' ')} -o twin.yaml`,
-    `  llm-inference-bench predict --twin twin.yaml`,
+    `  ${cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml')}`,
+    `  ${cliCommand('predict', '--twin', 'twin.yaml')}`,
     '',
     `estimated ${fmtEta(total)} of server time (most of it the cold prefill of long prompts); ` +
       `--duration 10 shortens the windows.` +

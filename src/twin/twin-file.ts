@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { loadProfile } from '../sim/profiles.js';
 import { contextLabel } from '../format/index.js';
@@ -21,7 +22,7 @@ export function loadTwin(path: string): { profile: Profile; meta: TwinMeta } {
   const meta = TwinMeta.safeParse(profile.twin);
   if (!meta.success)
     throw new BenchError('CONFIG_INVALID', `${path} is a sim profile but not a twin (it has no fit block).`, {
-      hint: 'Make one with `fit RESULT... -o twin.yaml`.',
+      hint: `Fit one from your runs first (\`${cliCommand('fit', '--help')}\`).`,
     });
   return { profile, meta: meta.data };
 }

@@ -115,7 +115,7 @@ describe('fit and predict commands', () => {
     const p = await runCliInProcess(['predict', '--duration', '2m']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      "error [USAGE]: required option '--twin <file>' not specified. Run llm-inference-bench predict --help for the options.\n",
+      "error [USAGE]: required option '--twin <file>' not specified. Run `npx llm-inference-bench predict --help` for the options.\n",
     );
     const f = await runCliInProcess(['fit', measured]);
     expect(f.code).toBe(2);

@@ -1,4 +1,5 @@
 import type { Flavor } from '../profile-schema.js';
+import type { ConnectionClose } from '../conn-close.js';
 
 // Protocol facts per engine (engines.md), as data the stream writer and router read.
 export interface FlavorSpec {
@@ -33,6 +34,8 @@ export interface FlavorSpec {
   firstErrorAsHttp: boolean; // errors before the first token come back as a plain HTTP error
   tooLongInStream: boolean; // tgi: validation errors inside a 200 stream
   truncatesLongPrompts: boolean; // ollama
+  // The HTTP server closes a kept-alive connection after N responses without saying so (conn-close.ts).
+  closeConnections: ConnectionClose | null;
 }
 
 const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
@@ -63,6 +66,7 @@ const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
   firstErrorAsHttp: false,
   tooLongInStream: false,
   truncatesLongPrompts: false,
+  closeConnections: null,
 };
 
 export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {

@@ -1,0 +1,139 @@
+import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import { DEFAULT_SERVICE_LEVEL, nameServiceLevel } from '../stats/slo.js';
+import { capacities, type Basis, type ContextCapacity } from './capacity.js';
+import { judgedText, limitReason, type LimitReason } from './reasons.js';
+
+// The answer a reader wants before the matrix (docs/report.md "The answer"): one user's speed, and per context
+// how many users the server takes under a service level, why not more, and what to change. Pure: every report
+// format, compare, serve, quick and share print it from here.
+
+export interface ContextAnswer extends ContextCapacity {
+  reason: LimitReason;
+}
+
+export interface Answer {
+  slo: ServiceLevel;
+  sloFrom: 'given' | 'result' | 'default';
+  contexts: ContextAnswer[];
+  single?: {
+    contextTokens: number;
+    concurrency: number;
+    ttftMs: number | null;
+    coldTtftMs: number | null; // the same context's prefill point: a prompt never seen
+    tokensPerS: number | null;
+  };
+  basis: Basis | 'mixed'; // how the cells were judged
+  predicted: boolean;
+}
+
+/** The service level a result is judged by: the one given, else the result's own, else the default. */
+export function serviceLevelFor(r: RunResult, given?: ServiceLevel): Pick<Answer, 'slo' | 'sloFrom'> {
+  if (given) return { slo: given, sloFrom: 'given' };
+  if (r.config.slo) return { slo: r.config.slo, sloFrom: 'result' };
+  return { slo: DEFAULT_SERVICE_LEVEL, sloFrom: 'default' };
+}
+
+export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
+  const { slo, sloFrom } = serviceLevelFor(r, given);
+  const contexts = capacities(r, slo).map((cc) => ({ ...cc, reason: limitReason(r, cc, slo) }));
+  const bases = new Set(
+    contexts.flatMap((c) => c.cells.map((j) => j.basis)).filter((b) => b !== 'not run' && b !== 'failed'),
+  );
+  const measured = r.decode
+    .filter((c) => c.status !== 'Over capacity' && c.status !== 'Failed' && c.perRequestTokensPerS !== null)
+    .sort((a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency);
+  const one = measured[0];
+  const cold = one && r.prefill.find((p) => p.contextTokens === one.contextTokens);
+  return {
+    slo,
+    sloFrom,
+    contexts,
+    ...(one
+      ? {
+          single: {
+            contextTokens: one.contextTokens,
+            concurrency: one.concurrency,
+            ttftMs: one.ttftMs,
+            coldTtftMs: cold?.ttftMs ?? null,
+            tokensPerS: one.perRequestTokensPerS,
+          },
+        }
+      : {}),
+    basis: bases.size === 1 ? [...bases][0]! : bases.size === 0 ? 'not run' : 'mixed',
+    predicted: r.predicted !== undefined,
+  };
+}
+
+const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
+
+/** "16 users", "at least 128 users", "none", "too close to call". */
+export function capacityPhrase(c: ContextCapacity): string {
+  if (c.capacity && c.atLeast) return `at least ${users(c.capacity.cell.concurrency)}`;
+  if (c.capacity) return users(c.capacity.cell.concurrency);
+  if (c.undecided.length && !c.limit) return 'too close to call';
+  if (c.undecided.length) return `under ${users(c.limit!.cell.concurrency)}, too close to call below`;
+  return 'not even 1 user';
+}
+
+/** "96% of 230 requests met it", for the capacity cell; the median request where there is no per-request data. */
+export function capacityEvidence(c: ContextCapacity): string {
+  const j = c.capacity ?? c.undecided[0] ?? c.limit;
+  if (!j) return '';
+  const met = j.share?.basis === 'requests' ? `${judgedText(j)} met it` : `${judgedText(j)} meets it`;
+  return j === c.capacity
+    ? `${met} at ${users(j.cell.concurrency)}`
+    : `${users(j.cell.concurrency)}: ${judgedText(j)}`;
+}
+
+/** One user's experience: "One user at 8K: first token 110 ms (cold prompt 431 ms), 98.2 tok/s". */
+export function singleUserLine(a: Answer): string | undefined {
+  const s = a.single;
+  if (!s) return undefined;
+  const who = s.concurrency === 1 ? 'One user' : `${users(s.concurrency)} (the fewest measured)`;
+  const cold = s.coldTtftMs !== null ? ` (new prompt ${fmtMs(s.coldTtftMs)})` : '';
+  return `${who} at ${contextLabel(s.contextTokens)}: first token ${fmtMs(s.ttftMs)}${cold}, ${fmtTokS(s.tokensPerS)} tok/s`;
+}
+
+/** "Service level: chat (first token within 2 s ..., for 90% of requests), the default". */
+export function serviceLevelLine(a: Answer): string {
+  const from =
+    a.sloFrom === 'default'
+      ? ' (the default; --slo to change)'
+      : a.sloFrom === 'result'
+        ? " (the run's --slo)"
+        : '';
+  return `Service level: ${nameServiceLevel(a.slo)}${from}`;
+}
+
+/** How the cells were judged, when it is not each request: the reader must know the share is out of reach. */
+export function basisNote(a: Answer): string | undefined {
+  if (a.basis === 'requests' || a.basis === 'not run') return undefined;
+  if (a.basis === 'predicted' || a.predicted)
+    return 'Predicted by a twin, judged from predicted medians and intervals: the median request, not the share.';
+  if (a.basis === 'medians')
+    return 'Judged from medians and intervals (this result has no per-request data): the median request, not the share.';
+  return 'Some cells are judged from medians (no per-request data): the median request, not the share.';
+}
+
+export interface AnswerRow {
+  context: string; // "8K"
+  capacity: string; // "16 users"
+  evidence: string; // "96% of 230 requests met it at 16 users"
+  total: string; // total tok/s at the capacity
+  why: string; // the limit's reason, in a sentence
+  short: string;
+  change: string;
+}
+
+export function answerRows(a: Answer): AnswerRow[] {
+  return a.contexts.map((c) => ({
+    context: contextLabel(c.contextTokens),
+    capacity: capacityPhrase(c),
+    evidence: capacityEvidence(c),
+    total: c.capacity ? `${fmtTokS(c.capacity.cell.totalTokensPerS)} tok/s total` : '',
+    why: c.reason.text,
+    short: c.reason.short,
+    change: c.reason.change,
+  }));
+}

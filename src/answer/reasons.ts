@@ -1,0 +1,200 @@
+import { contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
+import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
+import { median, sortSamples } from '../stats/sorted.js';
+import type { CellJudgement, ContextCapacity } from './capacity.js';
+import { engineSettings } from './engines.js';
+
+// Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
+// fails the level (docs/method.md "Why the limit is there"), and which setting of the engine moves it.
+
+export type LimitKind =
+  | 'kv' // the next level does not fit the KV cache (Over capacity, or the server failed it as over)
+  | 'queue' // requests wait for a seat: the engine runs fewer at once than were sent
+  | 'kv-queue' // requests wait because the KV cache is full
+  | 'speed' // each request decodes slower than the level asks, as the batch grows
+  | 'prefill-stall' // decode pauses while re-sent prompts are prefilled
+  | 'ttft' // the first token is late with every request running
+  | 'errors' // the server failed requests
+  | 'undecided' // too close to call: too few requests
+  | 'unmeasured'; // every level measured meets it
+
+export interface LimitReason {
+  kind: LimitKind;
+  users: number | undefined; // the concurrency the reason is about
+  short: string; // a few words for a terminal line
+  text: string; // the evidence in a sentence
+  change: string; // what to change, naming the engine's setting
+  setting?: string; // the one setting named (kv, queue: the engine's own flag)
+  seats?: number; // requests the server ran at once (queue)
+}
+
+// A KV-bound queue: the running requests' prompts and half their answers (a request is on average halfway through
+// its output) fill at least this share of the KV cache.
+const KV_FULL_SHARE = 0.8;
+// A chunk gap p99 this many times the median with decode too slow: steps that stopped for a prefill.
+const STALL_GAP_FACTOR = 4;
+
+const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
+
+/** Requests the server ran at once in a queued cell: the client's ceiling, else the server's median running. */
+export function seatsOf(cell: DecodeCell): number | undefined {
+  if (cell.clientQueue?.queued) return cell.clientQueue.peakStreaming;
+  const running = sortSamples(
+    (cell.serverSamples ?? []).map((s) => s.running).filter((v): v is number => typeof v === 'number'),
+  );
+  const m = median(running);
+  if (m !== null && m < cell.concurrency - 0.5) return Math.round(m);
+  if (cell.clientQueue && cell.clientQueue.peakStreaming < cell.concurrency)
+    return cell.clientQueue.peakStreaming;
+  return typeof cell.maxRunning === 'number' && cell.maxRunning < cell.concurrency
+    ? cell.maxRunning
+    : undefined;
+}
+
+export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): LimitReason {
+  const e = engineSettings(r.engine.name);
+  const C = cc.contextTokens;
+  const ctx = contextLabel(C);
+  const L = cc.limit;
+  if (!L) {
+    const open = cc.undecided[0];
+    if (open)
+      return {
+        kind: 'undecided',
+        users: open.cell.concurrency,
+        short: `${users(open.cell.concurrency)}: too close to call`,
+        text: `At ${users(open.cell.concurrency)} the share that met the level is too close to call (${judgedText(open)}).`,
+        change: 'measure longer or again: --duration 60, --repeats 3, or shorter answers (--max-output)',
+      };
+    const top = cc.cells[cc.cells.length - 1];
+    return {
+      kind: 'unmeasured',
+      users: top?.cell.concurrency,
+      short: 'no limit found in the levels measured',
+      text: `Every level measured at ${ctx} meets the level, up to ${users(top?.cell.concurrency ?? 0)}.`,
+      change: `measure more users: --concurrency ${(top?.cell.concurrency ?? 1) * 2},${(top?.cell.concurrency ?? 1) * 4}`,
+    };
+  }
+  const cell = L.cell;
+  const N = cell.concurrency;
+  const maxOut = r.config.maxOutput;
+  const kvTokens = r.target.kvCapacityTokens;
+  const need = N * (C + maxOut);
+  if (cell.status === 'Over capacity' || (cell.capacityCheck && cell.status !== 'Valid'))
+    return {
+      kind: 'kv',
+      users: N,
+      short: `KV cache full at ${users(N)}`,
+      text:
+        `${users(N)} at ${ctx} with answers up to ${contextLabel(maxOut)} need ${fmtInt(need)} tokens of KV cache` +
+        (kvTokens ? `; the server holds ${fmtInt(kvTokens)}.` : '.') +
+        (cell.status === 'Over capacity' ? ' Not run.' : ` The server did not hold them (${cell.status}).`),
+      change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
+      setting: e.kv[0]!,
+    };
+  if (cell.status === 'Failed') {
+    const errs = Object.entries(cell.errors ?? {})
+      .filter(([k]) => k !== 'aborted')
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
+    const refused = e.admission && /http_status/.test(errs);
+    return {
+      kind: 'errors',
+      users: N,
+      short: `requests failed at ${users(N)}`,
+      text: `At ${users(N)} the server failed requests (${errs || cell.error || 'no token in the window'}).`,
+      change: refused
+        ? `${e.engine}: ${e.admission} refuses requests beyond it; raise it`
+        : "see the cell's errors in the report; the server's log names the cause",
+    };
+  }
+  const seats = seatsOf(cell);
+  if (cell.status === 'Requests queued' && seats !== undefined) {
+    const kvShare = kvTokens ? (seats * (C + maxOut / 2)) / kvTokens : 0;
+    const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
+    const wait = fmtMs(cell.ttft?.p90 ?? cell.ttftMs);
+    if (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)
+      return {
+        kind: 'kv-queue',
+        users: N,
+        seats,
+        short: `requests queue for KV cache at ${users(N)}`,
+        text:
+          `At ${users(N)} the server ran about ${seats} at once: their prompts and answers fill its KV cache` +
+          `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (TTFT p90 ${wait}).`,
+        change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
+        setting: e.kv[0]!,
+      };
+    return {
+      kind: 'queue',
+      users: N,
+      seats,
+      short: `requests queue: the server runs ${seats} at once`,
+      text: `At ${users(N)} the server ran about ${seats} at once and the others waited for a first token (TTFT p90 ${wait}).`,
+      change: `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}`,
+      setting: e.seats,
+    };
+  }
+  const misses = L.share?.misses;
+  const rateMisses = misses?.rate ?? 0;
+  const ttftMisses = misses?.ttft ?? 0;
+  const slowDecode =
+    slo.tokensPerS !== undefined &&
+    (rateMisses > ttftMisses ||
+      (L.basis !== 'requests' &&
+        cell.perRequestTokensPerS !== null &&
+        cell.perRequestTokensPerS < slo.tokensPerS));
+  if (slowDecode) {
+    const gaps = cell.chunkGapMs;
+    const stalled =
+      (cell.stalls ?? 0) > 0 ||
+      (gaps?.p99 != null && gaps.p50 != null && gaps.p50 > 0 && gaps.p99 >= STALL_GAP_FACTOR * gaps.p50);
+    if (stalled && e.chunk)
+      return {
+        kind: 'prefill-stall',
+        users: N,
+        short: `decode pauses for prefill at ${users(N)}`,
+        text:
+          `At ${users(N)} decode pauses while re-sent prompts are prefilled: chunk gaps p99 ${fmtMs(gaps?.p99)} ` +
+          `against ${fmtMs(gaps?.p50)} typical${cell.stalls ? `, ${cell.stalls} stalls` : ''}, and requests decoded at ${fmtTokS(cell.perRequestTokensPerS)} tok/s.`,
+        change: `${e.engine}: smaller prefill chunks (${e.chunk}) so decode steps run between them`,
+        setting: e.chunk,
+      };
+    const first = cc.cells.find((c) => c.cell.perRequestTokensPerS !== null && c.cell.status !== 'Failed');
+    return {
+      kind: 'speed',
+      users: N,
+      short: `per-user speed falls to ${fmtTokS(cell.perRequestTokensPerS)} tok/s at ${users(N)}`,
+      text:
+        `At ${users(N)} each request decoded at ${fmtTokS(cell.perRequestTokensPerS)} tok/s` +
+        (first && first !== L
+          ? ` (${fmtTokS(first.cell.perRequestTokensPerS)} at ${users(first.cell.concurrency)})`
+          : '') +
+        `: a larger batch makes every step slower, below the ${slo.tokensPerS} tok/s asked.`,
+      change:
+        'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model; or fewer users per server',
+    };
+  }
+  return {
+    kind: 'ttft',
+    users: N,
+    short: `first token late at ${users(N)}`,
+    text:
+      `At ${users(N)} the first token took ${fmtMs(cell.ttftMs)} (p90 ${fmtMs(cell.ttft?.p90)}) with every request running` +
+      (cell.cacheHitRatio != null
+        ? ` and ${Math.round(cell.cacheHitRatio * 100)}% of prompt tokens cached.`
+        : '.'),
+    change:
+      cell.cacheHitRatio != null && cell.cacheHitRatio < 0.5
+        ? `${e.engine}: the prefix cache does not keep the prompts; a larger KV cache (${e.kv.join(', ')})`
+        : 'fewer users per server, or faster prefill (more GPUs)',
+  };
+}
+
+export function judgedText(j: CellJudgement): string {
+  const s = j.share;
+  if (!s || s.basis === 'medians')
+    return j.basis === 'predicted' ? 'predicted median request' : 'median request';
+  const pct = s.share === null ? '—' : `${Math.round(s.share * 100)}%`;
+  return `${pct} of ${s.judged} request${s.judged === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { answerOf, basisNote, capacityPhrase } from '../../src/answer/answer.js';
+import { contextCapacity, type CellJudgement } from '../../src/answer/capacity.js';
+import { engineSettings } from '../../src/answer/engines.js';
+import { emptyCell } from '../../src/results/empty-cell.js';
+import type { SloVerdict } from '../../src/stats/slo.js';
+import { SEEDS, seedResult } from '../report/seeds.js';
+
+const judged = (verdicts: Record<number, SloVerdict>): CellJudgement[] =>
+  Object.entries(verdicts).map(([n, verdict]) => ({
+    cell: emptyCell(8192, Number(n), 'Valid'),
+    verdict,
+    basis: 'requests',
+  }));
+
+describe('capacity of a context', () => {
+  it('is the largest level that meets the level with no failing level below', () => {
+    const c = contextCapacity(8192, judged({ 1: 'meets', 2: 'meets', 4: 'meets', 8: 'fails', 16: 'meets' }));
+    expect(c.capacity?.cell.concurrency).toBe(4);
+    expect(c.limit?.cell.concurrency).toBe(8);
+    expect(capacityPhrase(c)).toBe('4 users');
+  });
+
+  it('steps over levels too close to call, and names those above the capacity', () => {
+    const c = contextCapacity(
+      8192,
+      judged({ 1: 'too close to call', 2: 'meets', 4: 'too close to call', 8: 'fails' }),
+    );
+    expect(c.capacity?.cell.concurrency).toBe(2);
+    expect(c.undecided.map((j) => j.cell.concurrency)).toEqual([4]);
+    expect(c.limit?.cell.concurrency).toBe(8);
+  });
+
+  it('says "at least" when every level measured meets it, and "not even 1 user" when none does', () => {
+    const all = contextCapacity(8192, judged({ 1: 'meets', 2: 'meets' }));
+    expect([all.atLeast, capacityPhrase(all)]).toEqual([true, 'at least 2 users']);
+    const none = contextCapacity(8192, judged({ 1: 'fails', 2: 'fails' }));
+    expect([none.capacity, capacityPhrase(none)]).toEqual([undefined, 'not even 1 user']);
+    expect(capacityPhrase(contextCapacity(8192, judged({ 1: 'too close to call' })))).toBe(
+      'too close to call',
+    );
+  });
+});
+
+describe('imported v0.6.2 reports: judged from medians and labelled so', () => {
+  it('H200 seed under the default: 8K stops at 4 users (8K x 8 waited 11 s for a first token)', () => {
+    const a = answerOf(seedResult(SEEDS[1].id));
+    expect(a.sloFrom).toBe('default');
+    expect(a.basis).toBe('medians');
+    expect(basisNote(a)).toContain('median request');
+    const at8k = a.contexts[0]!;
+    expect(at8k.capacity?.cell.concurrency).toBe(4);
+    expect(at8k.reason).toMatchObject({ kind: 'ttft', users: 8 });
+    // 128K: 16 users waited 2,040 ms for a first token, past 2 s: 8 is the capacity, 16 the limit.
+    const at128k = a.contexts.find((c) => c.contextTokens === 128 * 1024)!;
+    expect(at128k.capacity?.cell.concurrency).toBe(8);
+    expect(at128k.limit?.cell.concurrency).toBe(16);
+  });
+
+  it('a level asking 100 tok/s each stops at the per-user speed', () => {
+    const a = answerOf(seedResult(SEEDS[1].id), { tokensPerS: 100, share: 0.9 });
+    // 8K: 134.5 tok/s at 4, 114.9 at 8, 85.0 at 16.
+    expect(a.contexts[0]).toMatchObject({
+      capacity: { cell: { concurrency: 8 } },
+      reason: { kind: 'speed', users: 16 },
+    });
+  });
+});
+
+describe('engine settings', () => {
+  it('names each engine by its own flags', () => {
+    expect(engineSettings('vllm').seats).toBe('--max-num-seqs');
+    expect(engineSettings('sglang').seats).toBe('--max-running-requests');
+    expect(engineSettings('llamacpp').seats).toBe('-np (--parallel)');
+    expect(engineSettings('ollama').seats).toBe('OLLAMA_NUM_PARALLEL');
+    expect(engineSettings('tgi').admission).toBe('--max-concurrent-requests');
+    expect(engineSettings('generic').engine).toBe('the server');
+  });
+});

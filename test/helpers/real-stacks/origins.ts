@@ -1,0 +1,137 @@
+// The origin servers: the HTTP stacks engines run on, each serving the fixture protocol of index.ts.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cppHttplibBinary, FIXTURES, goBinary } from './build.js';
+import { scratchDir, startProcess } from './process.js';
+
+/** One request as the fixture saw it; times in epoch ms (sub-ms), the client's clock on this machine. */
+export interface FixtureTruth {
+  requestId: string;
+  arrivalMs: number; // the handler started (the request head was read)
+  chunks: Array<[number, number]>; // [sent ms, tokens] of each token event, stamped when its write returned
+  endMs: number;
+  tokens: number;
+}
+
+export interface RealStack {
+  name: string;
+  url: string; // http://127.0.0.1:port
+  baseUrl: string; // url + /v1
+  port: number;
+  /** The ground truth so far, one entry per finished request. */
+  truth(): FixtureTruth[];
+  /** The server's stdout/stderr tail, for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function readTruth(file: string): FixtureTruth[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const o = JSON.parse(l) as {
+        requestId: string;
+        arrivalUs: number;
+        chunks: Array<[number, number]>;
+        endUs: number;
+        tokens: number;
+      };
+      return {
+        requestId: o.requestId,
+        arrivalMs: o.arrivalUs / 1000,
+        chunks: o.chunks.map(([t, n]) => [t / 1000, n] as [number, number]),
+        endMs: o.endUs / 1000,
+        tokens: o.tokens,
+      };
+    });
+}
+
+async function origin(
+  name: string,
+  cmd: string,
+  args: (truthFile: string) => string[],
+  env: (truthFile: string) => NodeJS.ProcessEnv = () => ({}),
+): Promise<RealStack> {
+  const scratch = scratchDir(`stack-${name}`);
+  const truthFile = join(scratch.dir, 'truth.jsonl');
+  try {
+    const p = await startProcess(cmd, args(truthFile), { env: env(truthFile), cwd: scratch.dir });
+    const url = `http://127.0.0.1:${p.port}`;
+    return {
+      name,
+      url,
+      baseUrl: `${url}/v1`,
+      port: p.port,
+      truth: () => readTruth(truthFile),
+      output: p.output,
+      stop: async () => {
+        await p.stop();
+        scratch.remove();
+      },
+    };
+  } catch (e) {
+    scratch.remove();
+    throw e;
+  }
+}
+
+export interface UvicornOptions {
+  /** uvicorn's HTTP parser: h11 (its default) or httptools (as vLLM runs it, with --loop uvloop). */
+  http?: 'h11' | 'httptools';
+  loop?: 'asyncio' | 'uvloop';
+  /** --timeout-keep-alive (uvicorn's default 5 s); 0 closes each connection right after its response. */
+  keepAliveS?: number;
+}
+
+/** FastAPI/Starlette StreamingResponse under uvicorn, on Debian's /usr/bin/python3. */
+export function startUvicorn(o: UvicornOptions = {}): Promise<RealStack> {
+  const http = o.http ?? 'h11';
+  const loop = o.loop ?? (http === 'httptools' ? 'uvloop' : 'asyncio');
+  return origin(
+    `uvicorn-${http}`,
+    '/usr/bin/python3',
+    () => [
+      join(FIXTURES, 'serve_uvicorn.py'),
+      ...['--http', http, '--loop', loop, '--timeout-keep-alive', String(o.keepAliveS ?? 5)],
+    ],
+    (truth) => ({ FIXTURE_TRUTH: truth, PYTHONDONTWRITEBYTECODE: '1' }),
+  );
+}
+
+export interface CppHttplibOptions {
+  /** Responses per connection (set_keep_alive_max_count); default the library's compiled-in 5. */
+  keepAliveMax?: number;
+  /** Idle seconds before the server closes a kept-alive connection (cpp-httplib's default 5). */
+  keepAliveS?: number;
+  /** Server threads; each holds one connection for its whole keep-alive life (default 8). */
+  threads?: number;
+}
+
+/** A cpp-httplib server (llama.cpp's HTTP layer), compiled by the first test that asks for it. */
+export function startCppHttplib(o: CppHttplibOptions = {}): Promise<RealStack> {
+  const bin = cppHttplibBinary();
+  return origin('cpp-httplib', bin, (truth) => [
+    ...['--truth', truth, '--keep-alive-max', String(o.keepAliveMax ?? 0)],
+    ...['--keep-alive-timeout', String(o.keepAliveS ?? 5), '--threads', String(o.threads ?? 8)],
+  ]);
+}
+
+export interface GoOptions {
+  /** http.Server.IdleTimeout in seconds (0: Go's default, no idle close). */
+  idleS?: number;
+  /** false: SetKeepAlivesEnabled(false), every response says Connection: close. */
+  keepAlives?: boolean;
+  /** Close each connection without saying so right after its Nth response (the FIN follows the response). */
+  closeAfter?: number;
+}
+
+/** Go's net/http (Ollama's HTTP stack), built offline from a standard-library main.go. */
+export function startGo(o: GoOptions = {}): Promise<RealStack> {
+  const bin = goBinary();
+  return origin('go-net-http', bin, (truth) => [
+    ...['-truth', truth, '-idle', String(o.idleS ?? 0), `-keepalives=${o.keepAlives ?? true}`],
+    ...['-close-after', String(o.closeAfter ?? 0)],
+  ]);
+}

@@ -1,0 +1,121 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimHandle } from '../../src/sim/index.js';
+import {
+  buildLikeNpmCi,
+  folderInClone,
+  hintCommands,
+  paste,
+  pastedProblem,
+  stopAll,
+  userShellEnv,
+  type Pasted,
+} from '../helpers/as-pasted.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { fastFlags, startTestSim, tempDir } from './run-helpers.js';
+
+// Issue 24 acceptance: the commands the CLI's hints print, run as a user pastes them after `npm ci` without a
+// global install. None may end in "command not found" or a USAGE error; a --help must print the help.
+const NPX = 'npx llm-inference-bench';
+
+async function pasteAll(lines: string[], cwd?: string): Promise<Pasted[]> {
+  const running: ChildProcess[] = [];
+  const out: Pasted[] = [];
+  try {
+    // In order: a server a hint starts (sim, serve) keeps running for the command after it.
+    for (const line of lines)
+      out.push(await paste(line, { waitMs: 25_000, running, ...(cwd ? { cwd } : {}) }));
+  } finally {
+    await stopAll(running);
+  }
+  for (const p of out) expect(pastedProblem(p)).toBeUndefined();
+  return out;
+}
+
+describe('hints run as printed (after npm ci, no global install)', () => {
+  let sim: SimHandle;
+  beforeAll(async () => {
+    buildLikeNpmCi();
+    sim = await startTestSim();
+  }, 120_000);
+  afterAll(async () => sim?.close());
+
+  it('usage mistakes, missing arguments and a profile that is not a twin point at commands that run', async () => {
+    const mistakes = [
+      'runn',
+      'plan --max-model-len 32K --durration 5',
+      'probe --base-url',
+      'predict',
+      'report',
+      'predict --twin profiles/demo.yaml',
+    ];
+    const printed: string[] = [];
+    for (const m of mistakes) {
+      const p = await paste(`${NPX} ${m}`);
+      expect(p.code, p.stderr).not.toBe(0);
+      expect(p.stderr).toMatch(/^error \[[A-Z_]+\]: /);
+      const cmds = hintCommands(p.stderr);
+      expect(cmds.length, `no command in the hint of "${m}": ${p.stderr}`).toBeGreaterThan(0);
+      printed.push(...cmds);
+    }
+    for (const c of printed) expect(c.startsWith(`${NPX} `), c).toBe(true);
+    const ran = await pasteAll([...new Set(printed)]);
+    for (const r of ran.filter((x) => x.line.endsWith('--help'))) {
+      expect(r.code, r.line).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: llm-inference-bench/);
+    }
+  });
+
+  it('the demo refusing a long window names the sim and a run against it, both run', async () => {
+    const p = await paste(`${NPX} demo --duration 60`);
+    expect(p.code).toBe(2);
+    const cmds = hintCommands(p.stderr);
+    expect(cmds.map((c) => c.split(' ')[2])).toEqual(['sim', 'run']);
+    const [sim, run] = await pasteAll(cmds, folderInClone('hint-demo'));
+    expect(sim!.stillRunning, sim!.stderr).toBe(true); // a server
+    expect(`${run!.stdout}${run!.stderr}`).toMatch(/run \S+: /); // it planned and started measuring
+  });
+
+  it('an interrupted run prints the resume command; pasted, it completes the run', async () => {
+    const out = tempDir('hint-resume');
+    const args = [
+      ...fastFlags(sim.baseUrl, out),
+      '--contexts',
+      '1K,2K',
+      '--concurrency',
+      '1,2',
+      '--run-id',
+      'r1',
+    ];
+    const child = spawn('npx', ['llm-inference-bench', 'run', ...args], {
+      cwd: REPO_ROOT,
+      env: userShellEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const closed = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    const path = join(out, 'r1', 'result.json');
+    const deadline = Date.now() + 90_000;
+    const cells = () =>
+      existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { decode: unknown[] }).decode.length : 0;
+    while (cells() < 1) {
+      if (Date.now() > deadline) throw new Error(`no cell in time: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(-child.pid!, 'SIGINT'); // Ctrl-C reaches the whole foreground group (npm dies of it too)
+    await closed;
+    expect(stderr).toMatch(/^error \[INTERRUPTED\]: /m);
+    const cmds = hintCommands(stderr);
+    expect(cmds).toEqual([`${NPX} run --resume ${join(out, 'r1')}`]);
+    const [resumed] = await pasteAll(cmds);
+    expect(resumed!.code, resumed!.stderr).toBe(0);
+    const result = JSON.parse(readFileSync(path, 'utf8')) as { status: string; decode: unknown[] };
+    expect(result.status).toBe('complete');
+    expect(result.decode).toHaveLength(4);
+  });
+});
