@@ -20,6 +20,7 @@ const INTEGRATION = [
   'test/reliability/full-disk.test.ts',
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
+  'test/integration/held-stream-nginx.test.ts', // nginx and haproxy processes in front of the sim
 ];
 
 export default defineConfig({

@@ -285,11 +285,13 @@ function heldStreamFlag(c: DecodeCell, where: string): Flag | undefined {
     severity: 'warn',
     text:
       `Cell ${where}: something between client and server held the stream back and passed it on in bursts: ` +
-      `${fmt1(b.eventsPerRead)} token events per read (the server writes about ${fmt1(b.eventsPerStep)} per step), ` +
+      `${fmt1(b.eventsPerRead)} token events per read (the server writes ` +
+      `${b.eventsPerStep === 1 ? 'one' : `about ${fmt1(b.eventsPerStep)}`} per step), ` +
       `a median ${held} between reads, and in ${pct(b.firstHeldShare)} of requests the first token came with ` +
-      `later ones. TTFT, time between tokens and per-request tok/s here are that proxy's timing, not the ` +
-      `server's; ${total}. A proxy or gateway that buffers or compresses text/event-stream does this (nginx ` +
-      `with gzip on it): measure the server directly, or turn buffering and compression off for the stream.`,
+      `later ones. TTFT, time between tokens and per-request tok/s here (and a service level judged from ` +
+      `them) are that proxy's timing, not the server's; ${total}. Measure the server directly, or let the ` +
+      `proxy pass the stream on: nginx with proxy_buffering off (or proxy_http_version 1.1) and no gzip for ` +
+      `text/event-stream, haproxy with option http-no-delay.`,
   };
 }
 

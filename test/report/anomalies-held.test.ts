@@ -38,10 +38,12 @@ describe('a stream held on the way, in the reports', () => {
     });
     const t = flags[0]!.text;
     expect(t).toContain(`Cell ${cellName(c)}: something between client and server held the stream back`);
-    expect(t).toContain('9.6 token events per read (the server writes about 1.0 per step)');
+    expect(t).toContain('9.6 token events per read (the server writes one per step)');
     expect(t).toContain('a median 200 ms between reads');
     expect(t).toContain('in 92% of requests the first token came with later ones');
-    expect(t).toContain("TTFT, time between tokens and per-request tok/s here are that proxy's timing");
+    expect(t).toContain('TTFT, time between tokens and per-request tok/s here (and a service level judged');
+    expect(t).toContain("are that proxy's timing, not the server's");
+    expect(t).toContain('nginx with proxy_buffering off (or proxy_http_version 1.1)');
     // 200 ms in a 10 s window: the total still holds
     expect(t).toContain("total tok/s still counts the server's tokens (each at most about 200 ms late");
     c.streamBatching = { ...held, heldMs: 1400 };
