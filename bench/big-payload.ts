@@ -89,7 +89,7 @@ async function main() {
     buildRequestBody(info as never, {
       api: 'chat',
       prompt: text,
-      maxTokens: 3,
+      maxOutput: 3,
       ignoreEos: true,
       sampling: {},
     }),

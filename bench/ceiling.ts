@@ -67,8 +67,8 @@ async function series(sim: SimChild, truthLog: string, tpc: number, workers: num
     contextTokens: CONTEXT,
     concurrency: n,
     maxOutput: STEPS_PER_REQUEST * tpc,
-    durationMs: windowS * 1000,
-    rampTimeoutMs: RAMP_TIMEOUT_S * 1000,
+    duration: windowS,
+    rampTimeout: RAMP_TIMEOUT_S,
     ...(workers > 0 ? { workers } : {}),
   });
   // Warm JIT, keep-alive sockets and the worker pool: one short unjudged cell.

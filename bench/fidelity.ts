@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { BenchRun } from '../src/bench/run.js';
-import type { RunSettings } from '../src/bench/settings.js';
+import type { RunInput } from '../src/bench/settings.js';
 import { readRequestLines } from '../src/results/io.js';
 import { windowFigures } from '../src/stats/window.js';
 import { OUT_DIR, boostPriority, quantile, table, writeOut } from './lib/out.js';
@@ -51,7 +51,7 @@ async function main() {
   let dir: string;
   let simCpuS: number;
   try {
-    const settings: RunSettings = {
+    const settings: RunInput = {
       baseUrl: sim.baseUrl,
       api: 'chat',
       contexts: [512],
@@ -64,14 +64,11 @@ async function main() {
       settleTimeout: 5,
       settlePause: 0.2,
       metricsInterval: 0.5,
-      ignoreEos: true,
-      sampling: {},
-      seed: 1,
       out: OUT_DIR,
       runId,
       reports: false,
       ...(WORKERS > 1 ? { workers: WORKERS } : {}),
-    } as RunSettings;
+    };
     const out = await new BenchRun(settings).start();
     dir = out.dir;
   } finally {

@@ -250,7 +250,7 @@ function runnerBody(spec: RunSpec, maxTokens: number): Record<string, unknown> {
       model: 'bench-model',
       extensions: { ...ext, continuousUsage: spec.continuousUsage ?? ext.continuousUsage },
     },
-    { api: spec.api, prompt: 'Tell me a long story.', maxTokens, ignoreEos: true },
+    { api: spec.api, prompt: 'Tell me a long story.', maxOutput: maxTokens, ignoreEos: true },
   );
 }
 

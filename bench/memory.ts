@@ -39,8 +39,8 @@ async function main() {
         contextTokens: 256,
         concurrency: n,
         maxOutput: 4096, // longer than the window: every stream stays open to the close
-        durationMs: WINDOW_S * 1000,
-        rampTimeoutMs: 60_000,
+        duration: WINDOW_S,
+        rampTimeout: 60,
       });
       clearInterval(timer);
       const f = windowFigures(

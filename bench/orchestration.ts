@@ -5,7 +5,7 @@
 // Usage: npm run bench:orchestration [-- --duration=3]
 import { demoSettings } from '../src/cli/demo.js';
 import { BenchRun } from '../src/bench/run.js';
-import type { RunSettings } from '../src/bench/settings.js';
+import type { RunInput } from '../src/bench/settings.js';
 import type { ProgressSink } from '../src/progress/sink.js';
 import { OUT_DIR, boostPriority, table, writeOut } from './lib/out.js';
 import { startSimChild } from './lib/sim-child.js';
@@ -44,7 +44,7 @@ async function main() {
   const t0 = performance.now();
   let result;
   try {
-    const settings: RunSettings = {
+    const settings: RunInput = {
       ...demoSettings(sim.baseUrl, 16384, DURATION_S, OUT_DIR),
       runId: `orchestration-${Date.now()}`,
       reports: true,

@@ -42,8 +42,8 @@ async function main() {
         contextTokens: 256,
         concurrency: STREAMS,
         maxOutput: 256,
-        durationMs: WINDOW_S * 1000,
-        rampTimeoutMs: 30_000,
+        duration: WINDOW_S,
+        rampTimeout: 30,
         ...(w > 0 ? { workers: w } : {}),
       });
       const cpu = process.cpuUsage(cpu0);

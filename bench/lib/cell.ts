@@ -1,7 +1,12 @@
 // The runner's decode cell (src/bench/decode-cell.ts, the same Sender and closed loop as `run`) against a server,
 // with seeded prompt text built locally: what bench:memory and bench:workers drive.
 import { realClock, type PromptSource } from '../../src/bench/context.js';
-import { runDecodeCell, type CellMonitor, type DecodeCellRun } from '../../src/bench/decode-cell.js';
+import {
+  runDecodeCell,
+  type CellMonitor,
+  type DecodeCellRun,
+  type DecodeCellSpec,
+} from '../../src/bench/decode-cell.js';
 import { Sender } from '../../src/bench/sender.js';
 import { streamRequest } from '../../src/client/stream.js';
 import { buildPromptText } from '../../src/prompts/index.js';
@@ -35,14 +40,7 @@ export async function benchSender(baseUrl: string, idPrefix: string): Promise<Se
 
 export function runCell(
   sender: Sender,
-  o: {
-    contextTokens: number;
-    concurrency: number;
-    maxOutput: number;
-    durationMs: number;
-    rampTimeoutMs: number;
-    workers?: number;
-  },
+  o: DecodeCellSpec,
   monitor?: CellMonitor, // the runner's client self-check over the window (src/client/self-check.ts)
 ): Promise<DecodeCellRun> {
   return runDecodeCell(sender, realClock, o, undefined, new AbortController().signal, monitor);

@@ -8,18 +8,14 @@ import type { MetricsSampler } from '../target/metrics-sampler.js';
 import type { BenchClock } from './context.js';
 import { fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
-import { inThreadSlots, type SlotEvents, type SlotRunner, type SlotSpec } from './slots.js';
+import type { RunSettings } from './settings.js';
+import { inThreadSlots, type SlotEvents, type SlotRunner } from './slots.js';
 import { workerSlots } from './workers/worker-slots.js';
-import { errorLimit } from './workers/slot-loop.js';
+import { errorLimit, type CellAt, type SlotSpec } from './workers/slot-loop.js';
 
-export interface DecodeCellSpec {
-  contextTokens: number;
-  concurrency: number;
-  maxOutput: number;
-  durationMs: number;
-  rampTimeoutMs: number;
-  workers?: number; // > 1: the slots' loops run on worker threads (src/bench/workers)
-}
+// One cell's coordinates and the run settings its window reads (seconds, as the options; workers > 1: the slots'
+// loops run on worker threads, src/bench/workers).
+export type DecodeCellSpec = CellAt & Pick<RunSettings, 'maxOutput' | 'duration' | 'rampTimeout' | 'workers'>;
 
 // The client's own load over the window (src/client/self-check.ts ClientMonitor); injectable so a virtual-time
 // run, whose window is not real time, measures nothing.
@@ -55,13 +51,15 @@ export async function runDecodeCell(
   monitor?: CellMonitor,
 ): Promise<DecodeCellRun> {
   const n = spec.concurrency;
+  const durationMs = spec.duration * 1000;
+  const rampTimeoutMs = spec.rampTimeout * 1000;
   const slotSpec: SlotSpec = {
     cell: decodeKey(spec.contextTokens, n),
     contextTokens: spec.contextTokens,
     concurrency: n,
     maxOutput: spec.maxOutput,
     // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
-    firstTokenTimeoutMs: spec.rampTimeoutMs + spec.durationMs + 60_000,
+    firstTokenTimeoutMs: rampTimeoutMs + durationMs + 60_000,
   };
   const slots: SlotRunner =
     clientThreads(spec.workers) > 1
@@ -92,13 +90,13 @@ export async function runDecodeCell(
         return true;
       },
     });
-    await clock.sleep(spec.rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
+    await clock.sleep(rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
     const rampTimedOut = firstSeen.size < n;
     const openMs = clock.now();
     slots.openWindow();
     sampler?.start(openMs);
     monitor?.start(slots.loops?.() ?? []);
-    await clock.sleep(spec.durationMs, early.signal);
+    await clock.sleep(durationMs, early.signal);
     const closeMs = clock.now();
     const clientLoad = monitor?.stop();
     slots.close();

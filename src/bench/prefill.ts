@@ -130,7 +130,7 @@ export async function measurePrefill(
       contextTokens,
       ...(shortened ? { promptTokens: shortened.toTarget } : {}),
       slot: prefillSlot(i),
-      maxTokens: 1,
+      maxOutput: 1,
       signal,
     });
   for (let i = 0; i < repeats && !signal.aborted; i++) {

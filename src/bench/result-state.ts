@@ -1,3 +1,4 @@
+import { configSection } from '../config/stored.js';
 import type { Plan } from '../plan/plan.js';
 import { RESULT_SCHEMA_ID, RESULT_SCHEMA_VERSION, type RunResult } from '../results/schema.js';
 import { REQUEST_LOG_FILE } from '../results/io.js';
@@ -53,26 +54,13 @@ export function resultSkeleton(o: {
     },
     engine: o.info.engine,
     hardware: o.info.hardware,
-    config: {
+    config: configSection({
+      ...s,
       contexts: o.plan.contexts,
       prefillContexts: o.plan.prefillContexts,
       concurrency: o.plan.concurrency,
-      maxOutput: s.maxOutput,
-      duration: s.duration,
       prefillRepeats: prefillRepeatsOf(s),
-      repeats: s.repeats ?? 1,
-      rampTimeout: s.rampTimeout,
-      settleTimeout: s.settleTimeout,
-      settlePause: s.settlePause,
-      metricsInterval: s.metricsInterval,
-      ignoreEos: s.ignoreEos,
-      sampling: s.sampling,
-      seed: s.seed,
-      ...(s.workers !== undefined ? { workers: s.workers } : {}),
-      ...(s.httpClient !== undefined ? { httpClient: s.httpClient } : {}),
-      verifyCapacity: s.verifyCapacity ?? false,
-      ...(s.slo ? { slo: s.slo } : {}),
-    },
+    }),
     prefill: [],
     decode: [],
     warnings,
@@ -83,36 +71,4 @@ export function resultSkeleton(o: {
   // Probe already redacts what it found or was given; redact again in case a probe stand-in did not.
   if (launch) result.launchCommand = redactSecrets(redactCommandLine(launch));
   return result;
-}
-
-// Resume: what the stored result fixed wins over flags, so prompts (runId + seed) and cells are the same.
-export function settingsFromResult(r: RunResult, flags: RunSettings): RunSettings {
-  const c = r.config;
-  return {
-    ...flags,
-    baseUrl: flags.baseUrl ?? r.target.baseUrl,
-    model: r.target.model,
-    api: r.target.api,
-    contexts: c.contexts,
-    prefillContexts: c.prefillContexts,
-    concurrency: c.concurrency,
-    maxOutput: c.maxOutput,
-    duration: c.duration,
-    prefillRepeats: c.prefillRepeats,
-    repeats: c.repeats ?? 1,
-    rampTimeout: c.rampTimeout ?? flags.rampTimeout,
-    settleTimeout: c.settleTimeout ?? flags.settleTimeout,
-    settlePause: c.settlePause ?? flags.settlePause,
-    metricsInterval: c.metricsInterval ?? flags.metricsInterval,
-    ...(c.workers !== undefined ? { workers: c.workers } : {}),
-    ...(c.httpClient !== undefined ? { httpClient: c.httpClient } : {}),
-    ...(c.verifyCapacity !== undefined ? { verifyCapacity: c.verifyCapacity } : {}),
-    ...(c.slo !== undefined ? { slo: c.slo } : {}),
-    ignoreEos: c.ignoreEos,
-    sampling: c.sampling,
-    seed: c.seed,
-    runId: r.runId,
-    ...(r.target.maxModelLen !== undefined ? { maxModelLen: r.target.maxModelLen } : {}),
-    ...(r.target.kvCapacityTokens !== undefined ? { kvCapacity: r.target.kvCapacityTokens } : {}),
-  };
 }

@@ -1,4 +1,6 @@
 import { streamRequest } from '../client/stream.js';
+import { withDefaults } from '../config/options.js';
+import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
@@ -24,7 +26,7 @@ import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
-import { prefillRepeatsOf, type RunSettings } from './settings.js';
+import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
 
 export interface BenchRunDeps {
@@ -59,11 +61,14 @@ export interface RunOutcome {
 export class BenchRun {
   private stopper = new AbortController();
   private running = false;
+  private readonly settings: RunSettings;
 
   constructor(
-    private readonly settings: RunSettings,
+    settings: RunInput,
     private readonly deps: BenchRunDeps = {},
-  ) {}
+  ) {
+    this.settings = withDefaults<'run', RunSettings>('run', settings);
+  }
 
   // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted.
   interrupt(): void {
@@ -105,7 +110,6 @@ export class BenchRun {
 
   private async cellEnv(run: OpenedRun, clock: BenchClock, progress: ProgressSink): Promise<CellEnv> {
     const s = run.settings;
-    const { result } = run.checkpoint;
     const apiKey = s.apiKey ? { apiKey: s.apiKey } : {};
     // Without continuous usage the per-chunk split is an estimate; the server's tokenizer can pin it after a cell.
     const count = run.info.tokenize;
@@ -115,7 +119,7 @@ export class BenchRun {
         : undefined; // the text alone, no template
     const prompts = await (this.deps.createPrompts ?? createPromptSource)({
       runId: run.runId,
-      seed: result.config.seed,
+      seed: s.seed,
       baseUrl: run.baseUrl,
       ...apiKey,
       info: run.info,
@@ -130,11 +134,11 @@ export class BenchRun {
         baseUrl: run.baseUrl,
         ...apiKey,
         api: s.api,
-        ignoreEos: result.config.ignoreEos,
-        sampling: result.config.sampling,
+        ignoreEos: s.ignoreEos,
+        sampling: samplingOf(s),
         idPrefix: `${run.runId}-${Math.random().toString(36).slice(2, 6)}`,
         ...(tokenize ? { keepChunkTexts: true } : {}),
-        ...(s.httpClient ? { httpClient: s.httpClient } : {}),
+        httpClient: s.httpClient,
       },
       run.info,
       prompts,
@@ -150,7 +154,6 @@ export class BenchRun {
       sampler: makeSampler(run.info, run.baseUrl, s.apiKey, s.metricsInterval * 1000),
       stop: this.stopper.signal,
       settings: s,
-      maxOutput: result.config.maxOutput,
       dir: run.checkpoint.dir,
       phase: (label) => progress.phase(label),
     };
@@ -190,7 +193,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     {
       duration: s.duration,
       prefillRepeats: prefillRepeatsOf(s),
-      repeats: s.repeats ?? 1,
+      repeats: s.repeats,
       engine: run.info.engine.name,
     },
   );
@@ -220,7 +223,7 @@ async function connect(sender: Sender, stop: AbortSignal, progress: ProgressSink
     phase: 'warmup',
     contextTokens: CONNECT_PROMPT_TOKENS,
     slot: 0,
-    maxTokens: 1,
+    maxOutput: 1,
     signal: stop,
   });
   const code = fatalCode(first.record);

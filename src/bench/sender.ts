@@ -1,10 +1,10 @@
-import type { HttpClient } from '../client/stream.js';
 import type { RequestRecord } from '../client/types.js';
 import { firstTokenTimeoutMs } from '../client/timeouts.js';
 import type { RequestLine } from '../results/io.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';
 import type { BenchClock, PromptSource, StreamFn } from './context.js';
+import type { RunSettings } from './settings.js';
 
 export interface SendSpec {
   cell: string;
@@ -13,7 +13,7 @@ export interface SendSpec {
   promptTokens?: number; // the prompt's target when it differs from the context (a shortened retry)
   concurrency?: number;
   slot: number;
-  maxTokens: number;
+  maxOutput: number; // the request's output cap (the engine's max_tokens field)
   signal?: AbortSignal;
   firstTokenTimeoutMs?: number;
   onFirstToken?: (tMs: number) => void;
@@ -27,18 +27,16 @@ export interface Sent {
   repeat?: number; // which of a cell's --repeats windows sent it (1-based), when there are several
 }
 
-export interface SenderConfig {
-  baseUrl: string;
-  apiKey?: string;
-  api: 'chat' | 'completions';
-  ignoreEos: boolean;
-  sampling: Record<string, unknown>;
-  idPrefix: string; // unique per process run, so resumed runs never reuse an X-Request-Id
-  // Keep each chunk's text on decode requests, so an estimated token split can be pinned after the cell
-  // (engines without continuous usage that have a tokenize endpoint).
-  keepChunkTexts?: boolean;
-  httpClient?: HttpClient; // plain data, so worker threads send with the same transport
-}
+// Plain data (the settings' own fields), so worker threads send with the same transport and body.
+export type SenderConfig = Pick<RunSettings, 'api' | 'ignoreEos'> &
+  Partial<Pick<RunSettings, 'apiKey' | 'httpClient'>> & {
+    baseUrl: string; // normalized (src/bench/settings.ts normalizeBaseUrl)
+    sampling: Record<string, unknown>; // under the API's names (src/config/stored.ts samplingOf)
+    idPrefix: string; // unique per process run, so resumed runs never reuse an X-Request-Id
+    // Keep each chunk's text on decode requests, so an estimated token split can be pinned after the cell
+    // (engines without continuous usage that have a tokenize endpoint).
+    keepChunkTexts?: boolean;
+  };
 
 // Sends one streamed request for (context, slot) and keeps the record; never throws for request failures.
 export class Sender {
@@ -67,7 +65,7 @@ export class Sender {
     const body = buildRequestBody(this.info, {
       api: this.cfg.api,
       prompt: text,
-      maxTokens: spec.maxTokens,
+      maxOutput: spec.maxOutput,
       ignoreEos: this.cfg.ignoreEos,
       sampling: this.cfg.sampling,
     });

@@ -1,52 +1,26 @@
-import type { HttpClient } from '../client/stream.js';
-import type { Hardware, ServiceLevel } from '../results/schema.js';
-import type { HardwareOverrides } from '../target/hardware.js';
-import type { EngineFlags } from '../target/metadata.js';
+import type { Options, WithoutDefaults } from '../config/options.js';
+import type { Hardware } from '../results/schema.js';
 
-// Everything a run needs, already validated (src/config resolves flags and YAML into this). Field names are the
-// option table's (src/config/options.ts): a flag, its YAML key, its result field and its setting share one name.
-export interface RunSettings {
-  baseUrl?: string;
-  apiKey?: string;
-  model?: string;
-  api: 'chat' | 'completions';
-  engine?: string;
-  contexts?: number[];
-  prefillContexts?: number[];
-  concurrency?: number[];
-  maxOutput: number;
-  duration: number; // seconds
-  prefillRepeats: number;
-  repeats?: number; // windows per decode cell, merged into one cell (src/bench/cell-repeats.ts); default 1
-  rampTimeout: number; // seconds
-  settleTimeout: number; // seconds
-  settlePause: number; // seconds
-  metricsInterval: number; // seconds
-  maxModelLen?: number;
-  kvCapacity?: number;
-  ignoreEos: boolean;
-  sampling: Record<string, unknown>;
-  seed: number;
-  workers?: number; // > 1: decode cells' slots on worker threads (src/bench/workers)
-  httpClient?: HttpClient; // the streaming transport of http:// targets; default lean
-  verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
-  slo?: ServiceLevel; // stored for the reports' answer (--slo); measuring does not depend on it
-  out: string; // results folder: a new run writes <out>/<runId>
-  runId?: string;
-  resume?: string; // the run folder to continue
-  title?: string;
-  launchCommand?: string;
-  revision?: string;
-  quantization?: string;
-  engineFlags?: Omit<EngineFlags, 'quantization'>; // --engine-version, --engine-commit, --backend, --build, --repository
-  // Overrides (--gpu-name...) win over discovery; a complete Hardware (source set, e.g. 'sim') replaces it.
-  hardware?: HardwareOverrides | Hardware;
+// Read by the CLI alone: the config file is merged, the key file read into apiKey, the display chosen.
+export type CliOnlyKey = 'config' | 'apiKeyFile' | 'quiet';
+
+// Everything a run needs: the run options of the table (src/config/options.ts) under their names and types, so a
+// new run option reaches the runner without another declaration; plus what only a program passes.
+export type RunSettings = Omit<Options<'run'>, CliOnlyKey> & {
+  hardware?: Hardware; // a complete description (source set, e.g. 'sim') instead of discovery and --gpu-*
   reports?: boolean; // write report.html and report.md beside the result (default true)
-}
+};
+
+// What a program passes to BenchRun: the table's defaults may be left out (the runner fills them, as the CLI does).
+export type RunInput = WithoutDefaults<'run', RunSettings>;
 
 // --repeats N repeats prefill points too: each gets at least N cold requests, so it has a spread to show.
 export const prefillRepeatsOf = (s: Pick<RunSettings, 'prefillRepeats' | 'repeats'>): number =>
-  Math.max(s.prefillRepeats, s.repeats ?? 1);
+  Math.max(s.prefillRepeats, s.repeats);
+
+// --resume DIR, or --resume alone ('') with --out pointing at the run folder.
+export const resumeDirOf = (s: Pick<RunSettings, 'resume' | 'out'>): string | undefined =>
+  s.resume === '' ? s.out : s.resume;
 
 export function newRunId(d = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');

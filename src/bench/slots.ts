@@ -3,15 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
 import type { BenchClock } from './context.js';
 import type { Sender, Sent } from './sender.js';
-import { runSlotLoop } from './workers/slot-loop.js';
-
-export interface SlotSpec {
-  cell: string; // the requests.jsonl key (src/results/cell-key.ts)
-  contextTokens: number;
-  concurrency: number;
-  maxOutput: number;
-  firstTokenTimeoutMs: number;
-}
+import { runSlotLoop, type SlotSpec } from './workers/slot-loop.js';
 
 // What the slots tell the cell as they run: a slot's first token, and each failed request. onError returns
 // true when the slot must stop (a fatal error, or the error limit the cell counts over all slots).

@@ -14,7 +14,7 @@ export async function warmUp(
 ): Promise<{ sent: Sent[]; fatal?: BenchError }> {
   const sent = await Promise.all(
     Array.from({ length: concurrency }, (_, i) =>
-      sender.send({ cell, phase: 'warmup', contextTokens, concurrency, slot: i + 1, maxTokens: 1, signal }),
+      sender.send({ cell, phase: 'warmup', contextTokens, concurrency, slot: i + 1, maxOutput: 1, signal }),
     ),
   );
   for (const s of sent) {

@@ -1,6 +1,6 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import type { RunSettings } from '../bench/settings.js';
+import type { RunInput } from '../bench/settings.js';
 import { simProfileHardware } from '../bench/sim-hardware.js';
 import { withOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
@@ -14,28 +14,18 @@ export const DEMO_CONTEXTS = [1024, 2048, 4096, 8192];
 export const DEMO_CONCURRENCY = [1, 4, 8, 16];
 
 // The demo's matrix and its short timings (shared with bench/orchestration.ts, which measures the same run).
-export function demoSettings(
-  baseUrl: string,
-  maxModelLen: number,
-  duration: number,
-  out: string,
-): RunSettings {
+export function demoSettings(baseUrl: string, maxModelLen: number, duration: number, out: string): RunInput {
   return {
     baseUrl,
-    api: 'chat',
     contexts: DEMO_CONTEXTS,
     prefillContexts: [...DEMO_CONTEXTS, maxModelLen - 256],
     concurrency: DEMO_CONCURRENCY,
     maxOutput: 512,
     duration,
-    prefillRepeats: 1,
     rampTimeout: 2,
     settleTimeout: 10,
     settlePause: 0.5,
     metricsInterval: 0.25,
-    ignoreEos: true,
-    sampling: {},
-    seed: 1,
     out,
   };
 }

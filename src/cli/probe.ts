@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { withOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
 import { withoutLocalHardwareForSim } from '../bench/sim-hardware.js';
-import { probeTarget } from '../target/probe.js';
+import { probeFacts, probeTarget } from '../target/probe.js';
 import { formatProbe, probeJson } from '../target/probe-format.js';
 import { resolveApiKey } from './api-key.js';
 
@@ -19,7 +19,7 @@ export function register(program: Command, io: CliIo): void {
     if (!o.baseUrl)
       throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
     const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
-    const hardware = { gpuName: o.gpuName, gpuCount: o.gpuCount, gpuMemoryGb: o.gpuMemoryGb };
+    const { hardware, engineFlags } = probeFacts(o);
     const probed = await probeTarget({
       baseUrl: o.baseUrl,
       apiKey,
@@ -28,14 +28,7 @@ export function register(program: Command, io: CliIo): void {
       fetchTimeoutMs: o.timeout * 1000,
       hardware,
       launchCommand: o.launchCommand,
-      engineFlags: {
-        engineVersion: o.engineVersion,
-        engineCommit: o.engineCommit,
-        quantization: o.quantization,
-        backend: o.backend,
-        build: o.build,
-        repository: o.repository,
-      },
+      engineFlags,
     });
     const info = withoutLocalHardwareForSim(probed, hardware, o.backend);
     const out = o.json ? JSON.stringify(probeJson(info, o.baseUrl), null, 2) : formatProbe(info, o.baseUrl);

@@ -1,7 +1,7 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import type { RunOutcome } from '../bench/run.js';
-import type { RunSettings } from '../bench/settings.js';
+import type { RunInput } from '../bench/settings.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Options, OptionKey } from '../config/options.js';
@@ -46,7 +46,7 @@ function resumed(o: Options<'run'>, given: ReadonlySet<OptionKey>, io: CliIo): O
 // Ctrl-C (or SIGTERM): abort in-flight requests, keep finished cells, mark the result interrupted. A second
 // Ctrl-C exits at once (the last checkpoint is already on disk).
 export async function runWithSignals(
-  settings: RunSettings,
+  settings: RunInput,
   progress: ProgressSink,
   io: CliIo,
 ): Promise<RunOutcome> {

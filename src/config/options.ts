@@ -63,7 +63,9 @@ export interface OptionSpec {
   configFile?: true; // a YAML key of --config (run and plan); secrets and per-invocation switches are not
   result?: ResultPath; // absent: not stored (secrets, output folder, display switches)
   wire?: string; // the API field of a 'sampling' option
-  onResume?: 'flag'; // --resume uses the flag, not the stored value (the server may have moved)
+  // --resume: the stored value wins, except 'flag' (the flag when given, else the stored value: the server may have
+  // moved) and 'hint' (only the flag: it guides detection, which runs again).
+  onResume?: 'flag' | 'hint';
   min?: number; // inclusive bounds for numbers
   max?: number;
 }
@@ -107,7 +109,7 @@ export const OPTION_TABLE = {
     commands: TARGET,
     configFile: true,
     result: 'engine.name',
-    onResume: 'flag', // a hint for detection; the stored run keeps the engine it found
+    onResume: 'hint', // the stored run keeps the engine it found
     description:
       'engine hint when discovery cannot tell (vllm, sglang, llamacpp, tgi, ollama, trtllm, generic)',
   },
@@ -245,17 +247,6 @@ export const OPTION_TABLE = {
     },
     description: 'KV cache capacity in tokens (overrides discovery)',
   },
-  verifyCapacity: {
-    flag: '--verify-capacity',
-    kind: 'bool',
-    defaultValue: false,
-    commands: runPlan,
-    configFile: true,
-    result: 'config',
-    description:
-      'measure the first Over capacity cell of each context anyway and report whether the rule held ' +
-      '(done without this flag when the capacity is only a lower bound)',
-  },
   ignoreEos: {
     flag: '--no-ignore-eos',
     kind: 'bool',
@@ -295,6 +286,17 @@ export const OPTION_TABLE = {
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
+  seed: {
+    flag: '--seed <n>',
+    kind: 'int',
+    defaultValue: 1,
+    commands: ['run', 'plan', 'sim'],
+    configFile: true,
+    result: 'config',
+    about: { sim: 'seed for early stops, speculative chunks and faults' },
+    description: 'seed of the prompt text generator',
+    min: 0,
+  },
   workers: {
     flag: '--workers <n>',
     kind: 'int',
@@ -316,6 +318,17 @@ export const OPTION_TABLE = {
     description:
       'streaming HTTP client for http:// servers: lean (ours, cheapest per token) or undici; https:// uses undici',
   },
+  verifyCapacity: {
+    flag: '--verify-capacity',
+    kind: 'bool',
+    defaultValue: false,
+    commands: runPlan,
+    configFile: true,
+    result: 'config',
+    description:
+      'measure the first Over capacity cell of each context anyway and report whether the rule held ' +
+      '(done without this flag when the capacity is only a lower bound)',
+  },
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
@@ -334,17 +347,6 @@ export const OPTION_TABLE = {
     },
     description:
       'the service level the answer judges by, e.g. ttft=2s,tok/s=20,share=90% (any of the three; docs/method.md "Service level")',
-  },
-  seed: {
-    flag: '--seed <n>',
-    kind: 'int',
-    defaultValue: 1,
-    commands: ['run', 'plan', 'sim'],
-    configFile: true,
-    result: 'config',
-    about: { sim: 'seed for early stops, speculative chunks and faults' },
-    description: 'seed of the prompt text generator',
-    min: 0,
   },
   out: {
     flag: '--out <dir>',
@@ -718,19 +720,24 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
 type KeysOf<C extends CommandName> = {
   [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
 }[OptionKey];
-type Defaulted<C extends CommandName> = {
-  [K in OptionKey]: Table[K] extends { computedDefault: Record<C, unknown> }
+// The options the table gives a default for this command (defaultOf below at run time).
+export type DefaultedKey<C extends CommandName> = {
+  [K in KeysOf<C>]: Table[K] extends { computedDefault: Record<C, unknown> }
     ? never
     : Table[K] extends { defaultValue: unknown }
       ? K
       : Table[K] extends { defaultFor: Record<C, unknown> }
         ? K
-        : Table[K] extends { requiredFor: readonly (infer R)[] }
-          ? C extends R
-            ? K
-            : never
-          : never;
+        : never;
+}[KeysOf<C>];
+type RequiredKey<C extends CommandName> = {
+  [K in OptionKey]: Table[K] extends { requiredFor: readonly (infer R)[] }
+    ? C extends R
+      ? K
+      : never
+    : never;
 }[OptionKey];
+type Defaulted<C extends CommandName> = DefaultedKey<C> | RequiredKey<C>;
 
 // The options a command receives, typed by the table: an option with a default, or required, is always there.
 export type Options<C extends CommandName> = {
@@ -761,5 +768,21 @@ export const optionsFor = (cmd: CommandName): OptionRow[] =>
 
 export const defaultOf = (o: OptionSpec, cmd: CommandName): string | number | boolean | undefined =>
   o.computedDefault?.[cmd] !== undefined ? undefined : (o.defaultFor?.[cmd] ?? o.defaultValue);
+
+// A command's options as a program passes them (the table's defaults optional) -> with every default filled in,
+// as the CLI's resolveOptions fills them.
+export type WithoutDefaults<C extends CommandName, T extends Partial<Options<C>>> = Omit<T, DefaultedKey<C>> &
+  Partial<Pick<T, DefaultedKey<C> & keyof T>>;
+export function withDefaults<C extends CommandName, T extends Partial<Options<C>>>(
+  cmd: C,
+  given: WithoutDefaults<C, T>,
+): T {
+  const out: Record<string, unknown> = { ...given };
+  for (const o of optionsFor(cmd)) {
+    const d = defaultOf(o, cmd);
+    if (out[o.key] === undefined && d !== undefined) out[o.key] = d;
+  }
+  return out as T; // every key DefaultedKey<C> names has its default now
+}
 
 export const descriptionOf = (o: OptionSpec, cmd: CommandName): string => o.about?.[cmd] ?? o.description;

@@ -49,30 +49,47 @@ export function samplingOf(o: Partial<RunOptions>): Record<string, unknown> {
   return out;
 }
 
+// The result's config section from a run's options, in the table's order: each 'config' option given, and the
+// sampling fields where the first of them stands. storedValue (above) reads it back.
+export function configSection(o: Partial<RunOptions>): RunConfig {
+  const out: Record<string, unknown> = {};
+  for (const spec of optionsFor('run')) {
+    const v = (o as Record<string, unknown>)[spec.key];
+    if (spec.result === 'sampling') out.sampling ??= samplingOf(o);
+    else if (spec.result === 'config' && v !== undefined) out[spec.key] = v;
+  }
+  // The run's options have the table's types, which match RunConfig's (checked above).
+  return out as RunConfig;
+}
+
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const shown = (v: unknown): string => (Array.isArray(v) ? v.join(',') : String(v));
 
-export interface ResumeMerge {
-  options: RunOptions;
+export interface ResumeMerge<T> {
+  options: T;
   ignored: string[]; // e.g. "--duration 9 (the run's 3)"
 }
 
-// --resume: the stored run fixes what it measured (prompts, lists, windows, metadata), so the stored value wins
-// over flags, except where the table says the flag does (the server may have moved). Flags set to another value
-// than the stored one are named, so the user knows they had no effect.
-export function mergeResume(
+// --resume, for the CLI and a program alike: the stored run fixes what it measured (prompts, lists, windows,
+// metadata), so the stored value wins over the options, except where the table says otherwise (onResume). Options
+// `given` with another value than the stored one are named, so the user knows they had no effect.
+export function mergeResume<T extends Partial<RunOptions>>(
   stored: RunResult,
-  options: RunOptions,
-  given: ReadonlySet<OptionKey>,
-): ResumeMerge {
+  options: T,
+  given: ReadonlySet<OptionKey> = new Set(),
+): ResumeMerge<T> {
   const merged: Record<string, unknown> = { ...options };
   const ignored: string[] = [];
   for (const o of optionsFor('run')) {
-    if (o.result === undefined || o.onResume === 'flag') continue;
+    if (o.result === undefined || o.onResume === 'hint') continue;
     const v = storedValue(stored, o);
+    const mine = merged[o.key];
+    if (o.onResume === 'flag') {
+      if (mine === undefined && v !== undefined) merged[o.key] = v;
+      continue;
+    }
     // A result from before this option was stored (workers, repeats, the timeouts) keeps the flag or default.
     if (v === undefined && defaultOf(o, 'run') !== undefined) continue;
-    const mine = merged[o.key];
     if (given.has(o.key) && mine !== undefined && !same(mine, v))
       ignored.push(
         `${o.flag.split(' ')[0]} ${shown(mine)} (the run's ${v === undefined ? 'none' : shown(v)})`,
@@ -81,7 +98,7 @@ export function mergeResume(
     else merged[o.key] = v;
   }
   // Every stored value was validated by the result schema, whose config types match the table (above).
-  return { options: merged as RunOptions, ignored };
+  return { options: merged as T, ignored };
 }
 
 export const resumeWarning = (ignored: readonly string[]): string =>

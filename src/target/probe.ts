@@ -37,6 +37,29 @@ export interface ProbeOptions {
   procRoot?: string;
 }
 
+// The facts a user states for the report (--gpu-name, --engine-version, ...), flat as the options carry them,
+// grouped as the probe takes them.
+export function probeFacts(o: HardwareOverrides & EngineFlags): {
+  hardware: HardwareOverrides;
+  engineFlags: EngineFlags;
+} {
+  const {
+    gpuName,
+    gpuCount,
+    gpuMemoryGb,
+    engineVersion,
+    engineCommit,
+    quantization,
+    backend,
+    build,
+    repository,
+  } = o;
+  return {
+    hardware: { gpuName, gpuCount, gpuMemoryGb },
+    engineFlags: { engineVersion, engineCommit, quantization, backend, build, repository },
+  };
+}
+
 // Server root without a trailing /v1, userinfo removed (a result never carries credentials).
 export function serverRoot(baseUrl: string): string {
   let u: URL;

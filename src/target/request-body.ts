@@ -4,7 +4,7 @@ import type { TargetInfo } from './types.js';
 export interface RequestBodyOptions {
   api: 'chat' | 'completions';
   prompt: string;
-  maxTokens: number;
+  maxOutput: number;
   ignoreEos: boolean;
   sampling?: Record<string, unknown>;
   minTokens?: number;
@@ -20,7 +20,7 @@ export function buildRequestBody(
   if (o.api === 'chat') body.messages = [{ role: 'user', content: o.prompt }];
   else body.prompt = o.prompt;
   body.stream = true;
-  for (const field of outputCapFields(info, o.api)) body[field] = o.maxTokens;
+  for (const field of outputCapFields(info, o.api)) body[field] = o.maxOutput;
   const ext = info.extensions;
   if (ext.streamOptions) {
     body.stream_options = ext.continuousUsage
@@ -29,7 +29,7 @@ export function buildRequestBody(
   }
   if (o.ignoreEos && ext.ignoreEos) body.ignore_eos = true;
   if (o.minTokens !== undefined && o.minTokens > 0 && ext.minTokens)
-    body.min_tokens = Math.min(o.minTokens, o.maxTokens);
+    body.min_tokens = Math.min(o.minTokens, o.maxOutput);
   for (const [k, v] of Object.entries(o.sampling ?? {})) {
     if (v !== undefined && !(k in body)) body[k] = v;
   }

@@ -42,7 +42,7 @@ const figures = (spec: DecodeCellSpec, run: DecodeCellRun) =>
 describe('decode cell (closed loop, the sim in virtual time)', () => {
   it('keeps N in flight, re-sends ended slots, aborts everything at the close', async () => {
     const r = cellRig();
-    const spec = { contextTokens: 1000, concurrency: 4, maxOutput: 20, durationMs: 400, rampTimeoutMs: 1000 };
+    const spec = { contextTokens: 1000, concurrency: 4, maxOutput: 20, duration: 0.4, rampTimeout: 1 };
     const run = await r.run(spec);
     expect(run.rampTimedOut).toBe(false);
     expect(run.window.closeMs - run.window.openMs).toBe(400);
@@ -75,8 +75,8 @@ describe('decode cell (closed loop, the sim in virtual time)', () => {
       contextTokens: 1000,
       concurrency: 4,
       maxOutput: 1000,
-      durationMs: 300,
-      rampTimeoutMs: 100,
+      duration: 0.3,
+      rampTimeout: 0.1,
     };
     const run = await r.run(spec);
     expect(run.rampTimedOut).toBe(true);
@@ -93,8 +93,8 @@ describe('decode cell (closed loop, the sim in virtual time)', () => {
       contextTokens: 1000,
       concurrency: 2,
       maxOutput: 10,
-      durationMs: 2000,
-      rampTimeoutMs: 3000,
+      duration: 2,
+      rampTimeout: 3,
     };
     const run = await r.run(spec);
     expect(run.errorLimitHit).toBe(true);
@@ -116,7 +116,7 @@ describe('decode cell (closed loop, the sim in virtual time)', () => {
     const r = cellRig();
     const stop = new AbortController();
     r.clock.setTimer(() => stop.abort(), 100);
-    const spec = { contextTokens: 1, concurrency: 2, maxOutput: 1000, durationMs: 5000, rampTimeoutMs: 1000 };
+    const spec = { contextTokens: 1, concurrency: 2, maxOutput: 1000, duration: 5, rampTimeout: 1 };
     const run = await r.run(spec, stop.signal);
     expect(run.interrupted).toBe(true);
     expect(r.clock.now() - VIRTUAL_START_MS).toBe(100);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchRun } from '../../src/bench/run.js';
-import type { RunSettings } from '../../src/bench/settings.js';
+import type { RunInput } from '../../src/bench/settings.js';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { fakeServer } from './fake-server.js';
 
@@ -17,28 +17,22 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const settings = (baseUrl: string, extra: Partial<RunSettings>): RunSettings => ({
+const settings = (baseUrl: string, extra: Partial<RunInput>): RunInput => ({
   baseUrl,
-  api: 'chat',
   contexts: [256],
   prefillContexts: [256],
   concurrency: [1],
   maxOutput: 20,
   duration: 0.1,
-  prefillRepeats: 1,
   rampTimeout: 1,
   settleTimeout: 1,
   settlePause: 0.01,
-  metricsInterval: 1,
-  ignoreEos: true,
-  sampling: {},
-  seed: 1,
   out: mkdtempSync(join(tmpdir(), 'lib-run-meta-')),
   reports: false,
   ...extra,
 });
 
-const runOnce = async (s: RunSettings) => {
+const runOnce = async (s: RunInput) => {
   const srv = fakeServer({ stepMs: 2, slots: 4, ttftMs: 2 });
   const out = await new BenchRun(s, {
     stream: srv.stream,
@@ -57,8 +51,11 @@ describe('run: engine and hardware metadata (discovery, then flags)', () => {
     async () => {
       const r = await runOnce(
         settings(sim.baseUrl, {
-          engineFlags: { engineCommit: 'abc1234', build: 'cuda-13.2' },
-          hardware: { gpuName: 'H200 SXM', gpuCount: 4, gpuMemoryGb: 141 },
+          engineCommit: 'abc1234',
+          build: 'cuda-13.2',
+          gpuName: 'H200 SXM',
+          gpuCount: 4,
+          gpuMemoryGb: 141,
           launchCommand: 'vllm serve m --api-key sk-very-secret-1 --quantization fp8',
         }),
       );
@@ -80,7 +77,9 @@ describe('run: engine and hardware metadata (discovery, then flags)', () => {
 
       const r2 = await runOnce(
         settings(sim.baseUrl, {
-          engineFlags: { engineVersion: '0.11.1-patched', backend: 'rocm', repository: 'github.com/me/vllm' },
+          engineVersion: '0.11.1-patched',
+          backend: 'rocm',
+          repository: 'github.com/me/vllm',
           quantization: 'NVFP4',
           launchCommand: 'vllm serve m --quantization fp8',
         }),

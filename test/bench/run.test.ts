@@ -85,6 +85,36 @@ describe('BenchRun (the sim in virtual time)', () => {
     expect(again.result.decode[0]).toEqual(first.result.decode[0]);
   });
 
+  it('a program that resumes gets the stored settings as the CLI does (one rule, src/config/stored.ts)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lib-run-'));
+    const s = settings(out, { runId: 'y', contexts: [1024], concurrency: [1, 2], temperature: 0.5 });
+    const r = rig();
+    const run: BenchRun = new BenchRun(s, {
+      ...r.deps,
+      progress: { ...silentProgress, cellDone: () => run.interrupt() },
+    });
+    const first = await r.drive(run.start());
+    expect(first.result.decode).toHaveLength(1);
+    const bodies: Array<Record<string, unknown>> = [];
+    const inner = r.deps.stream!;
+    const stream: StreamFn = (o) => {
+      bodies.push(o.body);
+      return inner(o);
+    };
+    // No server given: the stored one; another output cap and temperature: the stored ones win.
+    const again = await r.drive(
+      new BenchRun(
+        { ...s, baseUrl: undefined, runId: undefined, maxOutput: 999, temperature: 0.1, resume: first.dir },
+        { ...r.deps, stream },
+      ).start(),
+    );
+    expect(again.result.status).toBe('complete');
+    expect(again.result.config).toEqual(first.result.config);
+    const decode = bodies.filter((b) => b.max_tokens !== 1);
+    expect(decode.length).toBeGreaterThan(0);
+    for (const b of decode) expect([b.max_tokens, b.temperature]).toEqual([50, 0.5]);
+  });
+
   it('sends every request with the chosen HTTP client (plain data, as worker threads get it) and stores it', async () => {
     const out = mkdtempSync(join(tmpdir(), 'lib-run-'));
     const r = rig();

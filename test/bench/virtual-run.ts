@@ -13,6 +13,7 @@ import type { BenchClock, StreamFn } from '../../src/bench/context.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
+import { withDefaults } from '../../src/config/options.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { VirtualClock } from '../../src/sim/clock.js';
 import type { SimContext } from '../../src/sim/context.js';
@@ -228,24 +229,19 @@ export interface VirtualRunOptions {
 }
 
 export function virtualSettings(out: string, over: Partial<RunSettings> = {}): RunSettings {
-  return {
+  return withDefaults<'run', RunSettings>('run', {
     baseUrl: BASE_URL,
-    api: 'chat',
     maxOutput: 64,
     duration: 2,
     prefillRepeats: 2,
-    rampTimeout: 30,
     settleTimeout: 5,
     settlePause: 0.5,
-    metricsInterval: 1,
-    ignoreEos: true,
-    sampling: {},
     seed: 7,
     out,
     runId: 'virtual',
     reports: false,
     ...over,
-  };
+  });
 }
 
 export interface VirtualRig {

@@ -25,7 +25,7 @@ describe('decode cell on worker threads', () => {
   const prompts: PromptSource = {
     prompt: async (ctx, slot) => ({ text: `slot ${slot} `.repeat(Math.ceil(ctx / 3)), estTokens: ctx }),
   };
-  const spec = { contextTokens: 200, concurrency: 6, maxOutput: 40, durationMs: 1500, rampTimeoutMs: 3000 };
+  const spec = { contextTokens: 200, concurrency: 6, maxOutput: 40, duration: 1.5, rampTimeout: 3 };
 
   beforeAll(async () => {
     sim = await startSim({
@@ -104,7 +104,7 @@ describe('decode cell on worker threads', () => {
     expect(two.sent.some((s) => s.spec.phase === 'window')).toBe(true);
     // The window is as long as asked (a late timer makes it longer, never shorter) and both runs measured in it.
     for (const run of [one, two]) {
-      expect(run.window.closeMs - run.window.openMs).toBeGreaterThanOrEqual(spec.durationMs - 1);
+      expect(run.window.closeMs - run.window.openMs).toBeGreaterThanOrEqual(spec.duration * 1000 - 1);
       const inWindow = run.sent.flatMap((s) =>
         s.record.chunks.filter(([t]) => t >= run.window.openMs && t < run.window.closeMs),
       );

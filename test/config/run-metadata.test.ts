@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { toRunSettings } from '../../src/cli/run-settings.js';
 import { addOptions, resolveOptions } from '../../src/config/index.js';
+import { probeFacts } from '../../src/target/probe.js';
 
 function settingsOf(argv: string[]) {
   const program = new Command().exitOverride();
@@ -39,21 +40,24 @@ describe('run metadata options (engine, hardware, launch command)', () => {
       ].join('\n'),
     );
     const s = settingsOf(['--config', cfg, '--backend', 'rocm', '--gpu-count', '4']);
-    expect(s.engineFlags).toEqual({
-      engineVersion: '0.30.1',
-      engineCommit: '2617fe9',
-      backend: 'rocm',
-      build: 'cuda-13.2',
-      repository: 'github.com/vllm-project/vllm',
+    expect(probeFacts(s)).toEqual({
+      engineFlags: {
+        engineVersion: '0.30.1',
+        engineCommit: '2617fe9',
+        quantization: 'FP8',
+        backend: 'rocm',
+        build: 'cuda-13.2',
+        repository: 'github.com/vllm-project/vllm',
+      },
+      hardware: { gpuName: 'RTX PRO 6000', gpuCount: 4, gpuMemoryGb: 96 },
     });
-    expect(s.quantization).toBe('FP8');
-    expect(s.hardware).toEqual({ gpuName: 'RTX PRO 6000', gpuCount: 4, gpuMemoryGb: 96 });
     expect(s.launchCommand).toBe('vllm serve glm --tensor-parallel-size 8');
   });
 
   it('leaves them out when none is given, so discovery alone decides', () => {
     const s = settingsOf(['--base-url', 'http://127.0.0.1:1/v1']);
-    expect(s.engineFlags).toBeUndefined();
+    const { engineFlags, hardware } = probeFacts(s);
+    expect(Object.values({ ...engineFlags, ...hardware }).filter((v) => v !== undefined)).toEqual([]);
     expect(s.hardware).toBeUndefined();
     expect(s.launchCommand).toBeUndefined();
   });

@@ -116,6 +116,18 @@ describe('options round-trip through result.json', () => {
     ]);
   });
 
+  it('--resume without --base-url continues against the stored server; --engine stays a hint', () => {
+    const stored = storedRun([...ALL_FLAGS, '--base-url', 'http://127.0.0.1:9/v1']);
+    stored.target.baseUrl = 'http://10.0.0.5:8000/v1';
+    stored.engine.name = 'sglang';
+    const none = parse(['--resume', 'x']);
+    expect(mergeResume(stored, none.options, none.given).options.baseUrl).toBe('http://10.0.0.5:8000/v1');
+    expect(mergeResume(stored, none.options, none.given).options.engine).toBeUndefined();
+    const hint = parse(['--engine', 'vllm']);
+    const hinted = mergeResume(stored, hint.options, hint.given);
+    expect([hinted.options.engine, hinted.ignored]).toEqual(['vllm', []]);
+  });
+
   it('a result from before an option was stored keeps the flag or the default, not nothing', () => {
     const stored = storedRun(ALL_FLAGS);
     delete stored.config.rampTimeout;

@@ -142,7 +142,7 @@ describe('prefill point', () => {
 
   it('takes prompt tokens from usage, the median over repeats, and keeps errors', () => {
     const rec = (ttft: number, prompt?: number) => ({
-      spec: { cell: 'prefill 8192', phase: 'prefill' as const, contextTokens: 8192, slot: 1, maxTokens: 1 },
+      spec: { cell: 'prefill 8192', phase: 'prefill' as const, contextTokens: 8192, slot: 1, maxOutput: 1 },
       requestId: 'x',
       estTokens: 8200,
       record: {

@@ -9,7 +9,7 @@ function info(name: EngineName): Pick<TargetInfo, 'engine' | 'model' | 'extensio
   return { engine: { name }, model: 'm', extensions: a.extensions };
 }
 
-const base = { prompt: 'hello', maxTokens: 128, ignoreEos: true, sampling: { temperature: 0 } };
+const base = { prompt: 'hello', maxOutput: 128, ignoreEos: true, sampling: { temperature: 0 } };
 
 describe('buildRequestBody', () => {
   it('vLLM chat: both output caps, ignore_eos, continuous usage', () => {

@@ -39,7 +39,7 @@ async function stream(
   const body = buildRequestBody(info, {
     api: 'chat',
     prompt,
-    maxTokens,
+    maxOutput: maxTokens,
     ignoreEos: true,
     sampling: { temperature: 0 },
   });

@@ -21,7 +21,6 @@ export interface CellEnv {
   sampler: MetricsSampler | undefined;
   stop: AbortSignal;
   settings: RunSettings;
-  maxOutput: number;
   dir: string;
   phase: (label: string) => void;
   monitor?: (threads: number) => CellMonitor | undefined; // the client's self-check over each window
@@ -47,14 +46,7 @@ export async function measureCell(
   const run = await runDecodeCell(
     sender,
     clock,
-    {
-      contextTokens: ctx,
-      concurrency: n,
-      maxOutput: env.maxOutput,
-      durationMs: s.duration * 1000,
-      rampTimeoutMs: s.rampTimeout * 1000,
-      ...(s.workers !== undefined ? { workers: s.workers } : {}),
-    },
+    { ...s, contextTokens: ctx, concurrency: n },
     env.sampler,
     stop,
     env.monitor?.(clientThreads(s.workers)),

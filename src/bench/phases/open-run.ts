@@ -6,10 +6,11 @@ import { buildPlan, raisedCapacity, type Plan, type PlanInput } from '../../plan
 import { RESULT_FILE } from '../../results/io.js';
 import { readResult } from '../../results/read.js';
 import type { RunResult } from '../../results/schema.js';
-import type { probeTarget } from '../../target/probe.js';
+import { probeFacts, type probeTarget } from '../../target/probe.js';
 import type { TargetInfo } from '../../target/types.js';
-import { resultSkeleton, settingsFromResult } from '../result-state.js';
-import { newRunId, normalizeBaseUrl, type RunSettings } from '../settings.js';
+import { mergeResume } from '../../config/stored.js';
+import { resultSkeleton } from '../result-state.js';
+import { newRunId, normalizeBaseUrl, resumeDirOf, type RunSettings } from '../settings.js';
 import { withoutLocalHardwareForSim } from '../sim-hardware.js';
 import { Checkpoint } from './checkpoint.js';
 
@@ -30,8 +31,9 @@ export async function openRun(
   probe: typeof probeTarget,
   startedAt: () => string,
 ): Promise<OpenedRun> {
-  const previous = given.resume !== undefined ? readPrevious(given.resume) : undefined;
-  const s = previous ? settingsFromResult(previous, given) : given;
+  const resumeDir = resumeDirOf(given);
+  const previous = resumeDir !== undefined ? readPrevious(resumeDir) : undefined;
+  const s = previous ? mergeResume(previous, given).options : given;
   if (!s.baseUrl)
     throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
   const baseUrl = normalizeBaseUrl(s.baseUrl);
@@ -68,7 +70,7 @@ export async function openRun(
   );
   const plan = raisedCapacity(buildPlan(planInput), proven, planInput);
   const runId = previous?.runId ?? s.runId ?? newRunId();
-  const dir = previous ? s.resume! : join(s.out, runId);
+  const dir = resumeDir ?? join(s.out, runId);
   if (!previous) makeFolder(dir);
   const result: RunResult = previous
     ? { ...previous, status: 'running' }
@@ -100,16 +102,17 @@ function readPrevious(dir: string): RunResult {
 }
 
 async function probeFor(s: RunSettings, baseUrl: string, probe: typeof probeTarget): Promise<TargetInfo> {
+  const { hardware, engineFlags } = probeFacts(s);
   const probed = await probe({
     baseUrl,
     ...(s.apiKey ? { apiKey: s.apiKey } : {}),
     ...(s.model ? { model: s.model } : {}),
     ...(s.engine ? { engine: s.engine } : {}),
-    ...(s.hardware ? { hardware: s.hardware } : {}),
+    hardware: s.hardware ?? hardware,
     ...(s.launchCommand ? { launchCommand: s.launchCommand } : {}),
-    engineFlags: { ...s.engineFlags, ...(s.quantization ? { quantization: s.quantization } : {}) },
+    engineFlags,
   });
-  return withoutLocalHardwareForSim(probed, s.hardware, s.engineFlags?.backend);
+  return withoutLocalHardwareForSim(probed, s.hardware ?? hardware, s.backend);
 }
 
 function makeFolder(dir: string): void {

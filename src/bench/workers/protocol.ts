@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../errors.js';
 import type { SenderConfig, Sent } from '../sender.js';
 import type { Sender } from '../sender.js';
+import type { SlotSpec } from './slot-loop.js';
 
 // Messages between the cell coordinator (main thread) and a slot worker. Everything here is structured-clone
 // data: no functions, no AbortSignals, no TargetInfo.tokenize.
@@ -12,17 +13,12 @@ export interface WorkerSlot {
   estTokens: number;
 }
 
-export interface InitMessage {
+export type InitMessage = SlotSpec & {
   type: 'init';
   cfg: SenderConfig;
   info: WorkerInfo;
-  cell: string;
-  contextTokens: number;
-  concurrency: number;
-  maxOutput: number;
-  firstTokenTimeoutMs: number;
   slots: WorkerSlot[];
-}
+};
 
 export type ToWorker = InitMessage | { type: 'open' } | { type: 'close' };
 

@@ -2,6 +2,7 @@ import type { ErrorCode } from '../../errors.js';
 import type { BenchClock } from '../context.js';
 import { fatalCode } from '../fatal.js';
 import type { Sender, Sent } from '../sender.js';
+import type { RunSettings } from '../settings.js';
 
 // The closed loop of one slot (METHOD.md "Sustained decode"), on the main thread and in workers alike: send,
 // keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
@@ -15,13 +16,18 @@ export interface SlotLoopHooks {
   onError(s: Sent, fatal: ErrorCode | undefined): boolean;
 }
 
-export interface SlotLoopSpec {
-  cell: string;
+// A decode cell's place in the matrix.
+export interface CellAt {
   contextTokens: number;
   concurrency: number;
-  maxOutput: number;
-  firstTokenTimeoutMs: number;
 }
+
+// What each slot's closed loop sends, in this thread or a worker (workers/protocol.ts carries it as is).
+export type SlotSpec = CellAt &
+  Pick<RunSettings, 'maxOutput'> & {
+    cell: string; // the requests.jsonl key (src/results/cell-key.ts)
+    firstTokenTimeoutMs: number;
+  };
 
 // Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors
 // across all its slots.
@@ -33,7 +39,7 @@ export async function runSlotLoop(
   slot: number,
   sender: Sender,
   clock: BenchClock,
-  spec: SlotLoopSpec,
+  spec: SlotSpec,
   inflight: AbortSignal,
   early: AbortSignal,
   hooks: SlotLoopHooks,
@@ -47,7 +53,7 @@ export async function runSlotLoop(
       contextTokens: spec.contextTokens,
       concurrency: spec.concurrency,
       slot,
-      maxTokens: spec.maxOutput,
+      maxOutput: spec.maxOutput,
       signal: inflight,
       firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
       onFirstToken: (atMs) => {

@@ -1,7 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { BenchError } from '../../errors.js';
 import type { Sender, Sent } from '../sender.js';
-import type { SlotEvents, SlotRunner, SlotSpec } from '../slots.js';
+import type { SlotEvents, SlotRunner } from '../slots.js';
+import type { SlotSpec } from './slot-loop.js';
 import { assignSlots, closePool, workerPool } from './pool.js';
 import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
