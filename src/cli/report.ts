@@ -22,6 +22,7 @@ export function register(program: Command, io: CliIo): void {
     const text = renderReport(result, o.format, {
       width: o.width ?? terminalWidth(io.stdout),
       color: !output && useColor(io.stdout, io.env),
+      ...(o.slo ? { slo: o.slo } : {}),
     });
     if (output) {
       writeOutput(output, text);

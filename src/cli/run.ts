@@ -10,10 +10,13 @@ import { mergeResume, resumeWarning } from '../config/stored.js';
 import { RESULT_FILE } from '../results/io.js';
 import { readResult } from '../results/read.js';
 import { BenchError } from '../errors.js';
+import { doneCountsText, toMeasure } from '../plan/counts.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
+import { renderAnswerText } from '../report/text.js';
+import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -81,17 +84,24 @@ export async function runWithSignals(
     progress.close?.();
     throw new BenchError(
       'INTERRUPTED',
-      `run interrupted; ${out.result.decode.length} finished cells kept in ${out.resultPath}.`,
+      `run interrupted; ${out.counts.done} of ${toMeasure(out.counts)} cells measured, kept in ${out.resultPath}.`,
       {
         hint: `Continue it with \`${cliCommand('run', '--resume', out.dir)}\`.`,
       },
     );
   }
-  progress.finish(`done: ${out.result.decode.length} cells, ${out.result.prefill.length} prefill points`);
+  const points = out.result.prefill.length;
+  progress.finish(`done: ${doneCountsText(out.counts)}; ${points} prefill point${points === 1 ? '' : 's'}`);
   return out;
 }
 
 export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
+  // The answer first (docs/report.md "The answer"), then where the result and the full reports are.
+  if (!quiet && out.result.decode.length)
+    io.stdout.write(
+      renderAnswerText(out.result, { width: terminalWidth(io.stdout), color: useColor(io.stdout, io.env) }) +
+        '\n',
+    );
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
   for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
   io.stdout.write(lines.join('\n') + '\n');
