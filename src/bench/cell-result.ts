@@ -30,7 +30,7 @@ export interface CellMeasurement {
   errorLimitHit: boolean;
   queueReference: QueueReference | null; // unqueued TTFT of this context, from its lower-concurrency cells
   // The client's own state over the window (src/client/self-check.ts): a late loop reads in bursts too.
-  client?: { loopDelayP99Ms: number; saturated: boolean };
+  client?: { loopDelayTimeP50Ms: number; saturated: boolean };
 }
 
 const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
@@ -74,7 +74,7 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   const server = serverCellFigures(m.samples, { measuredS: f.measuredS, outputTokens: f.outputTokens });
   // Before the status: a stream held on the way moves the first tokens the client-timeline queue signal reads.
   const batching = streamBatching(m.requests, {
-    ...(m.client ? { loopDelayP99Ms: m.client.loopDelayP99Ms, clientBound: m.client.saturated } : {}),
+    ...(m.client ? { loopDelayTimeP50Ms: m.client.loopDelayTimeP50Ms, clientBound: m.client.saturated } : {}),
     specAcceptanceLength: server.specAcceptanceLength ?? null,
   });
   const decision = decideStatus({

@@ -11,6 +11,9 @@ import {
 export interface ClientLoad {
   loopDelayP99Ms: number; // event-loop delay p99 of the main thread over the cell
   loopDelayMaxMs: number;
+  // The loop delay at the median of the window's time (each tick weighted by its length): what an arrival
+  // typically waited for the loop. One long pause leaves it small; a client starved throughout does not.
+  loopDelayTimeP50Ms?: number;
   cpuPctPerThread: number; // client CPU (all threads of the process) / wall time / threads, in % of a core
   threads: number; // the main thread plus decode workers
   wallMs: number;
@@ -64,6 +67,30 @@ export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined):
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/**
+ * The delay at the median of the time the ticks cover, from a delay histogram's percentiles (percentile -> tick
+ * length in ns, ascending): a tick of length L covers L of the window and was late by L - resolution.
+ */
+export function timeMedianDelayMs(percentiles: ReadonlyMap<number, number>, resolutionMs: number): number {
+  const parts: Array<[number, number]> = []; // [time weight, tick length ms]
+  let prev = 0;
+  let total = 0;
+  for (const [pct, ns] of percentiles) {
+    const ms = ns / 1e6;
+    const w = ((pct - prev) / 100) * ms;
+    prev = pct;
+    if (w <= 0) continue;
+    parts.push([w, ms]);
+    total += w;
+  }
+  let acc = 0;
+  for (const [w, ms] of parts) {
+    acc += w;
+    if (acc >= total / 2) return Math.max(0, ms - resolutionMs);
+  }
+  return 0;
+}
+
 /** Measures one cell: start() at the window open, stop() at its close. */
 export class ClientMonitor {
   private h: IntervalHistogram | undefined;
@@ -107,6 +134,7 @@ export class ClientMonitor {
       ...busiest,
       loopDelayP99Ms: has ? late(h.percentile(99)) : 0,
       loopDelayMaxMs: has ? late(h.max) : 0,
+      loopDelayTimeP50Ms: has ? timeMedianDelayMs(h.percentiles, this.resolutionMs) : 0,
       cpuPctPerThread: (100 * cpuMs) / wallMs / this.threads,
       threads: this.threads,
       wallMs,

@@ -193,6 +193,7 @@ export type ClientQueue = z.infer<typeof ClientQueue>;
 export const ClientCheckResult = z.object({
   loopDelayP99Ms: z.number().nonnegative(),
   loopDelayMaxMs: z.number().nonnegative(),
+  loopDelayTimeP50Ms: z.number().nonnegative().optional(), // the delay at the median of the window's time
   cpuPctPerThread: z.number().nonnegative(),
   threads: z.number().int().positive(),
   busiestLoopPct: z.number().nonnegative().optional(),

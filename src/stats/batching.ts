@@ -7,8 +7,8 @@
 //    Ollama), where a speculative step writes its accepted tokens at once: the acceptance length per read.
 // 2. The first token waited for later ones: it arrives in one read with the next tokens in most requests. A
 //    server sends its first token alone, at the end of the prefill; speculation starts with the next step.
-// 3. The reads are held long: the gaps between reads are far above the client's own event-loop delay (a loaded
-//    client reads several events at once too, but only for as long as its loop was late) and above a floor.
+// 3. The reads are held long: above a floor, and far above the delay the client's own loop typically had (a
+//    client reads several events at once too, but only over as long as its loop ran late).
 
 import { median, sortSamples } from './sorted.js';
 
@@ -19,7 +19,7 @@ export interface StreamTimeline {
 }
 
 export interface BatchingContext {
-  loopDelayP99Ms?: number; // the client's own event-loop delay over the window (src/client/self-check.ts)
+  loopDelayTimeP50Ms?: number; // the client's loop delay at the median of the window's time (src/client/self-check.ts)
   clientBound?: boolean; // the client was the bottleneck (a saturated worker too): its own reads may be the bursts
   specAcceptanceLength?: number | null; // mean tokens per step the server reported, when it speculates
 }
@@ -42,7 +42,7 @@ export const MIN_EVENTS_PER_READ = 4;
 export const EVENTS_OVER_STEP = 2;
 /** ... in at least this share of requests the first token waited for later ones ... */
 export const FIRST_HELD_SHARE = 0.5;
-/** ... and reads held at least max(this, LOOP_DELAY_FACTOR x the client's loop delay p99). */
+/** ... and reads held at least max(this, LOOP_DELAY_FACTOR x the client's typical loop delay). */
 export const MIN_HELD_MS = 20;
 export const LOOP_DELAY_FACTOR = 2;
 
@@ -92,6 +92,6 @@ export function streamBatching(
     eventsPerRead >= Math.max(MIN_EVENTS_PER_READ, EVENTS_OVER_STEP * eventsPerStep) &&
     firstHeldShare >= FIRST_HELD_SHARE &&
     heldMs !== null &&
-    heldMs >= Math.max(MIN_HELD_MS, LOOP_DELAY_FACTOR * (ctx.loopDelayP99Ms ?? 0));
+    heldMs >= Math.max(MIN_HELD_MS, LOOP_DELAY_FACTOR * (ctx.loopDelayTimeP50Ms ?? 0));
   return { batched, requests: judged, eventsPerRead, eventsPerStep, firstHeldShare, heldMs };
 }

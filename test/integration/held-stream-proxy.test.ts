@@ -63,13 +63,15 @@ describe('a stream held back on the way (real sockets, a coalescing proxy)', () 
     expect(proxy.flushes).toBeGreaterThan(0);
     for (const c of direct.result.decode) {
       expect(c.status).toBe('Valid');
-      expect(c.streamBatching?.batched).toBe(false);
+      expect(c.streamBatching?.batched, JSON.stringify({ b: c.streamBatching, client: c.client })).toBe(
+        false,
+      );
     }
     expect(direct.report).not.toContain('held the stream back');
     for (const [i, c] of held.result.decode.entries()) {
       expect(c.status).toBe('Valid');
       const b = c.streamBatching!;
-      expect(b.batched).toBe(true);
+      expect(b.batched, JSON.stringify({ b, client: c.client })).toBe(true);
       expect(b.eventsPerRead).toBeGreaterThan(4);
       expect(b.heldMs).toBeGreaterThan(100); // reads about 200 ms apart
       // the first tokens waited for a flush: the cell's TTFT is the proxy's

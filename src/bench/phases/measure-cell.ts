@@ -75,7 +75,7 @@ export async function measureCell(
     ...(run.clientLoad
       ? {
           client: {
-            loopDelayP99Ms: run.clientLoad.loopDelayP99Ms,
+            loopDelayTimeP50Ms: run.clientLoad.loopDelayTimeP50Ms ?? 0,
             saturated: clientSaturated(run.clientLoad),
           },
         }
