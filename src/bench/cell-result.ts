@@ -18,6 +18,8 @@ import { windowRequestSamples } from '../stats/slo.js';
 export interface CellRequest extends TimedRequest {
   promptTokens?: number;
   cachedTokens?: number;
+  // sent again after its reused connection closed unanswered (src/client/h1-request.ts)
+  resent?: { firstSentAtMs: number; reason: string };
 }
 
 export interface CellMeasurement {
@@ -150,6 +152,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   }
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
   if (measured && batching.requests > 0) cell.streamBatching = roundBatching(batching);
+  const staleReconnects = m.requests.filter((r) => r.resent).length;
+  if (staleReconnects > 0) cell.staleReconnects = staleReconnects;
   if (decision.error) cell.error = decision.error;
   return cell;
 }

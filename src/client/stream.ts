@@ -58,8 +58,8 @@ function target(baseUrl: string): Target {
 }
 
 // Both transports say `accept-encoding: identity`: a compressing proxy (nginx `gzip` on text/event-stream) holds
-// a stream it may compress until its buffer fills, so the client never asks for one (docs/method.md "Streams held
-// back"); without the header a server may pick any coding (RFC 9110 §12.5.3).
+// a stream it compresses (measured: the whole answer), so the client never asks for one (docs/method.md "Streams
+// held back"); without the header a server may pick any coding (RFC 9110 §12.5.3).
 
 // A line break in a header value would end the header early: the rest would be sent as headers of its own.
 const BAD_HEADER_VALUE = /[\r\n\0]/;
