@@ -2,6 +2,7 @@ import type { CliIo } from './io.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { withOptions } from '../config/resolve.js';
+import { whatIfFor } from '../answer/what-if.js';
 import { renderReport } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { loadResult, resolveResultPath } from '../results/read.js';
@@ -32,7 +33,11 @@ export function register(program: Command, io: CliIo): void {
     if (sweep) {
       const { file, results } = loadSweep(resultPath);
       text = renderSweep(file, results, o.format, textOptions);
-    } else text = renderReport(loadResult(resultPath), o.format, textOptions);
+    } else {
+      const result = loadResult(resultPath);
+      // The suggested change's effect, where a twin of the run can be fitted (docs/report.md "The answer").
+      text = renderReport(result, o.format, { ...textOptions, whatIf: whatIfFor(result, o.slo) });
+    }
     if (output) {
       writeOutput(output, text);
       io.stderr.write(`wrote ${output}\n`);
