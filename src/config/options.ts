@@ -529,7 +529,7 @@ export const OPTION_TABLE = {
     kind: 'string',
     commands: ['predict'],
     requiredFor: ['predict'],
-    description: 'the twin profile written by fit',
+    description: 'the twin profile written by fit, or a folder holding only that .yaml',
   },
   cells: {
     flag: '--cells <list>',
@@ -809,8 +809,12 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
   : S extends { choices: readonly (infer V)[] }
     ? V
     : KindValues[KindOf<S, C>];
+// `plan` takes every flag `run` takes, so a user can swap the verb (issue 24; commandsOf below).
+type CommandsOf<K extends OptionKey> =
+  | Table[K]['commands'][number]
+  | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
 type KeysOf<C extends CommandName> = {
-  [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
+  [K in OptionKey]: C extends CommandsOf<K> ? K : never;
 }[OptionKey];
 // The options the table gives a default for this command (defaultOf below at run time).
 export type DefaultedKey<C extends CommandName> = {
@@ -845,10 +849,15 @@ export interface OptionRow extends OptionSpec {
   key: OptionKey; // camelCase: YAML config key, commander attribute and config-section field
 }
 
-export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => ({
-  key,
-  ...(OPTION_TABLE[key] as OptionSpec),
-}));
+// Every run flag is a plan flag too: those that shape the plan or its estimate change it, src/cli/plan.ts names
+// the others in one line as not affecting it.
+const commandsOf = (o: OptionSpec): readonly CommandName[] =>
+  o.commands.includes('run') && !o.commands.includes('plan') ? [...o.commands, 'plan'] : o.commands;
+
+export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => {
+  const spec = OPTION_TABLE[key] as OptionSpec;
+  return { key, ...spec, commands: commandsOf(spec) };
+});
 
 // A command's options, each as that command reads it (its own kind and choices).
 export const optionsFor = (cmd: CommandName): OptionRow[] =>
