@@ -22,6 +22,8 @@ const INTEGRATION = [
   'test/integration/sweep.test.ts', // servers launched as process groups, killed, resumed
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
+  'test/integration/conformance/*.test.ts', // the conformance matrix against those stacks (harness.ts)
+  'test/integration/held-stream-nginx.test.ts', // nginx and haproxy processes in front of the sim
 ];
 
 export default defineConfig({
