@@ -10,6 +10,7 @@ import { fitReport } from '../twin/fit-report.js';
 import { observe, selectObservations } from '../twin/observe.js';
 import { fitTwin } from '../twin/twin.js';
 import { twinYaml } from '../twin/twin-file.js';
+import { cellKey } from '../cell-rules.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -35,7 +36,7 @@ export function register(program: Command, io: CliIo): void {
       obs = twinSubset(obs, first);
     } else if (flags.cells || flags.prefill) {
       obs = selectObservations(obs, {
-        decode: new Set(flags.cells ?? obs.decode.map((d) => `${d.contextTokens}x${d.concurrency}`)),
+        decode: new Set(flags.cells ?? obs.decode.map((d) => cellKey(d.contextTokens, d.concurrency))),
         prefill: new Set(flags.prefill ?? obs.prefill.map((p) => p.contextTokens)),
       });
     }
