@@ -1,3 +1,4 @@
+import { isMeasured, kvDemandTokens } from '../cell-rules.js';
 import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { planOfResults } from '../twin/choose.js';
@@ -25,7 +26,7 @@ function change(c: ContextAnswer, r: RunResult): { whatIf: WhatIf; setting: stri
   if (reason.kind === 'queue' && reason.seats !== undefined)
     return { whatIf: { maxNumSeqs: N }, setting: `${reason.setting} ${N} (about ${reason.seats} now)` };
   if (reason.kind === 'kv' || reason.kind === 'kv-queue') {
-    const need = N * (c.contextTokens + r.config.maxOutput);
+    const need = kvDemandTokens(c.contextTokens, N, r.config.maxOutput);
     const now = r.target.kvCapacityTokens;
     return {
       whatIf: { kvCapacity: { tokens: Math.max(need, now ?? 0) } },
@@ -49,8 +50,8 @@ export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo):
   const ran = Math.max(
     0,
     ...r.decode
-      .filter((d) => d.status === 'Valid' || d.status === 'Requests queued')
-      .map((d) => d.concurrency * (d.contextTokens + r.config.maxOutput)),
+      .filter((d) => isMeasured(d.status))
+      .map((d) => kvDemandTokens(d.contextTokens, d.concurrency, r.config.maxOutput)),
   );
   let twin;
   try {
