@@ -15,6 +15,7 @@ const INTEGRATION = [
   'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
   'test/bench/workers-cli.test.ts',
   'test/integration/estimate-vs-sim.test.ts',
+  'test/twin/plan-for-twin-virtual.test.ts', // the printed short runs through the runner in virtual time, twice
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',

@@ -329,6 +329,11 @@ export const RunResult = z.object({
       fittedFrom: z.array(z.string()), // the results the twin was fitted on
       whatIf: z.record(z.string(), z.unknown()).optional(), // settings changed from the fit
       note: z.string().optional(),
+      // Share of the predicted Valid cells each figure is expected within tolerance of a measurement (10% for
+      // tok/s, 25% for TTFT), from the fit's own misses (src/twin/predict.ts).
+      expectedWithin: z
+        .object({ totalTokensPerS: z.number(), perRequestTokensPerS: z.number(), ttftMs: z.number() })
+        .optional(),
     })
     .optional(),
 });

@@ -189,7 +189,15 @@ function decodeRows(cells: DecodeObs[], maxNumSeqs: number, m: number, notes: st
     notes.push(
       `decode steps: left out ${listCells(kvQueued)}, queued at no more than ${maxNumSeqs} requests (waiting for KV room, at an unknown batch).`,
     );
+  // A ramp that timed out left prefill running inside the window (a warm-up that outlasted the client's
+  // first-token deadline): its steps carry prompt chunks, so its rate is not the decode step's.
+  const prefilling = cells.filter((d) => d.rampTimedOut && d.status !== 'Over capacity');
+  if (prefilling.length)
+    notes.push(
+      `decode steps: left out ${listCells(prefilling)}, whose ramp timed out (cold prefill still running inside the window).`,
+    );
   return cells
+    .filter((d) => !d.rampTimedOut)
     .filter((d) => d.status === 'Valid' || (d.status === 'Requests queued' && d.concurrency > maxNumSeqs))
     .filter((d) => d.perRequestTokensPerS !== null && d.perRequestTokensPerS > 0)
     .map((d) => {

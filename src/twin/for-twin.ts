@@ -42,7 +42,7 @@ export function forTwinText(
   let total = 0;
   let measured = 0;
   const lines = [''];
-  runs.forEach((r, i) => {
+  runs.forEach((r) => {
     const sub = buildPlan({
       ...(plan.maxModelLen !== undefined ? { maxModelLen: plan.maxModelLen } : {}),
       ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
@@ -61,7 +61,7 @@ export function forTwinText(
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
       ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
       ...(kv !== undefined ? ['--kv-capacity', String(kv)] : []),
-      ...['--out', `twin-run-${i + 1}`],
+      ...['--out', 'twin', '--run-id', ctx],
     );
     lines.push(`  ${run}   # ~${fmtEta(est.totalS)}`);
   });
@@ -72,7 +72,7 @@ export function forTwinText(
     ', then fit:';
   lines.splice(1, 0, '');
   lines.push(
-    `  ${cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml')}`,
+    `  ${cliCommand('fit', ...runs.map((r) => `twin/${contextLabel(r.contextTokens)}`), '-o', 'twin.yaml')}`,
     `  ${cliCommand('predict', '--twin', 'twin.yaml')}`,
     '',
     `estimated ${fmtEta(total)} of server time (most of it the cold prefill of long prompts); ` +
