@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   WRITE_FAILED: 10,
   TARGET_ERROR: 11,
   REGRESSION: 12, // compare --fail-on: a significant slowdown past the threshold
+  NO_SERVER: 13, // quick: nothing answered on the ports it looked at
+  SEVERAL_SERVERS: 14, // quick without a terminal to ask on: several answered, --base-url picks one
   INTERRUPTED: 130,
   INTERNAL: 1,
 } as const;

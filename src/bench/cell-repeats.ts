@@ -1,7 +1,8 @@
-import { CELL_STATUSES, type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
+import { type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
 import { mergeRepeatFigure } from '../stats/repeats.js';
 import { mergeWindowRequests } from '../stats/slo.js';
 import { r3, ri } from './cell-result.js';
+import { CELL_STATUSES } from '../cell-rules.js';
 
 // One cell measured R times (--repeats) becomes one cell: figures are the means of the repeats that measured
 // something, intervals span the noise between them (src/stats/repeats.ts), counts add up, and the status is the
@@ -41,10 +42,16 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
   const worst = measured.reduce((w, c) => (SEVERITY(c.status) > SEVERITY(w.status) ? c : w), measured[0]!);
   out.status = worst.status;
   if (worst.queueEvidence !== undefined) out.queueEvidence = worst.queueEvidence;
+  // A stream held back in one window marks the merged timings too (as a queue seen once is kept).
+  const held = measured.find((c) => c.streamBatching?.batched);
+  if (held) out.streamBatching = held.streamBatching!;
   out.completed = sumOrNull(measured.map((c) => c.completed));
   out.outputTokens = sumOrNull(measured.map((c) => c.outputTokens));
   out.measuredS = r3(sumOrNull(measured.map((c) => c.measuredS)));
   out.requestsSent = measured.reduce((a, c) => a + (c.requestsSent ?? 0), 0);
+  const stale = measured.reduce((a, c) => a + (c.staleReconnects ?? 0), 0);
+  if (stale > 0) out.staleReconnects = stale;
+  else delete out.staleReconnects;
   const errors = mergeErrors(measured); // the same repeats as every other count
   if (errors) out.errors = errors;
   const requests = mergeWindowRequests(measured.map((c) => c.windowRequests));

@@ -16,9 +16,11 @@ import { register as registerImport } from './import.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerPredict } from './predict.js';
 import { register as registerProbe } from './probe.js';
+import { register as registerQuick } from './quick.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerServe } from './serve.js';
+import { register as registerShare } from './share.js';
 import { register as registerSim } from './sim.js';
 import { register as registerSweep } from './sweep.js';
 
@@ -41,6 +43,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     .showSuggestionAfterError(true)
     .exitOverride();
   for (const register of [
+    registerQuick,
     registerRun,
     registerPlan,
     registerFit,
@@ -53,6 +56,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerDemo,
     registerServe,
     registerSweep,
+    registerShare,
   ]) {
     register(program, io);
   }

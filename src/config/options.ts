@@ -1,6 +1,7 @@
 import { FLAVORS } from '../sim/profile-schema.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
 import type { ServiceLevel } from '../results/schema.js';
+import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
 // each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
@@ -32,6 +33,8 @@ export const COMMANDS = [
   'compare',
   'import',
   'sweep',
+  'quick',
+  'share',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -74,7 +77,7 @@ export interface OptionSpec {
 // `sweep` takes every run option but the server's address and launch command, which it sets itself.
 const runPlan = ['run', 'plan', 'sweep'] as const;
 const RUN = ['run', 'sweep'] as const;
-const TARGET = ['run', 'plan', 'probe', 'sweep'] as const; // the options that reach a server
+const TARGET = ['run', 'plan', 'probe', 'sweep', 'quick'] as const; // the options that reach a server
 const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
 const SWEEP = ['sweep'] as const;
 
@@ -82,7 +85,7 @@ export const OPTION_TABLE = {
   baseUrl: {
     flag: '--base-url <url>',
     kind: 'url',
-    commands: ['run', 'plan', 'probe'],
+    commands: ['run', 'plan', 'probe', 'quick'],
     configFile: true,
     result: 'target.baseUrl',
     onResume: 'flag',
@@ -147,7 +150,7 @@ export const OPTION_TABLE = {
   maxOutput: {
     flag: '--max-output <tokens>',
     kind: 'tokens',
-    defaultValue: 4096,
+    defaultValue: DEFAULT_MAX_OUTPUT,
     computedDefault: { predict: "the fitted run's" },
     commands: ['run', 'plan', 'predict', 'sweep'],
     configFile: true,
@@ -290,6 +293,24 @@ export const OPTION_TABLE = {
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
+  ports: {
+    flag: '--ports <list>',
+    kind: 'int-list',
+    commands: ['quick'],
+    computedDefault: { quick: '11434,8080,8000,30000,3000,1234' },
+    description:
+      'ports on 127.0.0.1 to look for a server on (Ollama, llama.cpp or TGI, vLLM, SGLang, TGI, LM Studio)',
+    min: 1,
+    max: 65535,
+  },
+  budget: {
+    flag: '--budget <seconds>',
+    kind: 'duration',
+    defaultValue: 60,
+    commands: ['quick'],
+    description: 'about how long quick measures the server (the plan is sized to it from its own speed)',
+    min: 1,
+  },
   seed: {
     flag: '--seed <n>',
     kind: 'int',
@@ -336,15 +357,17 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve', 'sweep'],
+    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick', 'share'],
     configFile: true,
     result: 'config',
     computedDefault: {
+      quick: 'chat: ttft=2s,tok/s=20,share=90%',
       run: 'chat: ttft=2s,tok/s=20,share=90%',
       sweep: 'chat: ttft=2s,tok/s=20,share=90%',
       report: "the result's, else chat",
       compare: "each result's, else chat",
       serve: "each result's, else chat",
+      share: "the result's, else chat",
     },
     about: {
       report:
@@ -362,7 +385,7 @@ export const OPTION_TABLE = {
       predict: 'write result.json here',
       sweep: 'results folder; a sweep writes <out>/<runId>/sweep.json and a folder per configuration',
     },
-    commands: ['run', 'demo', 'predict', 'sweep'],
+    commands: ['run', 'demo', 'predict', 'sweep', 'quick'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -507,7 +530,7 @@ export const OPTION_TABLE = {
     kind: 'string',
     commands: ['predict'],
     requiredFor: ['predict'],
-    description: 'the twin profile written by fit',
+    description: 'the twin profile written by fit, or a folder holding only that .yaml',
   },
   cells: {
     flag: '--cells <list>',
@@ -553,7 +576,7 @@ export const OPTION_TABLE = {
   output: {
     flag: '-o, --output <file>',
     kind: 'string',
-    commands: ['report', 'compare', 'import', 'fit'],
+    commands: ['report', 'compare', 'import', 'fit', 'share'],
     requiredFor: ['fit'],
     about: {
       report: 'write to this file (HTML defaults to report.html beside the result)',
@@ -651,7 +674,7 @@ export const OPTION_TABLE = {
   apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: ['run', 'plan', 'probe', 'sim', 'sweep'],
+    commands: ['run', 'plan', 'probe', 'sim', 'sweep', 'quick'],
     about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',
@@ -787,8 +810,12 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
   : S extends { choices: readonly (infer V)[] }
     ? V
     : KindValues[KindOf<S, C>];
+// `plan` takes every flag `run` takes, so a user can swap the verb (issue 24; commandsOf below).
+type CommandsOf<K extends OptionKey> =
+  | Table[K]['commands'][number]
+  | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
 type KeysOf<C extends CommandName> = {
-  [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
+  [K in OptionKey]: C extends CommandsOf<K> ? K : never;
 }[OptionKey];
 // The options the table gives a default for this command (defaultOf below at run time).
 export type DefaultedKey<C extends CommandName> = {
@@ -823,10 +850,15 @@ export interface OptionRow extends OptionSpec {
   key: OptionKey; // camelCase: YAML config key, commander attribute and config-section field
 }
 
-export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => ({
-  key,
-  ...(OPTION_TABLE[key] as OptionSpec),
-}));
+// Every run flag is a plan flag too: those that shape the plan or its estimate change it, src/cli/plan.ts names
+// the others in one line as not affecting it.
+const commandsOf = (o: OptionSpec): readonly CommandName[] =>
+  o.commands.includes('run') && !o.commands.includes('plan') ? [...o.commands, 'plan'] : o.commands;
+
+export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => {
+  const spec = OPTION_TABLE[key] as OptionSpec;
+  return { key, ...spec, commands: commandsOf(spec) };
+});
 
 // A command's options, each as that command reads it (its own kind and choices).
 export const optionsFor = (cmd: CommandName): OptionRow[] =>

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BenchError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import { realClock, type Clock } from './clock.js';
+import { realClock, type Clock } from '../clock.js';
 import { Histogram, type SimContext } from './context.js';
 import { EngineLoop } from './engine-loop.js';
 import { FaultPlan, parseFaults } from './faults.js';
@@ -85,6 +85,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
     { noDelay: true, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 65_000 },
     (req: IncomingMessage, res: ServerResponse) => {
       if (closer && !closer.admit(req, res)) return;
+      if (ctx.flavor.keepAliveHeader) res.setHeader('Keep-Alive', ctx.flavor.keepAliveHeader);
       const arrivalMs = now();
       const parts: Buffer[] = [];
       req.on('data', (d: Buffer) => parts.push(d));

@@ -4,6 +4,7 @@ import { estimateDuration } from '../plan/estimate.js';
 import { fmtEta } from '../format/index.js';
 import { cliCommand } from '../invocation.js';
 import { chooseTwinCells } from './choose.js';
+import { cellKey } from '../cell-rules.js';
 
 // `plan --for-twin`: the short runs that pin a twin (one run per context, since a run measures a grid), the
 // `fit` that joins them, and what they cost. The runner needs nothing new: fit reads several results.
@@ -14,14 +15,14 @@ export interface TwinRun {
 }
 
 export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number[] } {
-  const cell = new Map(plan.cells.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const cell = new Map(plan.cells.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
   const known = plan.kvCapacityTokens !== undefined;
   const contexts = plan.contexts.filter(
-    (c) => cell.get(`${c}x${plan.concurrency[0]}`)?.status !== 'Too long',
+    (c) => cell.get(cellKey(c, plan.concurrency[0]!))?.status !== 'Too long',
   );
   const choice = chooseTwinCells(contexts, plan.concurrency, contexts, (c, n) => {
     if (!known) return undefined;
-    const x = cell.get(`${c}x${n}`);
+    const x = cell.get(cellKey(c, n));
     return x?.status === 'run' && !x.capacityCheck;
   });
   const runs: TwinRun[] = [];
@@ -33,55 +34,88 @@ export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number
   return { runs, prefillContexts: choice.prefillContexts };
 }
 
-export function forTwinText(
-  plan: Plan,
-  opts: { duration: number; prefillRepeats: number; baseUrl?: string },
-): string {
+export interface TwinRecipe {
+  runs: (TwinRun & { command: string; estimateS: number })[];
+  fit: string;
+  predict: string;
+  estimateS: number;
+  cellsMeasured: number; // the run cells; the rest of the levels are over capacity, recorded not run
+  baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
+  kvCapacityTokens?: number;
+}
+
+interface TwinOpts {
+  duration: number;
+  prefillRepeats: number;
+  baseUrl?: string;
+}
+
+// The commands, as they run where the user is (src/invocation.ts): each run writes twin-run-N/<runId>/, and fit
+// reads a folder that holds one run.
+export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
   const { runs } = twinRuns(plan);
   const kv = plan.kvCapacityTokens;
-  let total = 0;
   let measured = 0;
-  const lines = [''];
-  runs.forEach((r) => {
+  const out = runs.map((r, i) => {
     const sub = buildPlan({
       ...(plan.maxModelLen !== undefined ? { maxModelLen: plan.maxModelLen } : {}),
-      ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
+      ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
       maxOutput: plan.maxOutput,
       contexts: [r.contextTokens],
       prefillContexts: [r.contextTokens],
       concurrency: r.concurrency,
     });
     const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
-    total += est.totalS;
     measured += sub.cells.filter((c) => c.status === 'run').length;
     const ctx = contextLabel(r.contextTokens);
-    const run = cliCommand(
+    const command = cliCommand(
       'run',
       ...(opts.baseUrl ? ['--base-url', opts.baseUrl] : []),
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
       ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
       ...(kv !== undefined ? ['--kv-capacity', String(kv)] : []),
-      ...['--out', 'twin', '--run-id', ctx],
+      ...['--out', `twin-run-${i + 1}`],
     );
-    lines.push(`  ${run}   # ~${fmtEta(est.totalS)}`);
+    // "$BASE_URL" stays a variable for the shell to fill (a quoted word would keep the dollar sign).
+    return {
+      ...r,
+      command: opts.baseUrl ? command : command.replace(' run ', ' run --base-url "$BASE_URL" '),
+      estimateS: est.totalS,
+    };
   });
-  const over = runs.reduce((s, r) => s + r.concurrency.length, 0) - measured;
-  lines[0] =
-    `for a twin (docs/twin.md): ${measured} cells in ${runs.length} short runs` +
-    (over ? ` (and ${over} over capacity, recorded not run)` : '') +
-    ', then fit:';
-  lines.splice(1, 0, '');
-  lines.push(
-    `  ${cliCommand('fit', ...runs.map((r) => `twin/${contextLabel(r.contextTokens)}`), '-o', 'twin.yaml')}`,
-    `  ${cliCommand('predict', '--twin', 'twin.yaml')}`,
+  return {
+    runs: out,
+    fit: cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml'),
+    predict: cliCommand('predict', '--twin', 'twin.yaml'),
+    estimateS: out.reduce((t, r) => t + r.estimateS, 0),
+    cellsMeasured: measured,
+    baseUrlGiven: opts.baseUrl !== undefined,
+    ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
+  };
+}
+
+export function forTwinText(plan: Plan, opts: TwinOpts): string {
+  const r = twinRecipe(plan, opts);
+  const over = r.runs.reduce((s, x) => s + x.concurrency.length, 0) - r.cellsMeasured;
+  const lines = [
+    `for a twin (docs/twin.md): ${r.cellsMeasured} cells in ${r.runs.length} short runs` +
+      (over ? ` (and ${over} over capacity, recorded not run)` : '') +
+      ', then fit:',
     '',
-    `estimated ${fmtEta(total)} of server time (most of it the cold prefill of long prompts); ` +
+    ...(r.baseUrlGiven
+      ? []
+      : ['  BASE_URL=http://HOST:PORT/v1   # your server; or plan with --base-url to fill it in']),
+    ...r.runs.map((x) => `  ${x.command}   # ~${fmtEta(x.estimateS)}`),
+    `  ${r.fit}`,
+    `  ${r.predict}`,
+    '',
+    `estimated ${fmtEta(r.estimateS)} of server time (most of it the cold prefill of long prompts); ` +
       `--duration 10 shortens the windows.` +
-      (kv === undefined
+      (r.kvCapacityTokens === undefined
         ? ' The KV capacity is unknown, so the middle and largest contexts take their lowest two levels: give ' +
           '--kv-capacity (or --base-url to probe it) for the largest level that fits and the next one over; ' +
           "otherwise fit needs the capacity from the runs (the server's report) or --kv-capacity."
         : ''),
-  );
+  ];
   return lines.join('\n') + '\n';
 }

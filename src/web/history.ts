@@ -1,7 +1,11 @@
 import { cellName, contextLabel } from '../format/index.js';
 import type { Range, RunEntry } from './run-entry.js';
+import { isMeasured } from '../cell-rules.js';
 
 // One cell ("8192x4") or prefill point ("p8192") followed across runs, oldest first.
+
+// The figures a stream held back on the way makes the proxy's, not the server's (docs/method.md).
+export const HELD_FIGURES: ReadonlySet<string> = new Set(['perRequestTokensPerS', 'ttftMs', 'tbtMs']);
 
 export const DECODE_FIGURES = {
   totalTokensPerS: { label: 'Total tok/s', unit: 'tok/s', higherIsBetter: true },
@@ -64,6 +68,7 @@ export interface HistoryPoint {
   status: string | null; // null: the run did not measure this cell
   value: number | null;
   interval?: Range;
+  held?: true; // the figure is the timing of something between client and server, not the server's
 }
 
 export function historyPoints(runs: readonly RunEntry[], cell: CellRef, figure: string): HistoryPoint[] {
@@ -74,13 +79,15 @@ export function historyPoints(runs: readonly RunEntry[], cell: CellRef, figure: 
       if (!f) return { run, status: null, value: null };
       const value = (f as unknown as Record<string, number | null>)[figure] ?? null;
       // Over capacity and Failed cells have no figure worth a point, whatever a partial window left behind.
-      const measured = f.status === 'Valid' || f.status === 'Requests queued';
+      const measured = isMeasured(f.status);
       const interval = (f.iv as Record<string, Range> | undefined)?.[figure];
+      const held = measured && 'held' in f && f.held === true && HELD_FIGURES.has(figure);
       return {
         run,
         status: f.status,
         value: measured ? value : null,
         ...(measured && value !== null && interval ? { interval } : {}),
+        ...(held ? { held: true as const } : {}),
       };
     });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
+import { cellKey } from '../cell-rules.js';
 
 // What the results browser keeps in memory per run: the metadata it lists and filters by, and the headline
 // figures of every cell and prefill point (for the history view). The result file stays the source of truth:
@@ -16,6 +17,7 @@ export interface CellFigures {
   tbtMs: number | null;
   // 95% intervals where the result has them (docs/method.md "Intervals"); absent otherwise.
   iv?: Partial<Record<'totalTokensPerS' | 'perRequestTokensPerS' | 'ttftMs' | 'tbtMs', Range>>;
+  held?: true; // the stream was held back on the way: arrival-timed figures are not the server's
 }
 
 export interface PrefillFigures {
@@ -70,6 +72,7 @@ export const IndexedResult = RunResult.pick({
       ttftMs: true,
       tbtMs: true,
       intervals: true,
+      streamBatching: true,
     }),
   ),
 });
@@ -102,13 +105,14 @@ export function runEntry(
       const x = range(c.intervals?.[k]);
       if (x) iv[k] = x;
     }
-    decode[`${c.contextTokens}x${c.concurrency}`] = {
+    decode[cellKey(c.contextTokens, c.concurrency)] = {
       status: c.status,
       totalTokensPerS: c.totalTokensPerS,
       perRequestTokensPerS: c.perRequestTokensPerS,
       ttftMs: c.ttftMs,
       tbtMs: c.tbtMs,
       ...(Object.keys(iv).length ? { iv } : {}),
+      ...(c.streamBatching?.batched ? { held: true as const } : {}),
     };
   }
   const prefill: Record<string, PrefillFigures> = {};

@@ -72,9 +72,9 @@ describe('plan --for-twin', () => {
     const text = forTwinText(plan, { duration: 10, prefillRepeats: 1 });
     expect(text).toContain('12 cells in 3 short runs (and 2 over capacity, recorded not run)');
     expect(text).toContain(
-      '--contexts 128K --prefill-contexts 128K --concurrency 1,16,32 --max-output 4096 --duration 10 --kv-capacity 3400000 --out twin --run-id 128K',
+      '--contexts 128K --prefill-contexts 128K --concurrency 1,16,32 --max-output 4096 --duration 10 --kv-capacity 3400000',
     );
-    expect(text).toContain('fit twin/8K twin/128K twin/1019K -o twin.yaml');
+    expect(text).toContain('fit twin-run-1 twin-run-2 twin-run-3 -o twin.yaml');
   });
 
   it('without a capacity, asks for the lowest two levels and says how to do better', async () => {

@@ -29,9 +29,12 @@ const MAX_MODEL_LEN = 131_072;
 const DURATION_S = 10;
 const MAX_OUTPUT = 1024;
 
-/** A printed command line's arguments after the program name (`... llm-inference-bench run --x y`). */
+const BASE_URL = 'http://127.0.0.1:9/v1'; // never dialled: the virtual rig's transport is in memory
+
+/** A printed command line's arguments after the program name (`... llm-inference-bench run --x y`), with the
+ * shell's part done: "$BASE_URL" filled in. */
 function argsOf(line: string, command: string): string[] {
-  const words = line.trim().split(/\s+/);
+  const words = line.trim().replaceAll('"$BASE_URL"', BASE_URL).split(/\s+/);
   const at = words.indexOf(command);
   const end = words.indexOf('#');
   return words.slice(at + 1, end < 0 ? undefined : end);
@@ -46,7 +49,7 @@ function runSettings(args: string[], root: string) {
     settings = toRunSettings(resolve(flags).options, undefined);
   });
   cmd.parse(args, { from: 'user' });
-  return { ...settings!, out: join(root, settings!.out), reports: false, baseUrl: 'http://127.0.0.1:9/v1' };
+  return { ...settings!, out: join(root, settings!.out), reports: false };
 }
 
 // The server's metrics read straight from the sim's engine on the virtual clock, as a scrape of its /metrics would
