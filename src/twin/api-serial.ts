@@ -1,3 +1,4 @@
+import { isMeasured } from '../cell-rules.js';
 import type { Profile } from '../sim/profile-schema.js';
 import type { CellFigures } from '../sim/what-if.js';
 import { cellLabel, type ParamFit } from './fit.js';
@@ -74,7 +75,7 @@ function impliedShares(
 ): Implied[] {
   const idx = cells
     .map((d, i) => [d, i] as const)
-    .filter(([d]) => (d.status === 'Valid' || d.status === 'Requests queued') && !d.rampTimedOut)
+    .filter(([d]) => isMeasured(d.status) && !d.rampTimedOut)
     .filter(([d]) => d.concurrency >= 2 && d.ttftMs !== null && d.ttftMs > 0);
   const pts: Point[] = idx.map(([d]) => ({ d, at: [] }));
   const record = (share: number) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isMeasured } from '../cell-rules.js';
 import type { CellStatus } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulatePrefill, type CellFigures } from '../sim/what-if.js';
@@ -148,7 +149,7 @@ function twinMeta(obs: Observations, fit: FitState, m: MetaInputs): TwinMeta {
   const decodeParams = fit.params.filter((q) => q.name.startsWith('decode')).length;
   const ttftParams = 2 + (m.serialPinned ? 2 : 0); // API time, and its serial part
   const p90 = valid.map((r) => logErr(r.ttftP90)).filter((e) => e !== null);
-  const ran = obs.decode.filter((d) => d.status === 'Valid' || d.status === 'Requests queued');
+  const ran = obs.decode.filter((d) => isMeasured(d.status));
   const ns = ran.map((d) => d.concurrency);
   return {
     fittedFrom: obs.sources,
