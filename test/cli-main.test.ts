@@ -94,7 +94,7 @@ describe('cli main', () => {
     const five = await steps('--repeats', '3', '--prefill-repeats', '5');
     expect(five.find((s) => s.kind === 'prefill')!.prompts).toBe(5);
     const text = await runCliInProcess(args.filter((a) => a !== '--json').concat('--repeats', '3'));
-    expect(text.stdout).toMatch(/cells to run 3 times each/);
+    expect(text.stdout).toMatch(/; each measured 3 times/);
     const zero = await runCliInProcess([...args, '--repeats', '0']);
     expect(zero.stderr).toBe('error [CONFIG_INVALID]: invalid options: --repeats: expected a value >= 1\n');
   });

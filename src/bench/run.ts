@@ -4,6 +4,7 @@ import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { estimateDuration } from '../plan/estimate.js';
+import { countCells, type CellCounts } from '../plan/counts.js';
 import { priorPrefillModel } from '../plan/prefill-model.js';
 import { capacityRuleHeld } from '../plan/capacity.js';
 import { CONNECT_PROMPT_TOKENS, raisedCapacity, runContexts, type PlannedCell } from '../plan/plan.js';
@@ -53,6 +54,7 @@ export interface RunOutcome {
   resultPath: string;
   result: RunResult;
   reports: string[];
+  counts: CellCounts; // measured / checked / skipped, as the plan line and the live view count them
 }
 
 // One benchmark run as phases: open (resume, probe, plan, folder) -> connect -> for each context a prefill point
@@ -166,7 +168,7 @@ export class BenchRun {
     if (this.stopper.signal.aborted) {
       result.status = 'interrupted';
       cp.save();
-      return { dir, resultPath, result, reports: [] };
+      return { dir, resultPath, result, reports: [], counts: countCells(run.plan, cp.cells) };
     }
     result.status = 'complete';
     if (tooLong.first) result.error = { code: tooLong.first.code, message: tooLong.first.message };
@@ -179,17 +181,15 @@ export class BenchRun {
       throw new BenchError('CONTEXT_TOO_LONG', tooLong.first.message, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,
       });
-    return { dir, resultPath, result, reports };
+    return { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
   }
 }
 
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
-  const toMeasure = plan.cells.filter(
-    (c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency),
-  );
+  const left = plan.cells.filter((c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency));
   const est = estimateDuration(
-    { ...plan, cells: toMeasure, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
+    { ...plan, cells: left, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
     {
       duration: s.duration,
       prefillRepeats: prefillRepeatsOf(s),
@@ -203,7 +203,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     model: run.info.model,
     contexts: plan.contexts,
     concurrency: plan.concurrency,
-    cellsTotal: toMeasure.length,
+    counts: countCells(plan, cp.cells),
     prefillTotal: plan.prefill.length - cp.prefillCount,
     estimateS: est.totalS,
     steps: est.steps,
@@ -246,7 +246,7 @@ async function measureContexts(
     },
     cell: (cell) => {
       cp.addCell(cell);
-      progress.cellDone(cell);
+      progress.cellDone(cell, countCells(run.plan, cp.cells));
     },
   };
   for (const ctx of runContexts(plan)) {

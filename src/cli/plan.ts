@@ -4,6 +4,7 @@ import { normalizeBaseUrl, prefillRepeatsOf } from '../bench/settings.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
+import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
@@ -67,7 +68,14 @@ export function register(program: Command, io: CliIo): void {
     io.stdout.write(
       o.json
         ? JSON.stringify(
-            { ...plan, kvCapacitySource: kv.source, kvCapacityBound: kv.bound, source, estimate: est },
+            {
+              ...plan,
+              kvCapacitySource: kv.source,
+              kvCapacityBound: kv.bound,
+              source,
+              counts: countCells(plan),
+              estimate: est,
+            },
             null,
             2,
           ) + '\n'
@@ -105,6 +113,17 @@ interface KvNote {
   bound?: KvBound | undefined;
 }
 
+// What the table's marks mean, for the marks it shows.
+function legend(plan: Plan): string[] {
+  const marks = new Set(plan.cells.map(planMark));
+  const words = [
+    ...(marks.has('over') ? ['over = Over capacity: N x (context + max output) > KV capacity, skipped'] : []),
+    ...(marks.has('check') ? ['check = over the capacity figure, measured to see what the server does'] : []),
+    ...(marks.has('long') ? ['long = the context does not fit the server, skipped'] : []),
+  ];
+  return words.length ? [words.join('; ')] : [];
+}
+
 export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}, repeats = 1): string {
   const w = 6;
   const lines = [
@@ -121,7 +140,8 @@ export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote 
       ].join(' '),
     ),
     '',
-    `${est.cellsToRun} cells to run${repeats > 1 ? ` ${repeats} times each` : ''} (over = Over capacity: N x (context + max output) > KV capacity${plan.cells.some((x) => x.capacityCheck) ? '; check = over the capacity figure, measured to see what the server does' : ''}); estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    ...legend(plan),
+    `${plannedCountsText(countCells(plan))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

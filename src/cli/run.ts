@@ -10,6 +10,7 @@ import { mergeResume, resumeWarning } from '../config/stored.js';
 import { RESULT_FILE } from '../results/io.js';
 import { readResult } from '../results/read.js';
 import { BenchError } from '../errors.js';
+import { doneCountsText, toMeasure } from '../plan/counts.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
@@ -81,13 +82,14 @@ export async function runWithSignals(
     progress.close?.();
     throw new BenchError(
       'INTERRUPTED',
-      `run interrupted; ${out.result.decode.length} finished cells kept in ${out.resultPath}.`,
+      `run interrupted; ${out.counts.done} of ${toMeasure(out.counts)} cells measured, kept in ${out.resultPath}.`,
       {
         hint: `Continue it with \`${cliCommand('run', '--resume', out.dir)}\`.`,
       },
     );
   }
-  progress.finish(`done: ${out.result.decode.length} cells, ${out.result.prefill.length} prefill points`);
+  const points = out.result.prefill.length;
+  progress.finish(`done: ${doneCountsText(out.counts)}; ${points} prefill point${points === 1 ? '' : 's'}`);
   return out;
 }
 

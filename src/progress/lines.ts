@@ -1,5 +1,7 @@
-import { contextLabel, fmtInt, fmtMs, fmtS, fmtTokS } from '../format/index.js';
+import { contextLabel, fmtEta, fmtInt, fmtMs, fmtS, fmtTokS } from '../format/index.js';
+import { plannedCountsText, toMeasure, type CellCounts } from '../plan/counts.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
+import type { ProgressStart } from './sink.js';
 
 // One finished cell in the live matrix: its total tok/s, in the same figures as the reports.
 export function cellShort(c: DecodeCell): string {
@@ -28,3 +30,11 @@ export function prefillLine(p: PrefillPoint): string {
   const flagged = p.repeats.some((r) => r.outlier) ? ' (outlier repeat flagged)' : '';
   return `${head}${fmtTokS(p.tokensPerS)} prompt tok/s, TTFT ${fmtMs(p.ttftMs)}${flagged}`;
 }
+
+// The run's first line: what it will measure, counted as `plan` counts it.
+export function startLine(s: ProgressStart): string {
+  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}; about ${fmtEta(s.estimateS)}`;
+}
+
+// "5/13 measured": measured and checked cells, resumed ones included; skipped cells never count.
+export const measuredSoFar = (n: CellCounts): string => `${n.done}/${toMeasure(n)} measured`;

@@ -1,6 +1,7 @@
 import { contextLabel, fmtEta } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
-import { cellShort, prefillLine } from './lines.js';
+import type { CellCounts } from '../plan/counts.js';
+import { cellShort, measuredSoFar, prefillLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import { liveScreen } from './screen.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
@@ -30,15 +31,19 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
   let s: ProgressStart | undefined;
   const cells = new Map<string, string>();
   let phase = '';
-  let done = 0;
+  let counts: CellCounts | undefined;
   let finished = false;
-  const render = (permanent: string[] = []) => {
+  const render = (permanent: string[] = [], stopped = false) => {
     if (finished) return;
     if (!s) {
       if (permanent.length) stream.write(permanent.map((l) => `${l}\n`).join(''));
       return;
     }
-    const status = `${done}/${s.cellsTotal} cells · ETA ${fmtEta(eta.seconds())} · ${phase}`;
+    const measured = measuredSoFar(counts ?? s.counts);
+    // Stopped early: no ETA or phase is left standing above the error that follows.
+    const status = stopped
+      ? `${measured} · stopped`
+      : `${measured} · ETA ${fmtEta(eta.seconds())} · ${phase}`;
     screen.draw(frame(s, cells, status), permanent);
   };
   const timer = setInterval(() => render(), 1000);
@@ -58,8 +63,8 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
       eta.prefillDone(p);
       render([prefillLine(p)]);
     },
-    cellDone(c: DecodeCell) {
-      if (c.status !== 'Over capacity') done += 1;
+    cellDone(c: DecodeCell, now: CellCounts) {
+      counts = now;
       eta.cellDone(c);
       cells.set(`${c.contextTokens}x${c.concurrency}`, cellShort(c));
       render();
@@ -69,7 +74,10 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
     },
     close() {
       clearInterval(timer);
-      if (!finished) screen.done();
+      if (!finished) {
+        render([], true);
+        screen.done();
+      }
       finished = true;
     },
     note(text) {

@@ -1,3 +1,4 @@
+import type { CellCounts } from '../plan/counts.js';
 import type { EstimateStep } from '../plan/estimate.js';
 import type { PrefillModel } from '../plan/prefill-model.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
@@ -8,7 +9,7 @@ export interface ProgressStart {
   model: string;
   contexts: number[];
   concurrency: number[];
-  cellsTotal: number; // cells that will be measured (not Over capacity, not already done)
+  counts: CellCounts; // the matrix counted as `plan` counts it (src/plan/counts.ts); resumed cells are done
   prefillTotal: number;
   estimateS: number;
   steps: EstimateStep[]; // what is left to do, in order, with the plan's estimates (the ETA corrects them)
@@ -22,7 +23,7 @@ export interface ProgressSink {
   start(s: ProgressStart): void;
   phase(text: string): void;
   prefillDone(p: PrefillPoint): void;
-  cellDone(c: DecodeCell): void;
+  cellDone(c: DecodeCell, counts: CellCounts): void; // counts after it (a capacity check may re-plan)
   warn(text: string): void;
   finish(text: string): void;
   note?(text: string): void; // a line from outside the run (Ctrl-C), shown without breaking the live view

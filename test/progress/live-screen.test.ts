@@ -2,16 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { liveProgress } from '../../src/progress/index.js';
 import { estimateFor } from '../helpers/estimate.js';
+import { countCells } from '../../src/plan/counts.js';
+import { buildPlan } from '../../src/plan/plan.js';
 import type { DecodeCell, PrefillPoint } from '../../src/results/schema.js';
 import { emulatedTty } from '../helpers/terminal.js';
 
+const plan = buildPlan({ contexts: [1024, 2048], concurrency: [1, 2, 4], maxOutput: 512 });
 const start = {
   runId: 'r1',
   dir: '/tmp/r1',
   model: 'sim/demo-7b',
   contexts: [1024, 2048],
   concurrency: [1, 2, 4],
-  cellsTotal: 6,
+  counts: countCells(plan),
   prefillTotal: 3,
   estimateS: 40,
   ...estimateFor([1024, 2048], [1, 2, 4]),
@@ -43,6 +46,7 @@ const cell = (ctx: number, n: number, tokS: number): DecodeCell => ({
 // The run's own order of events for contexts 1K, 2K x concurrency 1, 2, 4 and the full window.
 async function drive(screen: () => Promise<string[]>, p: ReturnType<typeof liveProgress>) {
   const frames: string[][] = [];
+  const done: DecodeCell[] = [];
   const snap = async () => frames.push(await screen());
   p.start(start);
   await snap();
@@ -58,14 +62,15 @@ async function drive(screen: () => Promise<string[]>, p: ReturnType<typeof liveP
     for (const n of [1, 2, 4]) {
       p.phase(`warm-up ${label} x${n}`);
       p.phase(`decode ${label} x${n}: ramp and 3 s window`);
-      p.cellDone(cell(ctx, n, cellTokS * n));
+      done.push(cell(ctx, n, cellTokS * n));
+      p.cellDone(done[done.length - 1]!, countCells(plan, done));
       await snap();
     }
   }
   p.phase('prefill 16K (cold)');
   p.prefillDone(prefill(16128, 44_000));
   await snap();
-  p.finish('done: 6 cells, 3 prefill points');
+  p.finish('done: 6 cells: 6 measured; 3 prefill points');
   await snap();
   return frames;
 }
@@ -81,7 +86,7 @@ describe('live view through a terminal emulator', () => {
       expect(count(f, /^context\s+1\s+2\s+4$/)).toBe(1);
       expect(count(f, /^1K\s/)).toBe(1);
       expect(count(f, /^2K\s/)).toBe(1);
-      expect(count(f, /cells · ETA/)).toBe(1); // every frame draws its status line once
+      expect(count(f, /measured · ETA/)).toBe(1); // every frame draws its status line once
     }
     const last = frames[frames.length - 1]!;
     // Permanent lines stay above the live area, each once, in order.
@@ -90,8 +95,8 @@ describe('live view through a terminal emulator', () => {
     expect(count(last, /^warning: warm-up of 2K x4: slot 3 failed \(http_status 503\)$/)).toBe(1);
     expect(last.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+150\.0\s+300\.0\s+600\.0$/);
     expect(last.find((r) => r.startsWith('2K'))).toMatch(/^2K\s+140\.0\s+280\.0\s+560\.0$/);
-    expect(last).toContain('6/6 cells · ETA 0 s · done');
-    expect(last[last.length - 1]).toBe('done: 6 cells, 3 prefill points');
+    expect(last).toContain('6/6 measured · ETA 0 s · done');
+    expect(last[last.length - 1]).toBe('done: 6 cells: 6 measured; 3 prefill points');
   });
 
   it('stays whole on a terminal narrower and shorter than the view', async () => {
@@ -99,11 +104,11 @@ describe('live view through a terminal emulator', () => {
     const frames = await drive(tty.screen, liveProgress(tty.stream));
     for (const f of frames.slice(0, -1)) {
       expect(f.every((r) => r.length <= 40)).toBe(true);
-      expect(count(f, /cells · ETA/)).toBe(1);
+      expect(count(f, /measured · ETA/)).toBe(1);
     }
     const last = frames[frames.length - 1]!;
-    expect(count(last, /cells · ETA/)).toBe(1);
-    expect(last[last.length - 1]).toBe('done: 6 cells, 3 prefill points');
+    expect(count(last, /measured · ETA/)).toBe(1);
+    expect(last.slice(-2).join('')).toBe('done: 6 cells: 6 measured; 3 prefill points'); // wrapped at 40
   });
 
   it('stays whole when the terminal narrows between frames', async () => {
@@ -112,14 +117,16 @@ describe('live view through a terminal emulator', () => {
     p.start(start);
     p.phase('decode 1K x1: ramp and 3 s window with a long phase text that fills the width of the line');
     await tty.resize(50, 30);
+    const done: DecodeCell[] = [];
     for (const n of [1, 2]) {
-      p.cellDone(cell(1024, n, 150 * n));
+      done.push(cell(1024, n, 150 * n));
+      p.cellDone(done[done.length - 1]!, countCells(plan, done));
       p.phase(`decode 1K x${n + 1}: ramp and 3 s window`);
     }
     const f = await tty.screen();
     expect(count(f, /^run r1 · sim\/demo-7b/)).toBe(1);
     expect(count(f, /^context\s+1\s+2\s+4$/)).toBe(1);
-    expect(count(f, /cells · ETA/)).toBe(1);
+    expect(count(f, /measured · ETA/)).toBe(1);
     expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+150\.0\s+300\.0\s+·$/);
     p.finish('done');
   });
@@ -128,17 +135,21 @@ describe('live view through a terminal emulator', () => {
     const tty = emulatedTty(100, 30);
     const p = liveProgress(tty.stream);
     p.start(start);
-    p.cellDone(cell(1024, 1, 150));
+    p.cellDone(cell(1024, 1, 150), countCells(plan, [cell(1024, 1, 150)]));
     p.phase('decode 1K x2: ramp and 3 s window');
     p.note!('interrupting: aborting the cell in progress and saving the result...');
     p.close!();
-    tty.stream.write('error [INTERRUPTED]: run interrupted; 1 finished cells kept in /tmp/r1/result.json.\n');
+    tty.stream.write(
+      'error [INTERRUPTED]: run interrupted; 1 of 6 cells measured, kept in /tmp/r1/result.json.\n',
+    );
     const f = await tty.screen();
     expect(f[0]).toBe('interrupting: aborting the cell in progress and saving the result...');
     expect(count(f, /^run r1 · sim\/demo-7b/)).toBe(1);
-    expect(f[f.length - 2]).toMatch(/^1\/6 cells · ETA \d+ s · /);
+    // The last status names what was measured and that the run stopped: no stale ETA or phase above the error.
+    expect(f[f.length - 2]).toBe('1/6 measured · stopped');
+    expect(f.join('\n')).not.toMatch(/ETA|ramp and/);
     expect(f[f.length - 1]).toBe(
-      'error [INTERRUPTED]: run interrupted; 1 finished cells kept in /tmp/r1/result.json.',
+      'error [INTERRUPTED]: run interrupted; 1 of 6 cells measured, kept in /tmp/r1/result.json.',
     );
   });
 });
