@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   WRITE_FAILED: 10,
   TARGET_ERROR: 11,
   REGRESSION: 12, // compare --fail-on: a significant slowdown past the threshold
+  COORDINATOR_UNREACHABLE: 13, // an agent found no coordinator, or was refused by it (docs/distributed.md)
   INTERRUPTED: 130,
   INTERNAL: 1,
 } as const;

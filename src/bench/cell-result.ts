@@ -22,6 +22,7 @@ export interface CellMeasurement {
   rampTimedOut: boolean;
   errorLimitHit: boolean;
   queueReference: QueueReference | null; // unqueued TTFT of this context, from its lower-concurrency cells
+  failedBy?: string; // a part of the client was lost (an agent, docs/distributed.md): the cell cannot stand
 }
 
 const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
@@ -61,6 +62,7 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     queueReference: m.queueReference,
     samples: m.samples,
     errorLimitHit: m.errorLimitHit,
+    ...(m.failedBy ? { failedBy: m.failedBy } : {}),
   });
   // Server-side figures of the window (queue depth, speculation, prefix cache, power) come from one place.
   const server = serverCellFigures(m.samples, { measuredS: f.measuredS, outputTokens: f.outputTokens });

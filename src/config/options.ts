@@ -307,6 +307,65 @@ export const OPTION_TABLE = {
       'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md); 1, the default, keeps them on the main thread',
     min: 1,
   },
+  agents: {
+    flag: '--agents <k>',
+    kind: 'int',
+    commands: RUN,
+    configFile: true,
+    result: 'config',
+    description:
+      'spread each decode cell over K agent processes or machines, agent 0 coordinating (docs/distributed.md); 1, the default, is one client',
+    min: 1,
+    max: 4096,
+  },
+  agentIndex: {
+    flag: '--agent-index <i>',
+    kind: 'int',
+    commands: RUN,
+    computedDefault: { run: 'JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else 0' },
+    description: 'this agent of --agents K: 0 coordinates, 1..K-1 drive their share of the slots',
+    min: 0,
+  },
+  coordinator: {
+    flag: '--coordinator <url>',
+    kind: 'url',
+    commands: RUN,
+    configFile: true,
+    description:
+      "agent 0's address, e.g. http://bench-0.bench:7070 (agent 0 listens on its port; --local: 127.0.0.1, a free port)",
+  },
+  local: {
+    flag: '--local',
+    kind: 'bool',
+    commands: RUN,
+    description: 'with --agents K: start agents 1..K-1 as processes on this machine (same protocol)',
+  },
+  agentTimeout: {
+    flag: '--agent-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 10,
+    commands: RUN,
+    configFile: true,
+    description: 'an agent or coordinator silent this long is lost (an agent lost mid-cell fails that cell)',
+    min: 0.1,
+  },
+  agentWait: {
+    flag: '--agent-wait <seconds>',
+    kind: 'duration',
+    defaultValue: 600,
+    commands: RUN,
+    configFile: true,
+    description:
+      'the first decode cell waits this long for every agent to join; an agent waits this long for the coordinator',
+    min: 0,
+  },
+  agentTokenFile: {
+    flag: '--agent-token-file <path>',
+    kind: 'string',
+    commands: RUN,
+    description:
+      "file holding the run's token that agents show the coordinator (or env LLM_BENCH_AGENT_TOKEN); never read from --config",
+  },
   httpClient: {
     flag: '--http-client <client>',
     kind: 'string',

@@ -42,7 +42,7 @@ export type ToAgent =
 export type FromAgent =
   | { type: 'ready'; seq: number; before: ClockOffset }
   | { type: 'first'; seq: number; slot: number }
-  | { type: 'error'; seq: number; slot: number; fatal?: { code: ErrorCode; sent: Sent } }
+  | { type: 'error'; seq: number; fatal?: { code: ErrorCode; sent: Sent } }
   | { type: 'records'; seq: number; sent: Sent[] }
   | { type: 'finished'; seq: number; after?: ClockOffset; load?: ClientLoad; records: number; crash?: string }
   | { type: 'beat' };
@@ -107,7 +107,6 @@ const FromAgentSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('error'),
     seq,
-    slot,
     fatal: z.object({ code: Code, sent: WireSent }).optional(),
   }),
   z.object({ type: z.literal('records'), seq, sent: z.array(WireSent) }),
@@ -128,6 +127,7 @@ const SlotSpecSchema = z.object({
   concurrency: z.number().int().positive(),
   maxOutput: z.number().int().positive(),
   firstTokenTimeoutMs: z.number().positive(),
+  share: z.array(slot).optional(),
 });
 const ToAgentSchema = z.discriminatedUnion('type', [
   z.object({
