@@ -18,6 +18,7 @@ const INTEGRATION = [
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
+  'test/integration/sweep.test.ts', // servers launched as process groups, killed, resumed
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
 ];

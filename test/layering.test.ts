@@ -26,14 +26,16 @@ const CLIENT_SIDE = [
   'config',
   'twin',
   'web',
+  'sweep',
 ];
 
 // layer -> what it must not import: top-level folders of src/, module files (results/io) or packages.
 const FORBIDDEN: Record<string, string[]> = {
-  results: ['report', 'bench', 'cli', 'progress'],
-  bench: ['report', 'cli'],
+  results: ['report', 'bench', 'cli', 'progress', 'sweep'],
+  bench: ['report', 'cli', 'sweep'],
   progress: ['report', 'bench', 'cli'],
-  report: ['bench', 'cli', 'client'],
+  report: ['bench', 'cli', 'client', 'sweep'],
+  sweep: ['cli', 'report'], // cli -> sweep -> bench: the sweep runs `run`'s runner; its report reads sweep.json
   sim: CLIENT_SIDE,
   stats: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
   plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],

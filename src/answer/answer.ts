@@ -1,6 +1,6 @@
 import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
-import { DEFAULT_SERVICE_LEVEL, nameServiceLevel } from '../stats/slo.js';
+import { DEFAULT_SERVICE_LEVEL, describeServiceLevel } from '../stats/slo.js';
 import { capacities, type Basis, type ContextCapacity } from './capacity.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
 
@@ -95,15 +95,15 @@ export function singleUserLine(a: Answer): string | undefined {
   return `${who} at ${contextLabel(s.contextTokens)}: first token ${fmtMs(s.ttftMs)}${cold}, ${fmtTokS(s.tokensPerS)} tok/s`;
 }
 
-/** "Service level: chat (first token within 2 s ..., for 90% of requests), the default". */
+/** "Service level chat (the default; --slo to change): first token within 2 s ..., for 90% of requests". */
 export function serviceLevelLine(a: Answer): string {
   const from =
     a.sloFrom === 'default'
-      ? ' (the default; --slo to change)'
+      ? 'the default; --slo to change'
       : a.sloFrom === 'result'
-        ? " (the run's --slo)"
-        : '';
-  return `Service level: ${nameServiceLevel(a.slo)}${from}`;
+        ? "the run's --slo"
+        : '--slo';
+  return `Service level${a.slo.name ? ` ${a.slo.name}` : ''} (${from}): ${describeServiceLevel(a.slo)}`;
 }
 
 /** How the cells were judged, when it is not each request: the reader must know the share is out of reach. */

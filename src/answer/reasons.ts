@@ -108,11 +108,15 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
         : "see the cell's errors in the report; the server's log names the cause",
     };
   }
-  const seats = seatsOf(cell);
+  // An imported queued cell keeps no samples: its average active requests is the seats seen.
+  const seats =
+    seatsOf(cell) ??
+    (cell.status === 'Requests queued' && cell.avgActive !== null ? Math.round(cell.avgActive) : undefined);
   if (cell.status === 'Requests queued' && seats !== undefined) {
     const kvShare = kvTokens ? (seats * (C + maxOut / 2)) / kvTokens : 0;
     const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
-    const wait = fmtMs(cell.ttft?.p90 ?? cell.ttftMs);
+    const wait =
+      cell.ttft?.p90 != null ? `TTFT p90 ${fmtMs(cell.ttft.p90)}` : `median TTFT ${fmtMs(cell.ttftMs)}`;
     if (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)
       return {
         kind: 'kv-queue',
@@ -121,7 +125,7 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
         short: `requests queue for KV cache at ${users(N)}`,
         text:
           `At ${users(N)} the server ran about ${seats} at once: their prompts and answers fill its KV cache` +
-          `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (TTFT p90 ${wait}).`,
+          `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (${wait}).`,
         change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
         setting: e.kv[0]!,
       };
@@ -130,7 +134,7 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
       users: N,
       seats,
       short: `requests queue: the server runs ${seats} at once`,
-      text: `At ${users(N)} the server ran about ${seats} at once and the others waited for a first token (TTFT p90 ${wait}).`,
+      text: `At ${users(N)} the server ran about ${seats} at once and the others waited for a first token (${wait}).`,
       change: `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}`,
       setting: e.seats,
     };
@@ -180,7 +184,7 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
     users: N,
     short: `first token late at ${users(N)}`,
     text:
-      `At ${users(N)} the first token took ${fmtMs(cell.ttftMs)} (p90 ${fmtMs(cell.ttft?.p90)}) with every request running` +
+      `At ${users(N)} the first token took ${fmtMs(cell.ttftMs)}${cell.ttft?.p90 != null ? ` (p90 ${fmtMs(cell.ttft.p90)})` : ''} with every request running` +
       (cell.cacheHitRatio != null
         ? ` and ${Math.round(cell.cacheHitRatio * 100)}% of prompt tokens cached.`
         : '.'),

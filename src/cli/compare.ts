@@ -46,6 +46,7 @@ export function register(program: Command, io: CliIo): void {
     const text = renderCompare(results, o.format, {
       width: o.width ?? terminalWidth(io.stdout),
       color: !o.output && useColor(io.stdout, io.env),
+      ...(o.slo ? { slo: o.slo } : {}),
     });
     if (o.output) {
       writeOutput(o.output, text);

@@ -20,6 +20,7 @@ import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerServe } from './serve.js';
 import { register as registerSim } from './sim.js';
+import { register as registerSweep } from './sweep.js';
 
 export function buildProgram(io: CliIo = processIo()): Command {
   const program = new Command();
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerSim,
     registerDemo,
     registerServe,
+    registerSweep,
   ]) {
     register(program, io);
   }

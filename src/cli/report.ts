@@ -5,24 +5,34 @@ import { withOptions } from '../config/resolve.js';
 import { renderReport } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { loadResult, resolveResultPath } from '../results/read.js';
+import { isSweepDir, loadSweep } from '../results/sweep-io.js';
+import { renderSweep } from '../report/sweep.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('report')
     .description('render a result file as text, Markdown, HTML, CSV or JSON')
-    .argument('<result>', 'result.json, its run directory, or a v0.6.2 text report');
+    .argument('<result>', 'result.json, its run directory, a sweep folder, or a v0.6.2 text report');
   const resolve = withOptions(cmd, 'report');
   cmd.action((resultPath: string, flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
-    const result = loadResult(resultPath);
+    const sweep = isSweepDir(resultPath);
     const output =
       o.output ??
-      (o.format === 'html' ? join(dirname(resolveResultPath(resultPath)), 'report.html') : undefined);
-    const text = renderReport(result, o.format, {
+      (o.format === 'html'
+        ? join(sweep ? resultPath : dirname(resolveResultPath(resultPath)), 'report.html')
+        : undefined);
+    const textOptions = {
       width: o.width ?? terminalWidth(io.stdout),
       color: !output && useColor(io.stdout, io.env),
-    });
+      ...(o.slo ? { slo: o.slo } : {}),
+    };
+    let text: string;
+    if (sweep) {
+      const { file, results } = loadSweep(resultPath);
+      text = renderSweep(file, results, o.format, textOptions);
+    } else text = renderReport(loadResult(resultPath), o.format, textOptions);
     if (output) {
       writeOutput(output, text);
       io.stderr.write(`wrote ${output}\n`);

@@ -15,6 +15,8 @@ import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
+import { renderAnswerText } from '../report/text.js';
+import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -94,6 +96,12 @@ export async function runWithSignals(
 }
 
 export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
+  // The answer first (docs/report.md "The answer"), then where the result and the full reports are.
+  if (!quiet && out.result.decode.length)
+    io.stdout.write(
+      renderAnswerText(out.result, { width: terminalWidth(io.stdout), color: useColor(io.stdout, io.env) }) +
+        '\n',
+    );
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
   for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
   io.stdout.write(lines.join('\n') + '\n');

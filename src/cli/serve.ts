@@ -18,6 +18,7 @@ export function register(program: Command, io: CliIo): void {
       port: o.port,
       allowRemote: o.allowRemote === true,
       ...(o.indexCache ? { cacheFile: o.indexCache } : {}),
+      ...(o.slo ? { slo: o.slo } : {}),
     });
     if (!isLoopback(o.host))
       io.stderr.write(

@@ -25,6 +25,7 @@ export function register(program: Command, io: CliIo): void {
     const overrides: Partial<Profile> = {};
     if (o.maxNumSeqs !== undefined) overrides.maxNumSeqs = o.maxNumSeqs;
     if (o.kvCapacity !== undefined) overrides.kvCapacityTokens = o.kvCapacity;
+    if (o.maxModelLen !== undefined) overrides.maxModelLen = o.maxModelLen;
     if (o.timeScale !== undefined) overrides.timeScale = o.timeScale;
     if (!o.metrics) overrides.metrics = false;
     if (o.kvUnified) overrides.kvUnified = true;

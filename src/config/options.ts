@@ -31,6 +31,7 @@ export const COMMANDS = [
   'report',
   'compare',
   'import',
+  'sweep',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -70,16 +71,18 @@ export interface OptionSpec {
   max?: number;
 }
 
-const runPlan = ['run', 'plan'] as const;
-const RUN = ['run'] as const;
-const TARGET = ['run', 'plan', 'probe'] as const; // the options that reach a server
-const META = ['run', 'probe'] as const; // facts for the report that discovery cannot always find
+// `sweep` takes every run option but the server's address and launch command, which it sets itself.
+const runPlan = ['run', 'plan', 'sweep'] as const;
+const RUN = ['run', 'sweep'] as const;
+const TARGET = ['run', 'plan', 'probe', 'sweep'] as const; // the options that reach a server
+const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
+const SWEEP = ['sweep'] as const;
 
 export const OPTION_TABLE = {
   baseUrl: {
     flag: '--base-url <url>',
     kind: 'url',
-    commands: TARGET,
+    commands: ['run', 'plan', 'probe'],
     configFile: true,
     result: 'target.baseUrl',
     onResume: 'flag',
@@ -116,7 +119,7 @@ export const OPTION_TABLE = {
   contexts: {
     flag: '--contexts <list>',
     kind: 'tokens-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: "decode contexts, e.g. 8K,32K,256K (default: the fitted run's)" },
     configFile: true,
     result: 'config',
@@ -125,7 +128,7 @@ export const OPTION_TABLE = {
   prefillContexts: {
     flag: '--prefill-contexts <list>',
     kind: 'tokens-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: 'prefill contexts (default: the decode contexts)' },
     configFile: true,
     result: 'config',
@@ -134,7 +137,7 @@ export const OPTION_TABLE = {
   concurrency: {
     flag: '--concurrency <list>',
     kind: 'int-list',
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     about: { predict: "concurrency levels, e.g. 1,16,256 (default: the fitted run's)" },
     configFile: true,
     result: 'config',
@@ -146,7 +149,7 @@ export const OPTION_TABLE = {
     kind: 'tokens',
     defaultValue: 4096,
     computedDefault: { predict: "the fitted run's" },
-    commands: ['run', 'plan', 'predict'],
+    commands: ['run', 'plan', 'predict', 'sweep'],
     configFile: true,
     result: 'config',
     description: 'output cap per request',
@@ -158,7 +161,7 @@ export const OPTION_TABLE = {
     defaultFor: { demo: 3 },
     computedDefault: { predict: "the fitted run's" },
     about: { demo: 'measurement window per cell, at most 30 s' },
-    commands: ['run', 'plan', 'demo', 'predict'],
+    commands: ['run', 'plan', 'demo', 'predict', 'sweep'],
     configFile: true,
     result: 'config',
     description: 'measurement window per cell',
@@ -228,15 +231,16 @@ export const OPTION_TABLE = {
   maxModelLen: {
     flag: '--max-model-len <tokens>',
     kind: 'tokens',
-    commands: runPlan,
+    commands: [...runPlan, 'sim'],
     configFile: true,
     result: 'target.maxModelLen',
+    about: { sim: "override the profile's max model length" },
     description: 'max model length (overrides discovery; needed offline)',
   },
   kvCapacity: {
     flag: '--kv-capacity <tokens>',
     kind: 'tokens',
-    commands: ['run', 'plan', 'sim', 'fit', 'predict'],
+    commands: ['run', 'plan', 'sim', 'fit', 'predict', 'sweep'],
     kindFor: { predict: 'capacity' },
     configFile: true,
     result: 'target.kvCapacityTokens',
@@ -290,7 +294,7 @@ export const OPTION_TABLE = {
     flag: '--seed <n>',
     kind: 'int',
     defaultValue: 1,
-    commands: ['run', 'plan', 'sim'],
+    commands: ['run', 'plan', 'sim', 'sweep'],
     configFile: true,
     result: 'config',
     about: { sim: 'seed for early stops, speculative chunks and faults' },
@@ -391,11 +395,12 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve'],
+    commands: ['run', 'report', 'compare', 'serve', 'sweep'],
     configFile: true,
     result: 'config',
     computedDefault: {
       run: 'chat: ttft=2s,tok/s=20,share=90%',
+      sweep: 'chat: ttft=2s,tok/s=20,share=90%',
       report: "the result's, else chat",
       compare: "each result's, else chat",
       serve: "each result's, else chat",
@@ -412,8 +417,11 @@ export const OPTION_TABLE = {
     kind: 'string',
     defaultValue: 'results',
     computedDefault: { predict: 'predicted-<twin name>' },
-    about: { predict: 'write result.json here' },
-    commands: ['run', 'demo', 'predict'],
+    about: {
+      predict: 'write result.json here',
+      sweep: 'results folder; a sweep writes <out>/<runId>/sweep.json and a folder per configuration',
+    },
+    commands: ['run', 'demo', 'predict', 'sweep'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -423,6 +431,7 @@ export const OPTION_TABLE = {
     commands: RUN,
     configFile: true,
     result: 'runId',
+    about: { sweep: "the sweep's id and folder name (default: sweep- with the date and time)" },
     description: 'run id (default: date and time plus a random suffix)',
   },
   title: {
@@ -431,12 +440,13 @@ export const OPTION_TABLE = {
     commands: RUN,
     configFile: true,
     result: 'title',
+    about: { sweep: "the sweep report's title; each run's is this and its configuration" },
     description: 'report title (default: model on hardware)',
   },
   launchCommand: {
     flag: '--launch-command <cmd>',
     kind: 'string',
-    commands: META,
+    commands: ['run', 'probe'],
     configFile: true,
     result: 'launchCommand',
     description: 'the server launch command, for the report (secrets are redacted)',
@@ -534,7 +544,7 @@ export const OPTION_TABLE = {
   quiet: {
     flag: '--quiet',
     kind: 'bool',
-    commands: ['run', 'demo'],
+    commands: ['run', 'demo', 'sweep'],
     configFile: true,
     description: 'print only errors and the result path',
   },
@@ -635,12 +645,72 @@ export const OPTION_TABLE = {
     flag: '--resume [dir]',
     kind: 'string',
     commands: RUN,
+    about: {
+      sweep:
+        'continue an interrupted sweep: its folder (finished configurations are skipped, a run in progress goes on from its last cell)',
+    },
     description: 'continue an interrupted run: its folder, or --out pointing at it',
+  },
+  serveCmd: {
+    flag: '--serve-cmd <cmd>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'the server launch command, run by /bin/sh: {port} is the port the sweep picks, {name} a value of --serve-params, {api_key} the API key; flags the command does not name are appended (docs/sweep.md)',
+  },
+  serveParams: {
+    flag: '--serve-params <file>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'YAML or JSON file of server configurations: a list, named ones, or one mapping; list values are expanded as a product; env: sets environment variables',
+  },
+  benchParams: {
+    flag: '--bench-params <file>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'YAML or JSON file of run settings to measure against each server configuration (keys as in --config), expanded as --serve-params',
+  },
+  linkVars: {
+    flag: '--link-vars <links>',
+    kind: 'string',
+    commands: SWEEP,
+    configFile: true,
+    description:
+      'server flags that set run settings, e.g. "max_num_seqs=concurrency,max_model_len=max-model-len" or "np=concurrency,c/np=max-model-len"',
+  },
+  serverReadyTimeout: {
+    flag: '--server-ready-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 300,
+    commands: SWEEP,
+    configFile: true,
+    description: 'longest wait for a started server to answer /health or /v1/models',
+    min: 0.1,
+  },
+  serverStopTimeout: {
+    flag: '--server-stop-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 30,
+    commands: SWEEP,
+    configFile: true,
+    description: "grace after SIGTERM to a server's process group before SIGKILL",
+    min: 0,
+  },
+  dryRun: {
+    flag: '--dry-run',
+    kind: 'bool',
+    commands: SWEEP,
+    description: 'print every server command and the time estimate of each configuration, start nothing',
   },
   apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: ['run', 'plan', 'probe', 'sim'],
+    commands: ['run', 'plan', 'probe', 'sim', 'sweep'],
     about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',

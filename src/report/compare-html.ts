@@ -1,4 +1,6 @@
 import { anomaliesByCell, findAnomalies } from './anomalies.js';
+import type { ServiceLevel } from '../results/schema.js';
+import { compareAnswer, compareAnswerHtml } from './answer-view.js';
 import {
   cellRatio,
   findPrefill,
@@ -109,7 +111,7 @@ function prefillTable(m: CompareModel): string {
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): string {
+export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?: ServiceLevel): string {
   const a = m.runs[0]!;
   const parts: string[] = [
     topHeader(
@@ -117,6 +119,7 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}): stri
       m.runs.map((r) => r.title).join(' vs '),
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
     ),
+    compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),
     differencesCard(m),
     ...allVerdicts(m).map(verdictCard),

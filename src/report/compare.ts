@@ -1,4 +1,5 @@
-import type { RunResult } from '../results/schema.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import { compareAnswer, compareAnswerMd, compareAnswerText } from './answer-view.js';
 import { renderCompareHtml } from './compare-html.js';
 import {
   cellRatio,
@@ -40,7 +41,7 @@ function ratioMatrixMd(m: CompareModel, bi: number): string {
   ]);
 }
 
-function renderCompareMd(m: CompareModel): string {
+function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
   const out: string[] = ['# Speed test comparison', ''];
   out.push(
     mdTable(
@@ -55,6 +56,7 @@ function renderCompareMd(m: CompareModel): string {
     ),
     '',
   );
+  out.push(...compareAnswerMd(compareAnswer(m.runs, slo)));
   out.push('## Metadata differences', '');
   out.push(
     m.metaDiffs.length
@@ -119,6 +121,7 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
   const paint: Paint = makePaint(opts.color);
   const out: string[] = [paint('Speed test comparison', 'bold')];
   for (const r of m.runs) out.push(...wrap(`${r.label}  ${r.title} (${r.result.runId})`, width, '   '));
+  out.push('', ...compareAnswerText(compareAnswer(m.runs, opts.slo), width, paint, wrap));
   out.push('', paint('Metadata differences', 'bold'));
   if (!m.metaDiffs.length) out.push('  none');
   for (const d of m.metaDiffs) {
@@ -184,7 +187,7 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
 
 export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {
   const m = compareModel(results);
-  if (format === 'md') return renderCompareMd(m);
-  if (format === 'html') return renderCompareHtml(m);
+  if (format === 'md') return renderCompareMd(m, opts.slo);
+  if (format === 'html') return renderCompareHtml(m, {}, opts.slo);
   return renderCompareText(m, opts);
 }

@@ -1,4 +1,5 @@
-import type { RunResult } from '../results/schema.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import type { WhatIfNote } from './answer-view.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
 import { renderMarkdown } from './markdown.js';
@@ -7,14 +8,20 @@ import type { ReportFormat } from './formats.js';
 
 // Renderers are pure: (result, options) => string. The CLI and the runner decide where the string goes.
 export { REPORT_FORMATS, type ReportFormat } from './formats.js';
-export type ReportOptions = TextOptions;
+// slo: judge the answer by this service level instead of the result's own (docs/method.md "Service level");
+// whatIf: a twin's predictions for the suggested changes, computed by the caller (src/answer/what-if.ts).
+export interface AnswerOptions {
+  slo?: ServiceLevel;
+  whatIf?: WhatIfNote[];
+}
+export type ReportOptions = TextOptions & AnswerOptions;
 
 export function renderReport(result: RunResult, format: ReportFormat, opts: ReportOptions = {}): string {
   switch (format) {
     case 'html':
-      return renderHtml(result);
+      return renderHtml(result, {}, opts);
     case 'md':
-      return renderMarkdown(result);
+      return renderMarkdown(result, opts);
     case 'txt':
       return renderText(result, opts);
     case 'csv':

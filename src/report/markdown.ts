@@ -1,4 +1,7 @@
 import type { RunResult } from '../results/schema.js';
+import { answerOf } from '../answer/answer.js';
+import { answerMd } from './answer-view.js';
+import type { AnswerOptions } from './index.js';
 import { prefillEvidence } from './prefill-evidence.js';
 import { anomaliesByCell, findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
@@ -64,9 +67,10 @@ export function decodeMatrixMd(r: RunResult): string {
   return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
 }
 
-export function renderMarkdown(r: RunResult): string {
+export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
   const out: string[] = [];
   out.push(`# Speed test matrix`, '', `## ${mdEscape(reportTitle(r))}`, '', mdEscape(subtitle(r)), '');
+  out.push(...answerMd(answerOf(r, opts.slo), opts.whatIf));
   for (const s of metadata(r)) {
     if (!s.rows.length) continue;
     out.push(

@@ -4,6 +4,9 @@ import { findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { wrapCommand } from './wrap-command.js';
 import { measurementLines } from './text-measurements.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
+import { answerOf } from '../answer/answer.js';
+import type { ServiceLevel } from '../results/schema.js';
+import { answerTextLines, type WhatIfNote } from './answer-view.js';
 import {
   cellKey,
   cellMap,
@@ -21,6 +24,8 @@ import {
 export interface TextOptions {
   color?: boolean;
   width?: number;
+  slo?: ServiceLevel; // the answer's service level (default: the result's, else chat)
+  whatIf?: WhatIfNote[];
 }
 
 const CODES = {
@@ -87,6 +92,9 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   const out: string[] = [
     ...wrap(`Speed test matrix · ${reportTitle(r)}`, width, '  ').map((l) => paint(l, 'bold')),
     ...wrap(subtitle(r), width, '  '),
+    // The answer comes first: what most readers came for (docs/report.md "The answer").
+    '',
+    ...answerTextLines(answerOf(r, opts.slo), width, paint, wrap, opts.whatIf),
     ...metadataLines(r, width, paint, heading),
   ];
   if (r.launchCommand)
@@ -117,6 +125,14 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
     for (const n of all.notes) out.push(...dimWrapped(n));
   }
   return out.join('\n') + '\n';
+}
+
+/** The answer alone, as `run` and `quick` print it at the end of a run. */
+export function renderAnswerText(r: RunResult, opts: TextOptions = {}): string {
+  const width = Math.max(MIN_WIDTH, opts.width ?? 80);
+  return (
+    answerTextLines(answerOf(r, opts.slo), width, makePaint(opts.color), wrap, opts.whatIf).join('\n') + '\n'
+  );
 }
 
 function metadataLines(

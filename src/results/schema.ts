@@ -124,6 +124,7 @@ export const PredictionNote = z.object({
   otherStatus: CellStatus.optional(),
   tokensPerS: Interval.optional(), // prefill points, which have no intervals field
   ttftMs: Interval.optional(),
+  ttftP90Ms: Interval.optional(), // decode cells: the p90 TTFT's interval (intervals.ttftMs is the median's)
 });
 export type PredictionNote = z.infer<typeof PredictionNote>;
 

@@ -39,3 +39,24 @@ export function apiDelayMs(p: Profile, promptTokens: number): number {
   const perToken = p.apiTokensPerS > 0 ? (promptTokens * 1000) / p.apiTokensPerS : 0;
   return (p.requestOverheadMs + perToken) / p.timeScale;
 }
+
+// Time of one request spent on the API server's one thread (templating, tokenizing), ms (scaled).
+export function apiSerialMs(p: Profile, promptTokens: number): number {
+  const perToken = p.apiSerialTokensPerS > 0 ? (promptTokens * 1000) / p.apiSerialTokensPerS : 0;
+  return (p.apiSerialMs + perToken) / p.timeScale;
+}
+
+// The API server in front of the engine (docs/sim.md "API server delay"): each request spends apiDelayMs there,
+// apiSerialMs of it one request at a time, so N prompts sent at once reach the engine spread out.
+export class ApiServer {
+  private freeAtMs = -Infinity;
+  constructor(private readonly p: Profile) {}
+
+  /** When a request received at `receivedMs` reaches the engine. */
+  arrivalMs(receivedMs: number, promptTokens: number): number {
+    const serial = apiSerialMs(this.p, promptTokens);
+    const start = Math.max(receivedMs, this.freeAtMs);
+    this.freeAtMs = start + serial;
+    return start + Math.max(serial, apiDelayMs(this.p, promptTokens));
+  }
+}

@@ -1,5 +1,4 @@
 import type { SimContext } from './context.js';
-import { apiDelayMs } from './curves.js';
 import { observeTruth } from './context.js';
 import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
 import type { FaultDecision } from './faults.js';
@@ -270,7 +269,6 @@ function refuseForLoad(x: Exchange): boolean {
 function startSession(x: Exchange, a: Accepted): void {
   const { ctx, req, w, api, fault } = x;
   const f = ctx.flavor;
-  const p = ctx.profile;
   const { body, promptTokens, text } = a;
   const room = ctx.engine.sched.limits.contextLimit - promptTokens;
   const defaultMax =
@@ -291,7 +289,7 @@ function startSession(x: Exchange, a: Accepted): void {
   ctx.engine.submit(
     {
       id,
-      arrivalMs: ctx.clock.now() + apiDelayMs(p, promptTokens),
+      arrivalMs: ctx.engine.sched.api.arrivalMs(ctx.clock.now(), promptTokens),
       promptTokens,
       blockHashes: blockHashes(text, bs).slice(0, Math.floor(promptTokens / bs)),
       maxTokens,

@@ -28,9 +28,13 @@ export const ProfileSchema = z
     decodeContextSlopeMsPerMTokens: z.number().nonnegative().default(0),
     prefillOnlyStepMs: z.number().nonnegative().default(0), // fixed cost of a step with no decode in it
     // API server time before a request reaches the engine: requestOverheadMs + prompt tokens / apiTokensPerS
-    // (tokenization, templating); it delays that request only, never the engine's steps.
+    // (tokenization, templating); it delays requests, never the engine's steps.
     requestOverheadMs: z.number().nonnegative().default(0),
     apiTokensPerS: z.number().nonnegative().default(0), // 0 = no per-token cost
+    // Of each request, apiSerialMs + prompt tokens / apiSerialTokensPerS is spent one request at a time (the API
+    // server's one thread: templating, tokenizing), so requests that arrive together reach the engine spread out.
+    apiSerialMs: z.number().nonnegative().default(0),
+    apiSerialTokensPerS: z.number().nonnegative().default(0), // 0 = no per-token serial cost
     speculative: z
       .object({ k: z.number().int().positive(), meanTokens: z.number().min(1) })
       .refine((s) => s.meanTokens < s.k + 1, 'meanTokens must be below k + 1')

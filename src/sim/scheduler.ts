@@ -1,4 +1,4 @@
-import { makeCurves, type Curves } from './curves.js';
+import { ApiServer, makeCurves, type Curves } from './curves.js';
 import { KvCache } from './kv-cache.js';
 import type { Profile } from './profile-schema.js';
 import { makeRng, mixSeed, type Rng } from './rng.js';
@@ -103,6 +103,7 @@ export class Scheduler {
   readonly kv: KvCache;
   readonly limits: ServingLimits;
   readonly curves: Curves;
+  readonly api: ApiServer; // in front of the engine: when a received request reaches it
   readonly waiting: Seq[] = [];
   readonly running: Seq[] = [];
   private readonly byId = new Map<string, Seq>();
@@ -128,6 +129,7 @@ export class Scheduler {
     this.limits = servingLimits(profile);
     this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching);
     this.curves = makeCurves(profile);
+    this.api = new ApiServer(profile);
     this.accept = profile.speculative
       ? acceptProbability(profile.speculative.k, profile.speculative.meanTokens)
       : 0;

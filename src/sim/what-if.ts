@@ -1,6 +1,7 @@
 import { isOverCapacity } from '../plan/capacity.js';
 import type { CellStatus, ServerSample } from '../results/schema.js';
 import { decideStatus } from '../stats/status.js';
+import type { QuantileSet } from '../stats/sorted.js';
 import { windowFigures, type TimedRequest } from '../stats/window.js';
 import { apiDelayMs } from './curves.js';
 import type { Profile } from './profile-schema.js';
@@ -33,6 +34,9 @@ export interface CellFigures {
   perRequestTokensPerS: number | null;
   tbtMs: number | null;
   ttftMs: number | null;
+  ttft: QuantileSet; // p50 (= ttftMs), p90, p99 over the ramp's and the window's first tokens
+  chunkGapMs: QuantileSet; // gaps between a request's chunks in the window (a speculative step's tokens share one)
+  specAcceptanceLength: number | null; // 1 + accepted / drafts over the cell, as the server's counters give it
   avgActive: number;
   completed: number;
   outputTokens: number;
@@ -106,7 +110,7 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const tracks = new Map<string, Track>();
   const send = (slot: number, at: number) => {
     const id = `r${nextId++}`;
-    s.submit(slotSpec(id, slot, C, bs, at + apiDelayMs(profile, C), maxOutput));
+    s.submit(slotSpec(id, slot, C, bs, s.api.arrivalMs(at, C), maxOutput));
     tracks.set(id, { slot, sentMs: at, chunks: [] });
   };
   const rampStart = t;
@@ -151,7 +155,12 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
     if (openMs !== undefined && t >= openMs + windowMs) break;
   }
   const window = { openMs: openMs ?? t, closeMs: (openMs ?? t) + windowMs };
-  return cellFigures([...tracks.values()], window, samples, N, maxWaiting);
+  const c = s.counters;
+  const acceptance = profile.speculative && c.specDrafts > 0 ? 1 + c.specAcceptedTokens / c.specDrafts : null;
+  return {
+    ...cellFigures([...tracks.values()], window, samples, N, maxWaiting),
+    specAcceptanceLength: acceptance,
+  };
 }
 
 // The runner's window figures and status rule over the simulated requests: one still running at the close is
@@ -162,7 +171,7 @@ function cellFigures(
   samples: readonly ServerSample[],
   concurrency: number,
   maxWaiting: number,
-): CellFigures {
+): Omit<CellFigures, 'specAcceptanceLength'> {
   const requests: TimedRequest[] = tracks
     .filter((tr) => tr.sentMs < window.closeMs)
     .map((tr) => {
@@ -191,6 +200,8 @@ function cellFigures(
     perRequestTokensPerS: f.perRequestTokensPerS,
     tbtMs: f.tbtMs,
     ttftMs: f.ttftMs,
+    ttft: f.ttft,
+    chunkGapMs: f.chunkGapMs,
     avgActive: f.avgActive ?? 0,
     completed: f.completed,
     outputTokens: f.outputTokens,

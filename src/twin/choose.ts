@@ -3,11 +3,14 @@ import type { RunResult } from '../results/schema.js';
 import { selectObservations, type Observations } from './observe.js';
 import type { TwinMeta } from './twin.js';
 
-// The few cells that pin a twin's parameters (docs/twin.md): at the smallest context a ladder of concurrency
-// levels (x4 apart, then x2 over the top two doublings) up to the largest (batch curve, and the queued cell where the server has fewer seats), then
-// at a middle and the largest context the lowest level (context slope, API time) and the largest that fits
-// (KV capacity from below, context slope under load) plus the next level up when it is over capacity (free:
-// never run, it bounds the capacity from above). Prefill at the smallest, middle and largest prefill context.
+// The cells that pin a twin's parameters (docs/twin.md "A short run for fitting"), one rule for `plan --for-twin`
+// and `fit --twin-cells`: at the smallest context every concurrency level that fits (the batch curve, measured
+// where short prompts make it cheap; the largest is the queued cell where the server has fewer seats), then at a
+// middle and at the largest context the lowest level (context slope, API time) and, where the plan knows the KV
+// capacity, the largest level that fits (context slope under load, KV capacity from below) and the next one up,
+// over capacity (recorded, never run: it bounds the capacity from above). Where the plan does not know the
+// capacity it cannot tell which level fits: the lowest two levels, and the runs must learn the capacity from the
+// server (or `fit --kv-capacity`). Prefill at the smallest, middle and largest prefill context.
 
 export interface TwinCell {
   contextTokens: number;
@@ -20,7 +23,8 @@ export interface TwinChoice {
   prefillContexts: number[];
 }
 
-export const MAX_TWIN_CELLS = 12;
+/** Whether N requests of C tokens fit the KV capacity; undefined where the plan does not know the capacity. */
+export type Fits = (contextTokens: number, concurrency: number) => boolean | undefined;
 
 const middle = <T>(xs: readonly T[]): T => xs[Math.round((xs.length - 1) / 2)]!;
 
@@ -28,62 +32,55 @@ export function chooseTwinCells(
   contexts: readonly number[],
   concurrency: readonly number[],
   prefillContexts: readonly number[],
-  fits: (contextTokens: number, concurrency: number) => boolean,
-  bracketCapacity = true,
+  fits: Fits,
 ): TwinChoice {
   const ctx = [...new Set(contexts)].sort((a, b) => a - b);
   const conc = [...new Set(concurrency)].sort((a, b) => a - b);
   const cells: TwinCell[] = [];
-  const add = (c: number, n: number) => {
-    if (!cells.some((x) => x.contextTokens === c && x.concurrency === n))
-      cells.push({ contextTokens: c, concurrency: n, fits: fits(c, n) });
+  const add = (c: number, n: number | undefined) => {
+    if (n !== undefined && !cells.some((x) => x.contextTokens === c && x.concurrency === n))
+      cells.push({ contextTokens: c, concurrency: n, fits: fits(c, n) !== false });
   };
   const first = ctx[0]!;
-  // x4 apart from the bottom, then every level of the top two doublings: steps bend most where the batch
-  // nears the engine's limits, and the seeds' H200 jumps between 32 and 64.
-  const top = conc.filter((n) => fits(first, n));
-  const high = top.length ? top[top.length - 1]! / 4 : Infinity;
-  const ladder: number[] = [];
-  for (const n of conc)
-    if (n >= high || ladder.length === 0 || n >= 4 * ladder[ladder.length - 1]!) ladder.push(n);
-  for (const n of ladder.sort((a, b) => a - b)) if (fits(first, n)) add(first, n);
-  const over = conc.find((n) => !fits(first, n));
-  if (over !== undefined) add(first, over);
+  for (const n of conc) if (fits(first, n) !== false) add(first, n);
+  add(
+    first,
+    conc.find((n) => fits(first, n) === false),
+  );
   for (const c of [...new Set([middle(ctx), ctx[ctx.length - 1]!])].filter((c) => c !== first)) {
-    const ok = conc.filter((n) => fits(c, n));
-    if (ok.length === 0) continue;
-    add(c, ok[0]!);
-    // Without a bracket to find (the server reports its capacity), the second level pins the slope under load
-    // for one more cold prefill, where the largest that fits could cost a dozen of a long prompt.
-    if (!bracketCapacity) {
-      if (ok.length > 1) add(c, ok[1]!);
+    const ok = conc.filter((n) => fits(c, n) !== false);
+    add(c, ok[0]);
+    if (conc.some((n) => fits(c, n) === undefined)) {
+      add(c, ok[1]);
       continue;
     }
-    add(c, ok[ok.length - 1]!);
-    const next = conc.find((n) => !fits(c, n));
-    if (next !== undefined) add(c, next);
+    add(c, ok[ok.length - 1]);
+    add(
+      c,
+      conc.find((n) => fits(c, n) === false),
+    );
   }
   const pre = [...new Set(prefillContexts)].sort((a, b) => a - b);
   return {
-    cells: cells.slice(0, MAX_TWIN_CELLS),
+    cells,
     prefillContexts: [...new Set([pre[0]!, middle(pre), pre[pre.length - 1]!])],
   };
+}
+
+/** What the plan that measured a result knew of the KV capacity: its Over capacity cells, or nothing. */
+export function resultFits(obs: Observations, result: RunResult): Fits {
+  const over = new Set(
+    obs.decode.filter((d) => d.status === 'Over capacity').map((d) => `${d.contextTokens}x${d.concurrency}`),
+  );
+  const known = result.target.kvCapacityTokens !== undefined || over.size > 0;
+  return (ctx, n) => (known ? !over.has(`${ctx}x${n}`) : undefined);
 }
 
 /** The observations of a full result that a `--for-twin` run would have measured (its Over capacity cells
  * are the capacity knowledge that run's plan had). */
 export function twinSubset(obs: Observations, result: RunResult): Observations {
-  const over = new Set(
-    obs.decode.filter((d) => d.status === 'Over capacity').map((d) => `${d.contextTokens}x${d.concurrency}`),
-  );
   const c = result.config;
-  const choice = chooseTwinCells(
-    c.contexts,
-    c.concurrency,
-    c.prefillContexts,
-    (ctx, n) => !over.has(`${ctx}x${n}`),
-    result.target.kvCapacityTokens === undefined,
-  );
+  const choice = chooseTwinCells(c.contexts, c.concurrency, c.prefillContexts, resultFits(obs, result));
   return selectObservations(obs, {
     decode: new Set(choice.cells.map((x) => `${x.contextTokens}x${x.concurrency}`)),
     prefill: new Set(choice.prefillContexts),

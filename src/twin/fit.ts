@@ -209,7 +209,7 @@ function refuseUnpinnedDecode(
   if (rows.length === 0)
     refuse(
       'cannot fit decode: no decode cell was measured (Valid or Requests queued) in the results given.',
-      'Fit on a run with at least two concurrency levels at one context and one at a second context (run --for-twin picks them).',
+      'Fit on a run with at least two concurrency levels at one context and one at a second context (plan --for-twin picks them).',
     );
   if (knots.length < 2) {
     const c = rows[0]!.d;
@@ -257,16 +257,32 @@ interface ApiFit {
   apiTokensPerS: number;
 }
 
-// Warm TTFT at the lowest concurrency of each context ~ API server time (fixed + per prompt token) + one step.
-function fitApi(cells: DecodeObs[], m: number, params: ParamFit[], notes: string[]): ApiFit {
+/** The engine's own part of a cell's TTFT (ms): what is left once the API server time is taken out. */
+export type EngineTtft = (d: DecodeObs) => number | undefined;
+
+/** The cells the API server time is read from: the lowest concurrency that ran Valid at each context. */
+export function apiCells(cells: readonly DecodeObs[]): DecodeObs[] {
   const lowest = new Map<number, DecodeObs>();
   for (const d of cells) {
     if (d.status !== 'Valid' || d.ttftMs === null || !d.perRequestTokensPerS) continue;
     const cur = lowest.get(d.contextTokens);
     if (!cur || d.concurrency < cur.concurrency) lowest.set(d.contextTokens, d);
   }
-  const pts = [...lowest.values()]
-    .map((d) => ({ d, y: d.ttftMs! - (1000 * m) / d.perRequestTokensPerS! }))
+  return [...lowest.values()];
+}
+
+// Warm TTFT at the lowest concurrency of each context ~ API server time (fixed + per prompt token) + the engine's
+// part: one step unless the twin's own simulation of the cell says what it is (src/twin/twin.ts).
+function fitApi(
+  cells: DecodeObs[],
+  m: number,
+  params: ParamFit[],
+  notes: string[],
+  engineTtft?: EngineTtft,
+): ApiFit {
+  const step = (d: DecodeObs) => (1000 * m) / d.perRequestTokensPerS!;
+  const pts = apiCells(cells)
+    .map((d) => ({ d, y: d.ttftMs! - (engineTtft?.(d) ?? step(d)) }))
     .filter((p) => p.y > 0);
   if (pts.length === 0) {
     notes.push('API server time: no warm TTFT to read it from; assumed 0.');
@@ -332,6 +348,19 @@ function fitPrefill(obs: Observations, api: ApiFit, params: ParamFit[]): Array<[
   return pts;
 }
 
+// The cell that would bound the capacity from above: at each measured context, the next planned level above the
+// largest that ran there; of those, the one that asks for the least KV beyond what is known to fit.
+function boundingCell(ranCells: DecodeObs[], levels: readonly number[], lo: number): DecodeObs | undefined {
+  const next: DecodeObs[] = [];
+  for (const c of new Set(ranCells.map((d) => d.contextTokens))) {
+    const at = ranCells.filter((d) => d.contextTokens === c);
+    const top = at.reduce((a, b) => (b.concurrency > a.concurrency ? b : a));
+    const n = levels.find((l) => l > top.concurrency);
+    if (n !== undefined) next.push({ ...top, concurrency: n });
+  }
+  return next.filter((d) => demand(d) > lo).sort((a, b) => demand(a) - demand(b))[0];
+}
+
 function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]): FitState['kvCapacity'] {
   const known =
     opts.kvCapacityTokens !== undefined
@@ -359,9 +388,12 @@ function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]):
   const loCell = ranCells.find((d) => demand(d) === lo);
   if (over.length === 0) {
     const c = loCell ?? obs.decode[0]!;
+    const next = boundingCell(ranCells, obs.levels, lo);
     refuse(
       `cannot pin the KV capacity: no cell was Over capacity and the results do not record the server's KV capacity (it held at least ${lo} tokens at ${cellLabel(c)}).`,
-      `Pass --kv-capacity TOKENS, or fit on a run that includes a cell over capacity (e.g. ${contextLabel(c.contextTokens)} × ${c.concurrency * 4}).`,
+      `Pass --kv-capacity TOKENS (the server's log states its KV cache size), or fit on runs that knew the capacity` +
+        (next ? `, where ${cellLabel(next)}, the next level, is recorded Over capacity` : '') +
+        ` (plan --for-twin --kv-capacity TOKENS or --base-url picks it; docs/twin.md).`,
     );
   }
   const hi = Math.min(...over.map(demand));
@@ -380,14 +412,14 @@ function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]):
   return { lo, hi, source: 'statuses' };
 }
 
-export function fitProfile(obs: Observations, opts: FitOptions = {}): FitState {
+export function fitProfile(obs: Observations, opts: FitOptions = {}, engineTtft?: EngineTtft): FitState {
   const params: ParamFit[] = [];
   const notes: string[] = [];
   const cells = obs.decode;
   const seqs = fitMaxNumSeqs(cells, opts, params);
   const m = fitSpeculative(cells, params, notes);
   const decode = fitDecode(cells, seqs.value, m, opts, params, notes);
-  const api = fitApi(cells, m, params, notes);
+  const api = fitApi(cells, m, params, notes, engineTtft);
   const prefill = fitPrefill(obs, api, params);
   const kv = fitKvCapacity(obs, opts, params);
   const kvTokens = Math.round(kv.hi === null ? kv.lo : Math.sqrt(kv.lo * kv.hi));

@@ -32,6 +32,7 @@ export interface Observations {
   prefill: PrefillObs[];
   kvCapacityTokens?: number; // reported by the server (discovery)
   maxModelLen?: number;
+  levels: number[]; // the concurrency levels the results planned, ascending
   model: string;
   engine: string;
   hardware: RunResult['hardware'];
@@ -46,10 +47,12 @@ export function observe(results: ReadonlyArray<{ result: RunResult; source: stri
   const prefill: PrefillObs[] = [];
   let kv: number | undefined;
   let maxLen: number | undefined;
+  const levels = new Set<number>();
   for (const { result: r, source } of results) {
     if (r.predicted) continue; // a prediction is not a measurement
     kv ??= r.target.kvCapacityTokens;
     maxLen = Math.max(maxLen ?? 0, r.target.maxModelLen ?? 0) || undefined;
+    for (const n of r.config.concurrency) levels.add(n);
     for (const c of r.decode) {
       decode.push({
         source,
@@ -85,6 +88,7 @@ export function observe(results: ReadonlyArray<{ result: RunResult; source: stri
     prefill,
     ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
     ...(maxLen !== undefined ? { maxModelLen: maxLen } : {}),
+    levels: [...levels].sort((a, b) => a - b),
     model: first.target.model,
     engine: first.engine.name,
     hardware: first.hardware,

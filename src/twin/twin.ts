@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { CellStatus } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
-import { overCapacity, simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
-import { cellLabel, fitProfile, type FitOptions, type ParamFit } from './fit.js';
-import type { DecodeObs, Observations } from './observe.js';
-import { fitRestartLoss, restartGapMs } from './restart-loss.js';
+import { simulatePrefill, type CellFigures } from '../sim/what-if.js';
+import { cellLabel, type FitOptions, type ParamFit } from './fit.js';
+import type { Observations } from './observe.js';
+import { fitRestartLoss } from './restart-loss.js';
+import { fitTtftSide, twinCell, type SimulateAt } from './ttft-fit.js';
 
 // A twin is a sim profile plus what prediction needs to know about its fit: the measured range (beyond it a
 // prediction extrapolates), how far the fitted model missed the cells it was fitted on (the intervals), and
@@ -68,30 +69,20 @@ function spread(errs: Array<number | null>, params: number, floor: number): numb
   return Math.max(floor, rms * inflate);
 }
 
-/** The twin's figures for a measured cell (null when over its KV capacity). */
-export function twinCell(p: Profile, d: DecodeObs, restartLossMsPerMTokens: number): CellFigures | null {
-  if (overCapacity(p, d.contextTokens, d.concurrency, d.maxOutput)) return null;
-  return simulateCell(p, {
-    contextTokens: d.contextTokens,
-    concurrency: d.concurrency,
-    maxOutput: d.maxOutput,
-    windowS: d.windowS,
-    resendGapMs: restartGapMs(restartLossMsPerMTokens, d.contextTokens),
-  });
-}
-
 export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOptions = {}): Twin {
-  const fit = fitProfile(obs, opts);
-  const p = fit.profile;
   const ran = obs.decode.filter((d) => d.status !== 'Failed');
-  // The fit and the residuals simulate the same cells at the same gaps (0 above all): each gap once.
-  const sims = new Map<number, Array<CellFigures | null>>();
-  const simulate = (g: number) => {
-    let r = sims.get(g);
-    if (!r) sims.set(g, (r = ran.map((d) => twinCell(p, d, g))));
+  // The fits and the residuals simulate the same cells at the same settings: each setting once.
+  const sims = new Map<string, Array<CellFigures | null>>();
+  const at: SimulateAt = (key, p, g) => {
+    let r = sims.get(key);
+    if (!r) sims.set(key, (r = ran.map((d) => twinCell(p, d, g))));
     return r;
   };
+  const { fit, profile: p, serialParam } = fitTtftSide(obs, opts, ran, at);
+  const simulate = (g: number) => at(`gap ${g}`, p, g);
   const gap = fitRestartLoss(ran, simulate);
+  const apiAt = fit.params.findIndex((q) => q.name.startsWith('prefill speed'));
+  fit.params.splice(apiAt < 0 ? fit.params.length : apiAt, 0, serialParam);
   fit.params.push(gap.param);
   const atGap = simulate(gap.msPerMTokens);
   const residuals: Residual[] = ran.map((d, i) => {

@@ -6,6 +6,8 @@ import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { renderHtml } from '../report/html/template.js';
 import { loadResult } from '../results/read.js';
+import type { ServiceLevel } from '../results/schema.js';
+import { DEFAULT_SERVICE_LEVEL, formatServiceLevel, parseServiceLevel } from '../stats/slo.js';
 import { filterParams, filterRuns, parseFilter } from './filter.js';
 import { historyPage } from './history-page.js';
 import { figuresOf, parseCellRef } from './history.js';
@@ -22,6 +24,19 @@ export interface AppOptions {
   // Host header names accepted (DNS rebinding: a page on another site that resolves its name to 127.0.0.1
   // must not read the results). Undefined: any host (only when the user asked to serve beyond loopback).
   allowedHosts?: ReadonlySet<string>;
+  slo?: ServiceLevel; // serve --slo: the answer's service level unless a page's ?slo= names another
+}
+
+// ?slo=ttft=1s,tok/s=30 on a report or compare page judges it by that level (a permalink like every view).
+function pageSlo(o: AppOptions, c: Context): ServiceLevel | string | undefined {
+  const q = c.req.query('slo');
+  return q ? parseServiceLevel(q) : o.slo;
+}
+
+function sloForm(run: string, slo: ServiceLevel | undefined): string {
+  return `<form class="actions" method="get" action="/report"><input type="hidden" name="run" value="${esc(run)}"><label class="count">Service level <input name="slo" value="${esc(
+    slo ? formatServiceLevel(slo) : '',
+  )}" placeholder="${esc(formatServiceLevel(DEFAULT_SERVICE_LEVEL))}"></label><button class="btn" type="submit">Judge again</button></form>`;
 }
 
 export function hostName(hostHeader: string | undefined): string {
@@ -100,16 +115,14 @@ async function reportRoute(o: AppOptions, c: Context) {
       'No such run',
       `No run "${id}" under the served folders: it may have been moved or deleted.`,
     );
+  const slo = pageSlo(o, c);
+  if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
   const r = loadResult(e.file);
-  return c.html(
-    renderHtml(
-      r,
-      appPageOptions([
-        [href('/history', [['run', id]]), 'History of this run'],
-        [href('/', [['model', e.model]]), 'Runs of this model'],
-      ]),
-    ),
-  );
+  const page = appPageOptions([
+    [href('/history', [['run', id]]), 'History of this run'],
+    [href('/', [['model', e.model]]), 'Runs of this model'],
+  ]);
+  return c.html(renderHtml(r, { ...page, nav: `${page.nav ?? ''}${sloForm(id, slo)}` }, slo ? { slo } : {}));
 }
 
 async function compareRoute(o: AppOptions, c: Context) {
@@ -129,8 +142,10 @@ async function compareRoute(o: AppOptions, c: Context) {
   // The oldest run is the baseline A unless base= names another.
   const base = c.req.query('base');
   picked.sort((a, b) => (a.id === base ? -1 : b.id === base ? 1 : a.startedAt.localeCompare(b.startedAt)));
+  const slo = pageSlo(o, c);
+  if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
   const results = picked.map((e) => loadResult(e.file));
-  return c.html(renderCompareHtml(compareModel(results), appPageOptions()));
+  return c.html(renderCompareHtml(compareModel(results), appPageOptions(), slo));
 }
 
 async function historyRoute(o: AppOptions, c: Context) {

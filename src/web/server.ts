@@ -1,3 +1,4 @@
+import type { ServiceLevel } from '../results/schema.js';
 import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { hostname as osHostname } from 'node:os';
@@ -13,6 +14,7 @@ export interface ServeOptions {
   port: number;
   allowRemote: boolean;
   cacheFile?: string;
+  slo?: ServiceLevel; // the answer's service level (serve --slo)
 }
 
 export interface RunningServe {
@@ -57,7 +59,12 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   await index.refresh();
   const hosts = allowedHosts(o.host);
   if (hosts) hosts.add(osHostname().toLowerCase());
-  const app = createApp({ index, roots, ...(hosts ? { allowedHosts: hosts } : {}) });
+  const app = createApp({
+    index,
+    roots,
+    ...(hosts ? { allowedHosts: hosts } : {}),
+    ...(o.slo ? { slo: o.slo } : {}),
+  });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: o.host, port: o.port }, () => ok(s));
     s.once('error', (e: NodeJS.ErrnoException) =>

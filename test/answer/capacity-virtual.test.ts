@@ -1,76 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerOf } from '../../src/answer/answer.js';
-import type { RunResult, ServiceLevel } from '../../src/results/schema.js';
-import type { Flavor, ProfileInput } from '../../src/sim/profile-schema.js';
-import { adapterByName } from '../../src/target/engines/index.js';
-import { runVirtual, virtualSettings } from '../bench/virtual-run.js';
+import type { RunResult } from '../../src/results/schema.js';
+import { measureCapacity, SLO } from './capacity-rig.js';
 
 // Issue 25's acceptance: the capacity under a service level and the reason of its limit, through the real runner
-// on the sim's flavors in virtual time, where the seats, the KV cache and the per-user speed are set by hand. The
-// engine decodes one token per step, a step taking 10 ms alone, 12.5 ms for 4, 20 ms for 8 and 40 ms for 16
-// sequences: each request decodes at 100, 80, 50 and 25 tok/s. A 1K prompt, answers of 32 tokens and 4 s windows
-// give 30 to 200 requests a cell. The level asks 40 tok/s each and a first token within 200 ms (a queued request
-// waits a whole answer, 0.4 s or more) for 90% of requests.
-const SLO: ServiceLevel = { ttftMs: 200, tokensPerS: 40, share: 0.9 };
-
-function profile(flavor: Flavor, seats: number, kvTokens: number): ProfileInput {
-  return {
-    name: `capacity-${flavor}`,
-    description: 'known seats and speeds',
-    flavor,
-    servedModelName: 'sim/capacity',
-    maxModelLen: Math.min(8192, kvTokens), // vLLM holds one whole request at least
-    kvCapacityTokens: kvTokens,
-    blockSize: 16,
-    maxNumSeqs: seats,
-    maxBatchedTokens: 8192,
-    prefillTokensPerS: [
-      [1024, 200_000],
-      [8192, 200_000],
-    ],
-    decodeStepMs: [
-      [1, 10],
-      [4, 12.5],
-      [8, 20],
-      [16, 40],
-    ],
-    decodeContextSlopeMsPerMTokens: 0,
-    prefillOnlyStepMs: 0.5,
-    speculative: null,
-    reasoningTokens: 0,
-    earlyStopRate: 0,
-    engine: { version: '1.0-sim' },
-    hardware: { gpuName: 'Simulated GPU', gpuCount: 1, gpuMemoryGb: 24 },
-  };
-}
-
-async function measure(flavor: Flavor, seats: number, kvTokens: number): Promise<RunResult> {
-  const { result, error } = await runVirtual(
-    virtualSettings(mkdtempSync(join(tmpdir(), 'lib-capacity-')), {
-      contexts: [1024],
-      prefillContexts: [1024],
-      prefillRepeats: 1,
-      concurrency: [1, 2, 4, 8, 16],
-      maxOutput: 32,
-      duration: 4,
-    }),
-    {
-      sim: { profile: profile(flavor, seats, kvTokens), seed: 3, overrides: { metrics: false } },
-      info: {
-        engine: { name: flavor, version: '1.0-sim' },
-        extensions: adapterByName(flavor).extensions,
-        // What each engine's probe finds: Ollama reports no KV capacity.
-        ...(flavor === 'ollama' ? { kvCapacityTokens: undefined } : { kvCapacityTokens: kvTokens }),
-      },
-    },
-  );
-  expect(error).toBeUndefined();
-  return result;
-}
-
+// on the sim's flavors in virtual time, where the seats, the KV cache and the per-user speed are set by hand
+// (./capacity-rig.ts).
 function summary(r: RunResult) {
   const a = answerOf(r, SLO);
   const c = a.contexts[0]!;
@@ -87,7 +22,7 @@ function summary(r: RunResult) {
 
 describe('capacity under a service level and why it stops there (virtual time, sim flavors)', () => {
   it('vLLM, per-user speed: 8 users at 50 tok/s meet 40 tok/s, 16 at 25 do not', async () => {
-    const s = summary(await measure('vllm', 16, 200_000));
+    const s = summary((await measureCapacity('vllm', 16, 200_000)).result);
     expect(s.verdicts).toEqual([
       '1 Valid meets',
       '2 Valid meets',
@@ -106,7 +41,7 @@ describe('capacity under a service level and why it stops there (virtual time, s
   ] as const)(
     '%s, queue-bound: 4 seats take 4 users; at 8 requests wait and the seats setting is named',
     async (flavor, setting) => {
-      const s = summary(await measure(flavor, 4, 200_000));
+      const s = summary((await measureCapacity(flavor, 4, 200_000)).result);
       expect(s.verdicts).toEqual([
         '1 Valid meets',
         '2 Valid meets',
@@ -127,7 +62,7 @@ describe('capacity under a service level and why it stops there (virtual time, s
   ] as const)(
     '%s, KV-bound: the first level over the KV cache is the limit',
     async (flavor, seats, kv, capacity, over, setting) => {
-      const s = summary(await measure(flavor, seats, kv));
+      const s = summary((await measureCapacity(flavor, seats, kv)).result);
       expect(s.verdicts.at(-1)).toBe('16 Over capacity fails');
       expect(s).toMatchObject({ capacity, reason: 'kv', users: over, setting });
       expect(s.change).toContain(setting);

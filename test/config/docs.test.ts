@@ -21,7 +21,7 @@ describe('docs/cli.md', () => {
     const byFlag = new Map(rows.map((r) => [r[1], r]));
     expect(byFlag.get('`--duration <seconds>`')?.slice(2, 6)).toEqual([
       '`duration`',
-      'run, plan, demo, predict',
+      'run, plan, demo, predict, sweep',
       "30, demo: 3, predict: the fitted run's",
       '`config.duration`',
     ]);

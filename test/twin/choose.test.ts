@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseTwinCells, MAX_TWIN_CELLS } from '../../src/twin/choose.js';
+import { chooseTwinCells } from '../../src/twin/choose.js';
 
 const K = 1024;
 const contexts = [8, 16, 32, 64, 128, 256, 512, 1019].map((k) => k * K);
@@ -10,11 +10,13 @@ const names = (cells: Array<{ contextTokens: number; concurrency: number; fits: 
   cells.map((c) => `${c.contextTokens / K}Kx${c.concurrency}${c.fits ? '' : '(over)'}`);
 
 describe('chooseTwinCells', () => {
-  it('picks a concurrency ladder at the first context and capacity bounds at a middle and the last', () => {
+  it('measures every level at the first context, and brackets the capacity at a middle and the last', () => {
     const ch = chooseTwinCells(contexts, concurrency, prefill, capacity(3_000_000));
     expect(names(ch.cells)).toEqual([
       '8Kx1',
+      '8Kx2',
       '8Kx4',
+      '8Kx8',
       '8Kx16',
       '8Kx32',
       '8Kx64',
@@ -26,15 +28,16 @@ describe('chooseTwinCells', () => {
       '1019Kx2',
       '1019Kx4(over)',
     ]);
+    expect(ch.cells.filter((c) => c.fits)).toHaveLength(12);
     expect(ch.prefillContexts).toEqual([8 * K, 128 * K, 1024 * K - 256]);
   });
 
-  it('never picks more than the cap, and no over-capacity rung in the ladder', () => {
+  it('stops the first context at the largest level that fits, recording the next one over', () => {
     const ch = chooseTwinCells(contexts, concurrency, prefill, capacity(600_000));
-    expect(ch.cells.length).toBeLessThanOrEqual(MAX_TWIN_CELLS);
-    // 8K: 600K / 12,288 = 48 requests fit, so 32 is the top rung (every level from 32 / 4 up), 64 the bound.
+    // 8K: 600K / 12,288 = 48 requests fit, so 32 is the last level run and 64 the bound.
     expect(names(ch.cells).filter((n) => n.startsWith('8Kx'))).toEqual([
       '8Kx1',
+      '8Kx2',
       '8Kx4',
       '8Kx8',
       '8Kx16',
@@ -42,23 +45,51 @@ describe('chooseTwinCells', () => {
       '8Kx64(over)',
     ]);
   });
+
+  it('takes the lowest two levels at a middle and the last context where the capacity is unknown', () => {
+    const ch = chooseTwinCells(contexts, concurrency, prefill, () => undefined);
+    expect(names(ch.cells).filter((n) => !n.startsWith('8Kx'))).toEqual([
+      '128Kx1',
+      '128Kx2',
+      '1019Kx1',
+      '1019Kx2',
+    ]);
+    expect(names(ch.cells).filter((n) => n.startsWith('8Kx'))).toHaveLength(8);
+  });
 });
 
 describe('plan --for-twin', () => {
-  it('asks for one short run per context and a fit of them, skipping the capacity bracket', async () => {
+  it('asks for one short run per context and a fit of them, passing the capacity it knows', async () => {
     const { buildPlan } = await import('../../src/plan/plan.js');
     const { twinRuns, forTwinText } = await import('../../src/twin/for-twin.js');
     const plan = buildPlan({ maxModelLen: 1024 * K, kvCapacityTokens: 3_400_000, maxOutput: 4096 });
+    // 3.4M: 128K x 16 = 2.16M fits, 128K x 32 = 4.3M does not; 1019K x 2 = 2.1M fits, x 4 = 4.2M does not.
     expect(twinRuns(plan).runs).toEqual([
-      { contextTokens: 8 * K, concurrency: [1, 4, 16, 32, 64, 128] },
+      { contextTokens: 8 * K, concurrency: [1, 2, 4, 8, 16, 32, 64, 128] },
+      { contextTokens: 128 * K, concurrency: [1, 16, 32] },
+      { contextTokens: 1019 * K, concurrency: [1, 2, 4] },
+    ]);
+    const text = forTwinText(plan, { duration: 10, prefillRepeats: 1 });
+    expect(text).toContain('12 cells in 3 short runs (and 2 over capacity, recorded not run)');
+    expect(text).toContain(
+      '--contexts 128K --prefill-contexts 128K --concurrency 1,16,32 --max-output 4096 --duration 10 --kv-capacity 3400000',
+    );
+    expect(text).toContain('fit twin-run-1 twin-run-2 twin-run-3 -o twin.yaml');
+  });
+
+  it('without a capacity, asks for the lowest two levels and says how to do better', async () => {
+    const { buildPlan } = await import('../../src/plan/plan.js');
+    const { twinRuns, forTwinText } = await import('../../src/twin/for-twin.js');
+    const plan = buildPlan({ maxModelLen: 1024 * K, maxOutput: 4096 });
+    expect(twinRuns(plan).runs.slice(1)).toEqual([
       { contextTokens: 128 * K, concurrency: [1, 2] },
       { contextTokens: 1019 * K, concurrency: [1, 2] },
     ]);
     const text = forTwinText(plan, { duration: 10, prefillRepeats: 1 });
+    expect(text).not.toContain('--kv-capacity 3');
     expect(text).toContain(
-      '--contexts 128K --prefill-contexts 128K --concurrency 1,2 --max-output 4096 --duration 10',
+      'The KV capacity is unknown, so the middle and largest contexts take their lowest two levels',
     );
-    expect(text).toContain('fit twin-run-1 twin-run-2 twin-run-3 -o twin.yaml');
   });
 
   it('predicts the full default matrix when fitted on several short runs', async () => {

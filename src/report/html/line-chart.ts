@@ -15,6 +15,7 @@ export interface Series {
   color: string;
   points: LinePoint[];
   dashed?: boolean;
+  dotsOnly?: boolean; // points without a line (a scatter: the sweep's configurations)
 }
 export interface LineChartOptions {
   series: Series[];
@@ -111,9 +112,12 @@ function drawLines(o: LineChartOptions, W: number): string {
             `</g>`,
         )
         .join('');
-      return `<g class="series"${narrow ? '' : ` data-series="${si}"`}><path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
-        s.dashed ? ' stroke-dasharray="6 4"' : ''
-      } stroke-linejoin="round"/>${dots}</g>`;
+      const path = s.dotsOnly
+        ? ''
+        : `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
+            s.dashed ? ' stroke-dasharray="6 4"' : ''
+          } stroke-linejoin="round"/>`;
+      return `<g class="series"${narrow ? '' : ` data-series="${si}"`}>${path}${dots}</g>`;
     })
     .join('\n');
   return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">

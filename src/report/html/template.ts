@@ -14,6 +14,9 @@ import {
   TTFT_NOTE,
 } from '../model.js';
 import { cellDetailHtml } from './details.js';
+import { answerOf } from '../../answer/answer.js';
+import { answerHtml } from '../answer-view.js';
+import type { AnswerOptions } from '../index.js';
 import { esc } from './escape.js';
 import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
 import { card, htmlPage, topHeader, type PageOptions } from './page.js';
@@ -149,12 +152,13 @@ ${rows}
 
 type Anomalies = ReturnType<typeof findAnomalies>;
 
-export function renderHtml(r: RunResult, page: PageOptions = {}): string {
+export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOptions = {}): string {
   const title = reportTitle(r);
   const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
   const anomalies = findAnomalies(r);
   const parts: string[] = [
     topHeader('Speed test matrix', title, subtitle(r)),
+    answerHtml(answerOf(r, opts.slo), opts.whatIf),
     kpis(r, anomalies, gpus),
     metadataCards(r),
   ];

@@ -1,0 +1,215 @@
+import { contextLabel } from '../format/index.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import {
+  answerOf,
+  answerRows,
+  basisNote,
+  capacityPhrase,
+  serviceLevelLine,
+  singleUserLine,
+  type Answer,
+  type AnswerRow,
+} from '../answer/answer.js';
+import { esc } from './html/escape.js';
+import { mdEscape, mdTable } from './markdown.js';
+
+// The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
+// context how many users at once meet it, why not more and what to change. A what-if from a twin, when the caller
+// computed one, is printed under it, marked as a prediction.
+
+export interface WhatIfNote {
+  contextTokens: number;
+  text: string; // "with --max-num-seqs 16 the twin predicts 16 users at 38.2 tok/s each (meets)"
+}
+
+export const ANSWER_TITLE = 'The answer · users at once under a service level';
+
+// Contexts whose limits have the same remedy are told it once: "Change (8K, 16K): ..." (a matrix of 8 contexts
+// often has one or two).
+export function groupedChanges(rows: readonly AnswerRow[]): Array<{ contexts: string[]; change: string }> {
+  const out: Array<{ contexts: string[]; change: string }> = [];
+  for (const r of rows) {
+    const same = out.find((g) => g.change === r.change);
+    if (same) same.contexts.push(r.context);
+    else out.push({ contexts: [r.context], change: r.change });
+  }
+  return out;
+}
+
+export type TextPaint = (s: string, style?: 'bold' | 'dim' | 'green' | 'yellow' | 'red' | 'cyan') => string;
+
+/** The answer at a terminal width: a short table, then each distinct reason with its change. */
+export function answerTextLines(
+  a: Answer,
+  width: number,
+  paint: TextPaint,
+  wrap: (text: string, width: number, indent?: string) => string[],
+  whatIf: readonly WhatIfNote[] = [],
+): string[] {
+  const rows = answerRows(a);
+  const out: string[] = wrap(ANSWER_TITLE, width, '  ').map((l) => paint(l, 'bold'));
+  const para = (text: string, style?: 'dim') =>
+    wrap(text, width - 2, '    ').map((l) => paint(`  ${l}`, style));
+  out.push(...para(serviceLevelLine(a)));
+  const single = singleUserLine(a);
+  if (single) out.push(...para(single));
+  const note = basisNote(a);
+  if (note) out.push(...para(note, 'dim'));
+  if (!rows.length) return [...out, ...para('No decode cell measured: nothing to judge.', 'dim')];
+  // Narrow terminals drop the total column, then put the reason on its own line: figures must fit.
+  const capW = Math.max(14, ...rows.map((r) => r.capacity.length + 1));
+  const room = (tot: number) => width - 2 - 6 - capW - tot - 2;
+  const totW = room(13) >= 24 ? 13 : 0;
+  const whyW = room(totW) >= 24 ? room(totW) : 0;
+  const head = `  ${'ctx'.padEnd(6)}${'users at once'.padEnd(capW)}${totW ? 'total tok/s'.padStart(totW) : ''}`;
+  out.push(paint(`${head}${whyW ? '  why not more' : ''}`.trimEnd(), 'dim'));
+  for (const r of rows) {
+    const total = totW ? r.total.replace(' tok/s total', '').padStart(totW) : '';
+    const line = `  ${paint(r.context.padEnd(6), 'bold')}${paint(r.capacity.padEnd(capW), 'green')}${total}`;
+    if (whyW) {
+      const [first, ...more] = wrap(r.short, whyW, '');
+      const at = ' '.repeat(2 + 6 + capW + totW + 2);
+      out.push(`${line}  ${first ?? ''}`.trimEnd(), ...more.map((l) => `${at}${l}`));
+    } else out.push(line.trimEnd(), ...wrap(r.short, width - 8, '').map((l) => `        ${l}`));
+  }
+  for (const r of rows) out.push(...wrap(`${r.context}: ${r.why}`, width - 2, '    ').map((l) => `  ${l}`));
+  for (const g of groupedChanges(rows))
+    out.push(
+      ...wrap(`Change (${g.contexts.join(', ')}): ${g.change}.`, width - 2, '    ').map((l) =>
+        paint(`  ${l}`, 'cyan'),
+      ),
+    );
+  for (const w of whatIf) out.push(...para(`What if (predicted): ${w.text}`));
+  return out;
+}
+
+/** The answer in Markdown: two lines and a table. */
+export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[] {
+  const rows = answerRows(a);
+  const out: string[] = ['### The answer', ''];
+  out.push(`**${mdEscape(serviceLevelLine(a))}**  `);
+  const single = singleUserLine(a);
+  if (single) out.push(`${mdEscape(single)}  `);
+  const note = basisNote(a);
+  if (note) out.push(`*${mdEscape(note)}*`);
+  out.push('');
+  if (!rows.length) return [...out, 'No decode cell measured: nothing to judge.', ''];
+  out.push(
+    mdTable(
+      ['Context', 'Users at once', 'Evidence', 'Total tok/s', 'Why not more', 'What to change'],
+      rows.map((r) => [
+        r.context,
+        `**${mdEscape(r.capacity)}**`,
+        mdEscape(r.evidence),
+        mdEscape(r.total.replace(' tok/s total', '')),
+        mdEscape(r.why),
+        mdEscape(r.change),
+      ]),
+      ['l', 'l', 'l', 'r', 'l', 'l'],
+    ),
+    '',
+  );
+  for (const w of whatIf) out.push(`- *What if (predicted):* ${mdEscape(w.text)}`);
+  if (whatIf.length) out.push('');
+  return out;
+}
+
+/** The answer as the first card of an HTML report (and of `serve`'s run page). */
+export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): string {
+  const rows = answerRows(a);
+  const single = singleUserLine(a);
+  const note = basisNote(a);
+  const head = `<p class="answer-slo">${esc(serviceLevelLine(a))}</p>${single ? `<p class="answer-one">${esc(single)}</p>` : ''}${
+    note ? `<p class="note">${esc(note)}</p>` : ''
+  }`;
+  const body = rows.length
+    ? `<div class="tbl-wrap"><table class="data answer" id="answer-table"><thead><tr><th scope="col">Context</th><th scope="col">Users at once</th><th scope="col">Total tok/s</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
+        .map(
+          (r) =>
+            `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
+              r.total.replace(' tok/s total', '') || '—',
+            )}</td><td data-label="Why not more">${esc(r.why)}</td><td data-label="What to change">${esc(r.change)}</td></tr>`,
+        )
+        .join('')}</tbody></table></div>`
+    : '<p>No decode cell measured: nothing to judge.</p>';
+  const what = whatIf.length
+    ? `<ul class="notes whatif">${whatIf.map((w) => `<li><strong>What if (predicted):</strong> ${esc(w.text)}</li>`).join('')}</ul>`
+    : '';
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${body}${what}</section>`;
+}
+
+export interface CompareAnswer {
+  levels: string[]; // the service level each run is judged by, in words (one line when they agree)
+  headers: string[]; // 'Context', then each run's label
+  rows: string[][]; // per context: its label, then each run's users at once and why not more
+}
+
+/** Users at once under the service level, run by run: what `compare` shows first. */
+export function compareAnswer(
+  runs: ReadonlyArray<{ label: string; result: RunResult }>,
+  slo?: ServiceLevel,
+): CompareAnswer {
+  const answers = runs.map((r) => answerOf(r.result, slo));
+  const lines = answers.map((a) => serviceLevelLine(a));
+  const levels = new Set(lines).size === 1 ? [lines[0]!] : lines.map((l, i) => `${runs[i]!.label}: ${l}`);
+  const contexts = [...new Set(answers.flatMap((a) => a.contexts.map((c) => c.contextTokens)))].sort(
+    (x, y) => x - y,
+  );
+  const rows = contexts.map((ctx) => [
+    contextLabel(ctx),
+    ...answers.map((a) => {
+      const c = a.contexts.find((x) => x.contextTokens === ctx);
+      return c ? `${capacityPhrase(c)} (${c.reason.short})` : '—';
+    }),
+  ]);
+  return { levels, headers: ['Context', ...runs.map((r) => r.label)], rows };
+}
+
+export function compareAnswerText(
+  c: CompareAnswer,
+  width: number,
+  paint: TextPaint,
+  wrap: (t: string, w: number, i?: string) => string[],
+): string[] {
+  const out = [paint(ANSWER_TITLE, 'bold')];
+  for (const l of c.levels) out.push(...wrap(l, width - 2, '    ').map((x) => `  ${x}`));
+  for (const row of c.rows)
+    row.slice(1).forEach((v, i) => {
+      const lines = wrap(`${c.headers[i + 1]}: ${v}`, width - 9, '   ');
+      out.push(
+        `  ${(i === 0 ? row[0]! : '').padEnd(7)}${lines[0] ?? ''}`,
+        ...lines.slice(1).map((l) => `         ${l}`),
+      );
+    });
+  return out;
+}
+
+export function compareAnswerMd(c: CompareAnswer): string[] {
+  return [
+    '## The answer',
+    '',
+    ...c.levels.map((l) => `${mdEscape(l)}  `),
+    '',
+    mdTable(
+      c.headers,
+      c.rows.map((r) => r.map(mdEscape)),
+    ),
+    '',
+  ];
+}
+
+export function compareAnswerHtml(c: CompareAnswer): string {
+  const head = c.levels.map((l) => `<p class="answer-slo">${esc(l)}</p>`).join('');
+  const table = `<div class="tbl-wrap"><table class="data answer" id="compare-answer"><thead><tr>${c.headers
+    .map((h) => `<th scope="col">${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${c.rows
+    .map(
+      (r) =>
+        `<tr><th scope="row">${esc(r[0]!)}</th>${r
+          .slice(1)
+          .map((v) => `<td>${esc(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('')}</tbody></table></div>`;
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${table}</section>`;
+}

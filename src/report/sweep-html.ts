@@ -1,0 +1,157 @@
+import { cellName, contextLabel, DASH, fmtTokS, fmtTokSChart } from '../format/index.js';
+import { cssVars, ratioColor, SERIES } from './html/color.js';
+import { esc } from './html/escape.js';
+import { matrixMinWidth } from './html/heatmap.js';
+import { lineChartSvg, type Series } from './html/line-chart.js';
+import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
+import { cellKey } from './model.js';
+import { bestShort, configName, marginText, type SweepModel } from './sweep-model.js';
+import { STATUS_WORD } from './sweep-text.js';
+
+// The sweep report as one self-contained page: configurations, the words, each context's matrix with the
+// configurations side by side (coloured by the ratio to the cell's fastest), and the Pareto frontier.
+
+const LEGEND =
+  "Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference. Colour: total tok/s ÷ the cell's fastest.";
+
+function configurationsCard(m: SweepModel): string {
+  const rows = m.configs
+    .map((c) => {
+      const tail = c.logTail?.length
+        ? `<details><summary>last lines of ${esc(c.log ?? 'the server log')}</summary><pre class="cmd"><code>${esc(c.logTail.join('\n'))}</code></pre></details>`
+        : '';
+      const status = `${esc(STATUS_WORD[c.status] ?? c.status)}${c.reason ? `: ${esc(c.reason)}` : ''}`;
+      return (
+        `<tr data-config="${esc(c.key)}"><td><b>${esc(c.letter)}</b></td><td>${esc(c.label)}</td>` +
+        `<td class="${c.status === 'failed' ? 'st-failed' : ''}">${status}${tail}</td>` +
+        `<td>${c.result ? c.result.decode.length : DASH}</td><td>${esc(c.linked.join('; ')) || DASH}</td>` +
+        `<td>${c.command ? `<code>${esc(c.command)}</code>` : DASH}</td></tr>`
+      );
+    })
+    .join('\n');
+  return card(
+    'configurations',
+    'Configurations',
+    'Each started its own server; secrets in commands are replaced by <redacted>.',
+    `<table class="diff"><thead><tr><th></th><th>Configuration</th><th>Status</th><th>Cells</th><th>Linked</th><th>Server command</th></tr></thead><tbody>${rows}</tbody></table>`,
+  );
+}
+
+function contextTable(m: SweepModel, ctx: number): string {
+  const cols = m.configs.map((_, i) => i).filter((i) => m.configs[i]!.result);
+  const head = `<tr><th class="corner"><span>requests ↓</span><span>configuration →</span></th>${cols
+    .map((i) => `<th scope="col" title="${esc(m.configs[i]!.label)}">${esc(m.configs[i]!.letter)}</th>`)
+    .join('')}<th scope="col">Best</th></tr>`;
+  const body = m.concurrency
+    .map((n) => {
+      const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
+      const top = v?.candidates[0]?.value;
+      const tds = cols.map((i) => {
+        const cell = m.configs[i]!.cells.get(cellKey(ctx, n));
+        const data = `data-config="${esc(m.configs[i]!.key)}" data-context="${ctx}" data-concurrency="${n}"`;
+        if (!cell) return `<td class="hm-empty" ${data}>·</td>`;
+        if (cell.status === 'Over capacity' || cell.status === 'Failed' || !top || !cell.totalTokensPerS)
+          return `<td class="hm-cell st-over" ${data}><span class="hm-over">${esc(cell.status)}</span></td>`;
+        const queued = cell.status === 'Requests queued';
+        const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} per user`;
+        const best = v?.outcome === 'faster' && v.candidates[0]!.config === i;
+        return (
+          `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
+          `${queued ? '<span class="hm-badge">queued</span>' : ''}<span class="hm-v">${best ? '★ ' : ''}${esc(fmtTokSChart(cell.totalTokensPerS))}</span></td>`
+        );
+      });
+      const verdict = v
+        ? `<td class="hm-cell" data-outcome="${esc(v.outcome)}" title="${esc(marginText(m, v))}"><span class="hm-v">${esc(bestShort(m, v))}</span></td>`
+        : '<td class="hm-empty">·</td>';
+      return `<tr><th scope="row">${n}</th>${tds.join('')}${verdict}</tr>`;
+    })
+    .join('\n');
+  return `<div class="hm-wrap"><table class="heatmap" style="${matrixMinWidth(cols.length + 1)}"><thead>${head}</thead><tbody>${body}</tbody></table></div>`;
+}
+
+function paretoCard(m: SweepModel): string {
+  if (m.pareto.length === 0) return '';
+  const series: Series[] = m.configs
+    .map((c, i): Series => ({
+      name: `${c.letter} ${c.label}`,
+      color: SERIES[i % SERIES.length]!,
+      dotsOnly: true,
+      points: m.pareto
+        .filter((p) => p.config === i)
+        .map((p) => ({
+          x: p.x,
+          y: p.y,
+          hollow: p.queued,
+          tip: `${c.letter} ${c.label} · ${cellName(p)}: ${fmtTokS(p.x)} tok/s total${m.perGpu ? ' per GPU' : ''}, ${fmtTokS(p.y)} per user`,
+        })),
+    }))
+    .filter((s) => s.points.length);
+  const frontier = m.pareto.filter((p) => p.frontier).sort((a, b) => a.x - b.x);
+  series.push({
+    name: 'Pareto frontier',
+    color: 'var(--ink, #64748b)',
+    dashed: true,
+    points: frontier.map((p) => ({
+      x: p.x,
+      y: p.y,
+      hollow: p.queued,
+      label: m.configs[p.config]!.letter,
+      tip: `frontier: ${m.configs[p.config]!.letter} ${configName(m, p.config)} · ${cellName(p)}`,
+    })),
+  });
+  const chart = lineChartSvg({
+    series,
+    xKind: 'log',
+    xLabel: m.perGpu ? 'total tok/s per GPU (log scale) →' : 'total tok/s (log scale) →',
+    yLabel: 'tok/s per user',
+    xFormat: fmtTokSChart,
+    yFormat: fmtTokSChart,
+    ariaLabel: 'Tokens per second per user against total tokens per second, every configuration and cell',
+  });
+  const rows = frontier
+    .map(
+      (p) =>
+        `<tr><td>${fmtTokS(p.y)}</td><td>${fmtTokS(p.x)}</td><td>${esc(cellName(p))}${p.queued ? ' (queued)' : ''}</td><td><b>${esc(m.configs[p.config]!.letter)}</b> ${esc(configName(m, p.config))}</td></tr>`,
+    )
+    .join('');
+  return card(
+    'pareto',
+    'Pareto frontier',
+    `Every measured cell of every configuration (hollow: Requests queued); the dashed line joins those no other beats on both total tok/s${m.perGpu ? ' per GPU' : ''} and tok/s per user.`,
+    chart +
+      `<table class="diff" id="frontier"><thead><tr><th>Per user tok/s</th><th>${m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s'}</th><th>Cell</th><th>Configuration</th></tr></thead><tbody>${rows}</tbody></table>`,
+  );
+}
+
+export function renderSweepHtml(m: SweepModel, page: PageOptions = {}): string {
+  const ok = m.configs.filter((c) => c.status === 'complete').length;
+  const parts = [
+    topHeader(
+      'Sweep',
+      m.title,
+      `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · ${m.file.startedAt}`,
+    ),
+    card('serve-cmd', 'Server command', '', `<pre class="cmd"><code>${esc(m.file.serveCmd)}</code></pre>`),
+    configurationsCard(m),
+  ];
+  if (m.contextLines.length)
+    parts.push(
+      card(
+        'words',
+        'In words',
+        '',
+        `<ul class="notes words">${m.contextLines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
+      ),
+    );
+  for (const ctx of m.contexts)
+    parts.push(
+      card(
+        `ctx-${ctx}`,
+        `Total tok/s · ${contextLabel(ctx)} context`,
+        'Rows are simultaneous requests, columns the configurations side by side.',
+        contextTable(m, ctx) + `<ul class="notes"><li>${esc(LEGEND)}</li></ul>`,
+      ),
+    );
+  parts.push(paretoCard(m));
+  return htmlPage(`${m.title} · Sweep`, parts.join('\n'), page);
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { DecodeCell, RunResult } from '../../src/results/schema.js';
+import { SWEEP_SCHEMA_ID, SWEEP_SCHEMA_VERSION, type SweepFile } from '../../src/results/sweep-schema.js';
+import { renderSweep } from '../../src/report/sweep.js';
+import { paretoFrontier, shortLabels, sweepModel } from '../../src/report/sweep-model.js';
+import { stripAnsi } from '../../src/report/text.js';
+import { mulberry32 } from '../reliability/lib/crash.js';
+import { syntheticResult } from './synthetic.js';
+
+// Three configurations measured over one context: a cell where they tie, one where B is 50% ahead of A with
+// tight intervals, one without intervals, one only C could run.
+type Fig = [total: number, halfWidth: number | null] | 'over';
+
+function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
+  const r = structuredClone(syntheticResult());
+  r.runId = key;
+  r.hardware.gpuCount = gpus;
+  r.decode = Object.entries(figs).map(([n, f]): DecodeCell => {
+    const base = r.decode[0]!;
+    if (f === 'over')
+      return {
+        ...base,
+        contextTokens: 1024,
+        concurrency: Number(n),
+        status: 'Over capacity',
+        totalTokensPerS: null,
+        perRequestTokensPerS: null,
+        intervals: {},
+      };
+    const [total, half] = f;
+    return {
+      ...base,
+      contextTokens: 1024,
+      concurrency: Number(n),
+      status: 'Valid',
+      totalTokensPerS: total,
+      perRequestTokensPerS: total / Number(n),
+      intervals: half === null ? {} : { totalTokensPerS: { lo: total - half, hi: total + half } },
+    };
+  });
+  return r;
+}
+
+function sweepFile(names: string[], status: Partial<Record<number, 'failed'>> = {}): SweepFile {
+  return {
+    schema: SWEEP_SCHEMA_ID,
+    version: SWEEP_SCHEMA_VERSION,
+    sweepId: 'sweep-test',
+    tool: { name: 'llm-inference-bench', version: '0.7.0' },
+    status: 'complete',
+    startedAt: '2026-12-01T10:00:00.000Z',
+    serveCmd: 'llama-server -m m.gguf --port {port}',
+    serveParams: '/tmp/p.yaml',
+    options: {},
+    servers: names.map((n, i) => ({ key: `k${i}`, name: n, params: {}, env: {}, log: `k${i}/server.log` })),
+    runs: names.map((n, i) => ({
+      key: `k${i}`,
+      name: n,
+      server: `k${i}`,
+      linked: [],
+      status: status[i] ?? 'complete',
+      ...(status[i]
+        ? {
+            reason: 'the server exited with code 1 before it answered /health or /v1/models',
+            logTail: ['error: unknown argument: --bogus'],
+          }
+        : {}),
+    })),
+  };
+}
+
+const three = () => {
+  const file = sweepFile(['np=2 m=x', 'np=4 m=x', 'np=8 m=x']);
+  const results = new Map([
+    ['k0', result('k0', { 1: [100, 2], 2: [150, null], 4: [200, 4], 8: 'over' })],
+    ['k1', result('k1', { 1: [101, 2], 2: [180, null], 4: [300, 6], 8: 'over' })],
+    ['k2', result('k2', { 1: [99, 2], 2: [170, 3], 4: [150, 3], 8: [320, 6] })],
+  ]);
+  return { file, results };
+};
+
+describe('sweep report model', () => {
+  it('names the fastest per cell with its margin over the runner-up and the verdict compare gives', () => {
+    const { file, results } = three();
+    const m = sweepModel(file, results);
+    const at = (n: number) => m.cells.find((c) => c.concurrency === n)!;
+    expect(at(1).outcome).toBe('no significant difference');
+    expect(at(1).candidates.map((c) => m.configs[c.config]!.letter)).toEqual(['B', 'A', 'C']);
+    // 300 vs 200: +50%; each side's 95% interval gives se = ln(hi/lo)/3.92, the change's 95% half width is
+    // (1.5 e^{1.96 se} - 1.5 e^{-1.96 se}) / 2 with se = hypot(ln(306/294), ln(204/196)) / 3.92
+    const se = Math.hypot(Math.log(306 / 294), Math.log(204 / 196)) / 3.92;
+    expect(at(4).outcome).toBe('faster');
+    expect(at(4).comparison!.change).toBeCloseTo(0.5, 12);
+    expect(at(4).comparison!.changeHalfWidth).toBeCloseTo(
+      (1.5 * (Math.exp(1.96 * se) - Math.exp(-1.96 * se))) / 2,
+      3,
+    );
+    expect(at(2).outcome).toBe('no interval');
+    expect(at(8).outcome).toBe('only one');
+    expect(m.contextLines).toEqual([
+      'at 1K, np=8 gives the most total tok/s (320.0 tok/s at 8 users), the only configuration that measured it; at one user the configurations do not differ.',
+    ]);
+    expect(m.configs.map((c) => c.label)).toEqual(['np=2', 'np=4', 'np=8']);
+  });
+
+  it('puts the Pareto frontier per GPU when every run knows its GPU count', () => {
+    const { file, results } = three();
+    const m = sweepModel(file, results);
+    expect(m.perGpu).toBe(true);
+    const front = m.pareto
+      .filter((p) => p.frontier)
+      .map((p) => [m.configs[p.config]!.letter, p.concurrency, p.x, p.y]);
+    // per user tok/s = total / N; x = total / 2 GPUs: B×1 (50.5, 101), B×2 (90, 90), B×4 (150, 75), C×8 (160, 40)
+    expect(front.sort()).toEqual(
+      [
+        ['B', 1, 50.5, 101],
+        ['B', 2, 90, 90],
+        ['B', 4, 150, 75],
+        ['C', 8, 160, 40],
+      ].sort(),
+    );
+    results.set('k2', result('k2', { 1: [99, 2] }, 1));
+    results.get('k2')!.hardware.gpuCount = undefined;
+    expect(sweepModel(file, results).perGpu).toBe(false);
+  });
+
+  it('finds the same frontier as a brute-force check on random points', () => {
+    const rnd = mulberry32(7);
+    for (let trial = 0; trial < 50; trial++) {
+      const pts = Array.from({ length: 30 }, () => ({
+        x: Math.round(rnd() * 20),
+        y: Math.round(rnd() * 20),
+      }));
+      const brute = pts.filter((p) => !pts.some((q) => q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y)));
+      const got = paretoFrontier(pts);
+      // duplicates of a frontier point: one of them is enough
+      expect(new Set([...got].map((p) => `${p.x},${p.y}`))).toEqual(
+        new Set(brute.map((p) => `${p.x},${p.y}`)),
+      );
+    }
+  });
+
+  it('drops from labels only the words every configuration shares', () => {
+    expect(shortLabels(['np=2 c=64K m=x', 'np=4 c=64K m=x'])).toEqual(['np=2', 'np=4']);
+    expect(shortLabels(['small', 'big np=8'])).toEqual(['small', 'big np=8']);
+    expect(shortLabels(['np=2'])).toEqual(['np=2']);
+  });
+});
+
+describe('sweep report formats', () => {
+  it('txt stays within 80 columns, with a failed configuration, its reason and log lines', () => {
+    const names = Array.from({ length: 8 }, (_, i) => `max_num_seqs=${2 ** i} max_num_batched_tokens=8192`);
+    const file = sweepFile(names, { 7: 'failed' });
+    const results = new Map(
+      names.slice(0, 7).map((_, i) => [`k${i}`, result(`k${i}`, { 1: [100 + i, 2], 4: [200 + 40 * i, 4] })]),
+    );
+    const text = stripAnsi(renderSweep(file, results, 'txt', { width: 80 }));
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(text).toContain('H max_num_seqs=128 FAILED (no result)');
+    expect(text).toContain('| error: unknown argument: --bogus');
+    expect(text).toContain('Total tok/s · 1K context (1/2)');
+    expect(text).toMatch(/\n {3}4 .* G \+\d+%±\d+%/);
+  });
+
+  it('md, csv, json and html carry the same verdicts', () => {
+    const { file, results } = three();
+    const md = renderSweep(file, results, 'md');
+    expect(md).toContain('| 4 | 200.0 | **300.0** | 150.0 | B +50%±4% (+50% ± 4% over np=2) |');
+    const csv = renderSweep(file, results, 'csv').split('\r\n');
+    expect(csv[0]).toMatch(/^Context tokens,Requests at once,Configuration,Label,Status,Total tok\/s/);
+    expect(csv.find((l) => l.startsWith('1024,4,k1,'))).toMatch(
+      /^1024,4,k1,np=4,Valid,300,294,306,75,1,faster,0\.5/,
+    );
+    const json = JSON.parse(renderSweep(file, results, 'json')) as { cells: Array<Record<string, unknown>> };
+    expect(json.cells.find((c) => c.concurrency === 4)).toMatchObject({
+      best: 'k1',
+      runnerUp: 'k0',
+      outcome: 'faster',
+    });
+    const html = renderSweep(file, results, 'html');
+    expect(html).toContain('data-outcome="faster"');
+    expect(html).not.toMatch(/<script src|<link rel="stylesheet"/);
+  });
+});
