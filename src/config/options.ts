@@ -77,6 +77,8 @@ const RUN = ['run', 'sweep'] as const;
 const TARGET = ['run', 'plan', 'probe', 'sweep'] as const; // the options that reach a server
 const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
 const SWEEP = ['sweep'] as const;
+// One run over several agents (docs/distributed.md): a sweep's runs are one client each.
+const AGENTS = ['run'] as const;
 
 export const OPTION_TABLE = {
   baseUrl: {
@@ -314,7 +316,7 @@ export const OPTION_TABLE = {
   agents: {
     flag: '--agents <k>',
     kind: 'int',
-    commands: RUN,
+    commands: AGENTS,
     configFile: true,
     result: 'config',
     description:
@@ -325,7 +327,7 @@ export const OPTION_TABLE = {
   agentIndex: {
     flag: '--agent-index <i>',
     kind: 'int',
-    commands: RUN,
+    commands: AGENTS,
     computedDefault: { run: 'JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else 0' },
     description: 'this agent of --agents K: 0 coordinates, 1..K-1 drive their share of the slots',
     min: 0,
@@ -333,7 +335,7 @@ export const OPTION_TABLE = {
   coordinator: {
     flag: '--coordinator <url>',
     kind: 'url',
-    commands: RUN,
+    commands: AGENTS,
     configFile: true,
     description:
       "agent 0's address, e.g. http://bench-0.bench:7070 (agent 0 listens on its port; --local: 127.0.0.1, a free port)",
@@ -341,14 +343,14 @@ export const OPTION_TABLE = {
   local: {
     flag: '--local',
     kind: 'bool',
-    commands: RUN,
+    commands: AGENTS,
     description: 'with --agents K: start agents 1..K-1 as processes on this machine (same protocol)',
   },
   agentTimeout: {
     flag: '--agent-timeout <seconds>',
     kind: 'duration',
     defaultValue: 10,
-    commands: RUN,
+    commands: AGENTS,
     configFile: true,
     description: 'an agent or coordinator silent this long is lost (an agent lost mid-cell fails that cell)',
     min: 0.1,
@@ -357,7 +359,7 @@ export const OPTION_TABLE = {
     flag: '--agent-wait <seconds>',
     kind: 'duration',
     defaultValue: 600,
-    commands: RUN,
+    commands: AGENTS,
     configFile: true,
     description:
       'the first decode cell waits this long for every agent to join; an agent waits this long for the coordinator',
@@ -366,7 +368,7 @@ export const OPTION_TABLE = {
   agentTokenFile: {
     flag: '--agent-token-file <path>',
     kind: 'string',
-    commands: RUN,
+    commands: AGENTS,
     description:
       "file holding the run's token that agents show the coordinator (or env LLM_BENCH_AGENT_TOKEN); never read from --config",
   },
