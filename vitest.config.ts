@@ -21,6 +21,7 @@ const INTEGRATION = [
   'test/integration/sweep.test.ts', // servers launched as process groups, killed, resumed
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
+  'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/agents
 ];
 
 export default defineConfig({

@@ -157,6 +157,7 @@ export class AgentHub {
 
   /** The run ended: 'complete' releases the agents; any other status leaves them waiting for a resumed run. */
   finish(status: string): void {
+    if (this.ended) return;
     this.ended = true;
     for (const m of this.members.values()) m.port.send({ type: 'done', status });
     this.watch.abort();
