@@ -12,7 +12,9 @@ export const ERROR_CODES = {
   WRITE_FAILED: 10,
   TARGET_ERROR: 11,
   REGRESSION: 12, // compare --fail-on: a significant slowdown past the threshold
-  COORDINATOR_UNREACHABLE: 13, // an agent found no coordinator, or was refused by it (docs/distributed.md)
+  NO_SERVER: 13, // quick: nothing answered on the ports it looked at
+  SEVERAL_SERVERS: 14, // quick without a terminal to ask on: several answered, --base-url picks one
+  COORDINATOR_UNREACHABLE: 15, // an agent found no coordinator, or was refused by it (docs/distributed.md)
   INTERRUPTED: 130,
   INTERNAL: 1,
 } as const;

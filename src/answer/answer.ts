@@ -132,7 +132,10 @@ export function answerRows(a: Answer): AnswerRow[] {
     capacity: capacityPhrase(c),
     evidence: capacityEvidence(c),
     total: c.capacity ? `${fmtTokS(c.capacity.cell.totalTokensPerS)} tok/s total` : '',
-    why: c.reason.text,
+    why:
+      (c.undecided.length && c.limit
+        ? `Too close to call at ${c.undecided.map((j) => users(j.cell.concurrency)).join(', ')} (${c.undecided.map(judgedText).join('; ')}). `
+        : '') + c.reason.text,
     short: c.reason.short,
     change: c.reason.change,
   }));

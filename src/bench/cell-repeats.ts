@@ -45,6 +45,9 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
   out.outputTokens = sumOrNull(measured.map((c) => c.outputTokens));
   out.measuredS = r3(sumOrNull(measured.map((c) => c.measuredS)));
   out.requestsSent = measured.reduce((a, c) => a + (c.requestsSent ?? 0), 0);
+  const stale = measured.reduce((a, c) => a + (c.staleReconnects ?? 0), 0);
+  if (stale > 0) out.staleReconnects = stale;
+  else delete out.staleReconnects;
   const errors = mergeErrors(measured); // the same repeats as every other count
   if (errors) out.errors = errors;
   const requests = mergeWindowRequests(measured.map((c) => c.windowRequests));

@@ -11,6 +11,8 @@ import { windowRequestSamples } from '../stats/slo.js';
 export interface CellRequest extends TimedRequest {
   promptTokens?: number;
   cachedTokens?: number;
+  // sent again after its reused connection closed unanswered (src/client/h1-request.ts)
+  resent?: { firstSentAtMs: number; reason: string };
 }
 
 export interface CellMeasurement {
@@ -128,6 +130,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     cell.windowRequests = windowRequestSamples(m.requests, m.window);
   }
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
+  const staleReconnects = m.requests.filter((r) => r.resent).length;
+  if (staleReconnects > 0) cell.staleReconnects = staleReconnects;
   if (decision.error) cell.error = decision.error;
   return cell;
 }

@@ -110,6 +110,10 @@ export function toRequestLine(s: Sent): RequestLine {
     status: r.ok ? 'ok' : 'error',
   };
   if (r.calledAtMs !== undefined) line.calledAtMs = r.calledAtMs;
+  if (r.resent) {
+    line.firstSentAtMs = r.resent.firstSentAtMs;
+    line.resentAfter = r.resent.reason;
+  }
   if (s.spec.concurrency !== undefined) line.concurrency = s.spec.concurrency;
   if (s.repeat !== undefined) line.repeat = s.repeat;
   if (r.firstTokenAtMs !== undefined) line.firstTokenAtMs = r.firstTokenAtMs;

@@ -16,6 +16,7 @@ import { register as registerImport } from './import.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerPredict } from './predict.js';
 import { register as registerProbe } from './probe.js';
+import { register as registerQuick } from './quick.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerServe } from './serve.js';
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     .showSuggestionAfterError(true)
     .exitOverride();
   for (const register of [
+    registerQuick,
     registerRun,
     registerPlan,
     registerFit,

@@ -1,8 +1,10 @@
 // Keep-alive connections of the lean HTTP/1.1 client, per origin. A connection's socket listeners are set
 // once, when it opens, and route to whichever request uses it now: no listener is added per request, none
 // per read. Idle connections are unref'd (they never keep the process alive) and dropped when the server
-// closes them, when they sit idle past the keep-alive time, or when bytes arrive that no request asked for.
+// closes them, when they sit idle past the keep-alive time (origin-policy.ts), or when bytes arrive that no
+// request asked for. A close of a kept-alive connection before any answer teaches the origin's policy.
 import net from 'node:net';
+import { OriginPolicies, type AnnouncedKeepAlive, type OriginPolicy } from './origin-policy.js';
 
 /** The request using a connection: told of its socket's events. */
 export interface ConnUser {
@@ -12,13 +14,6 @@ export interface ConnUser {
   onFail(err: Error): void; // a socket error, or a close without either
 }
 
-// How long an idle connection is kept: below the 5 s after which uvicorn (vLLM, SGLang, TensorRT-LLM) and
-// cpp-httplib (llama.cpp) close idle connections, as undici's own default (4 s), so a request is not written
-// onto a connection the server is closing at that moment (a clean close then fails it: h1-request.ts). A new
-// connection costs a connect, which TTFT does not include: it starts at the write.
-export const DEFAULT_KEEP_ALIVE_MS = 4_000;
-const KEEP_ALIVE_MARGIN_MS = 1_000; // leave before the timeout a server announces (Keep-Alive: timeout=N)
-
 export class H1Conn {
   readonly socket: net.Socket;
   connected = false;
@@ -26,6 +21,12 @@ export class H1Conn {
   uses = 0;
   /** Released since the last poll phase: a close the server sent with the response may not be read yet. */
   cooling = false;
+  /** When the last response on it ended (performance.now()); undefined until one did. */
+  releasedAt: number | undefined;
+  /** What that response announced (Keep-Alive: timeout, max). */
+  announced: AnnouncedKeepAlive = {};
+  /** A byte arrived since the last write or release. */
+  answered = false;
   private user: ConnUser | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private dead = false;
@@ -61,6 +62,7 @@ export class H1Conn {
   /** The request, header and body, in one write. */
   write(bytes: string): void {
     this.uses++;
+    this.answered = false;
     this.socket.write(bytes);
   }
 
@@ -87,8 +89,12 @@ export class H1Conn {
     this.socket.destroy();
   }
 
+  // The server ended a kept-alive connection before answering anything more on it (idle, or with a request
+  // written and unanswered): the origin learns how soon after a response its connections close.
   private detach(): ConnUser | undefined {
     const u = this.user;
+    if (!this.dead && this.releasedAt !== undefined && !this.answered)
+      this.pool.policy(this.key).noteUnannouncedClose(performance.now() - this.releasedAt);
     this.destroy();
     return u;
   }
@@ -99,6 +105,7 @@ export class H1Conn {
     this.user?.onConnect();
   };
   private readonly onData = (buf: Buffer): void => {
+    this.answered = true;
     const u = this.user;
     if (u) u.onRead(buf);
     else this.destroy(); // bytes no request asked for: the connection's framing is no longer known
@@ -111,13 +118,21 @@ export class H1Conn {
 export class H1Pool {
   private readonly idleByKey = new Map<string, H1Conn[]>();
 
-  /** An idle connection to host:port (the most recently used), or a new one. */
+  constructor(private readonly policies: OriginPolicies = new OriginPolicies()) {}
+
+  policy(key: string): OriginPolicy {
+    return this.policies.get(key);
+  }
+
+  /** An idle connection to host:port (the most recently used) still within its keep time, or a new one. */
   acquire(host: string, port: number, user: ConnUser): H1Conn {
     const key = `${host}:${port}`;
     const list = this.idleByKey.get(key);
+    const policy = this.policy(key);
     while (list && list.length > 0) {
       const c = list.pop()!;
-      if (c.usable) {
+      // the policy may have learned, while c sat idle, that it should not be kept this long
+      if (c.usable && performance.now() - c.releasedAt! <= policy.keepMs(c.announced)) {
         c.take(user);
         return c;
       }
@@ -126,20 +141,21 @@ export class H1Pool {
     return new H1Conn(this, key, host, port, user);
   }
 
-  /** Always a new connection: a retry's (h1-request.ts). */
+  /** Always a new connection: a re-send's (h1-request.ts). */
   fresh(host: string, port: number, user: ConnUser): H1Conn {
     return new H1Conn(this, `${host}:${port}`, host, port, user);
   }
 
   /** A response ended and the connection may carry another: idle until taken, expired or closed. */
-  release(c: H1Conn, serverKeepAliveMs?: number): void {
-    const ms =
-      serverKeepAliveMs === undefined
-        ? DEFAULT_KEEP_ALIVE_MS
-        : Math.min(DEFAULT_KEEP_ALIVE_MS, serverKeepAliveMs - KEEP_ALIVE_MARGIN_MS);
+  release(c: H1Conn, announced: AnnouncedKeepAlive = {}): void {
+    c.releasedAt = performance.now();
+    c.announced = announced;
+    c.answered = false;
+    const ms = this.policy(c.key).keepMs(announced);
+    const spent = announced.keepAliveMax !== undefined && c.uses >= announced.keepAliveMax;
     // A body still being written (the server answered early: 413, 401) would go before the next request's
     // bytes, and its upload time into that request's TTFT: such a connection carries nothing more.
-    if (ms <= 0 || !c.usable || !c.drained) {
+    if (ms <= 0 || spent || !c.usable || !c.drained) {
       c.destroy();
       return;
     }

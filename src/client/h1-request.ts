@@ -1,20 +1,19 @@
 // The lean transport of streamRequest: one streamed request over a pooled node:net socket (plain http://),
 // parsed by H1ResponseParser, fed to the session in place. Written at once in one socket.write (header and
 // body), so sentAtMs is the write on fresh and reused connections alike.
-// Sent twice only when the server provably never read it: a reused connection reset (ECONNRESET, EPIPE)
-// before any response byte and before any EOF. A server closes a socket with a reset when unread bytes are
-// in it, or answers a reset to bytes for a socket it has closed: the idle close that raced our write. A clean
-// close (EOF) before the answer is never retried: the server may have read the request and started on it
-// (the sim's `refuse` fault), and a benchmark must not load a server with requests it does not record. The
-// pool's keep-alive time (h1-pool.ts) keeps that race rare to begin with. Never retried twice, nor after a
-// response byte, nor on a fresh connection.
+// Connections the server closes (docs/performance.md "Connections the server closes", RFC 9112 §9.3.1): the
+// pool honours Connection: close and Keep-Alive, and learns origins that close right after a response
+// (origin-policy.ts), so a request is rarely written on a connection being closed. When it is, it is sent
+// once more, on a new connection, with its TTFT from the new write, and the record says so (`resent`): only
+// when its connection had carried an earlier response (reused) and closed or failed before a single byte of
+// this answer, which is how a server that closed the connection before reading the request looks. Never
+// twice, never after an answer's byte, never on a fresh connection: a server that refuses a new connection
+// (the sim's `refuse` fault) is a counted failure.
 import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { H1ResponseParser, type H1Head, type H1Sink } from './h1-response.js';
 import { h1Pool, nextPoll, type ConnUser, type H1Conn, type H1Pool } from './h1-pool.js';
 import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
-
-const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 export interface H1Target {
   host: string; // for net.connect: no brackets around an IPv6 address
@@ -46,7 +45,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
   private t = 0; // the current read's stamp
   private reused = false; // the connection carried a request before this one
   private answered = false; // a response byte arrived
-  private retried = false;
+  private resent = false;
   private written = false; // on the current connection
 
   constructor(
@@ -105,6 +104,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     if (this.settled) return;
     if (this.parser.eof())
       this.ended(); // a body delimited by the close
+    else if (this.mayResend()) this.resendOnNew('other side closed');
     else this.lost('other side closed');
   }
 
@@ -116,8 +116,13 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     const code = (err as { code?: string }).code ?? '';
     // A reset right after a body delimited by the close still ended it (undici reads it the same way).
     if (code === 'ECONNRESET' && this.parser.eof()) this.ended();
-    else if (RETRY_CODES.has(code) && this.reused && !this.answered && !this.retried) this.retry();
+    else if (this.mayResend()) this.resendOnNew(describeError(err));
     else this.lost(describeError(err));
+  }
+
+  // Not a byte of this answer, on a connection that had carried a response before: the server gave it up.
+  private mayResend(): boolean {
+    return this.reused && !this.answered && !this.resent;
   }
 
   // A connection released since the last poll phase is written on after the next one, as undici does (it waits
@@ -140,11 +145,11 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     return true;
   }
 
-  // Back to the connect phase, on a new connection (an idle one may be as stale as the one just reset).
-  private retry(): void {
-    this.retried = true;
+  // Back to the connect phase, on a new connection (an idle one may be as stale as the one just closed).
+  private resendOnNew(reason: string): void {
+    this.resent = true;
     this.written = false;
-    this.unsent();
+    this.resending(reason);
     this.attach(this.pool.fresh(this.target.host, this.target.port, this));
   }
 
@@ -152,7 +157,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
     const c = this.conn;
     this.conn = undefined;
     if (c) {
-      if (nothingAfter && this.head?.keepAlive) this.pool.release(c, this.head.keepAliveTimeoutMs);
+      if (nothingAfter && this.head?.keepAlive) this.pool.release(c, this.head);
       else c.destroy();
     }
     this.ended();

@@ -17,6 +17,8 @@ export interface H1Head {
   keepAlive: boolean;
   /** The server's `Keep-Alive: timeout=N`, in ms: how long it keeps an idle connection open. */
   keepAliveTimeoutMs?: number;
+  /** The server's `Keep-Alive: max=N`: how many requests the connection may carry. */
+  keepAliveMax?: number;
 }
 
 export interface H1Sink {
@@ -293,8 +295,11 @@ function parseHead(text: string): { head: H1Head; http10: boolean } | string {
     headers,
     keepAlive: !tokens(headers.connection).includes('close'),
   };
-  const ka = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i.exec(headers['keep-alive'] ?? '');
-  if (ka) head.keepAliveTimeoutMs = Number(ka[1]) * 1000;
+  const ka = headers['keep-alive'] ?? '';
+  const timeout = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i.exec(ka);
+  if (timeout) head.keepAliveTimeoutMs = Number(timeout[1]) * 1000;
+  const max = /(?:^|[,;\s])max\s*=\s*(\d+)/i.exec(ka);
+  if (max) head.keepAliveMax = Number(max[1]);
   return { head, http10: m[1] === '0' };
 }
 

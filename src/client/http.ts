@@ -1,12 +1,19 @@
 // The one non-streaming HTTP helper (probe, metrics scrapes, tokenize, prompt calibration). Every outcome is
 // a value: a 2xx answer, or a failure with its kind (src/failures/kinds.ts); a non-2xx answer is a failure of
 // kind http_status that keeps the status, the body and the engine's error (type, code, classified reason).
-// One deadline for the whole exchange. Messages and bodies never carry the API key.
+// One deadline for the whole exchange. Messages and bodies never carry the API key. A request that got no
+// byte on a reused connection the server had given up is sent once more on a new one, as streamed requests
+// are (origin-policy.ts, h1-request.ts): metrics scrapes and probes meet llama.cpp's closes too.
+import { Client, type Dispatcher } from 'undici';
 import { redactSecrets, registerSecret } from '../secrets.js';
 import { classifyError } from '../failures/classify.js';
 import { parseErrorBody, tryJson, type ErrorBody } from '../failures/error-body.js';
 import type { FailureReason, HttpFailureKind } from '../failures/kinds.js';
 import { defaultDispatcher } from './undici-request.js';
+import { originKey, OriginPolicies } from './origin-policy.js';
+
+const originPolicies = new OriginPolicies(); // what probes and scrapes learned
+import { socketTag, trackedConnector } from './undici-sockets.js';
 
 export interface HttpOptions {
   apiKey?: string;
@@ -101,14 +108,23 @@ async function exchange(
   const where = `${method} ${safeUrl(url)}`;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), timeoutMs);
+  const connectMs = Math.min(timeoutMs, DEFAULT_HTTP_TIMEOUT_MS);
+  const t = target(url);
+  const policy = originPolicies.get(t.key);
+  const send = (d: Dispatcher, reset: boolean) =>
+    d.request({ origin: t.origin, path: t.path, method, headers, body: payload, signal: ac.signal, reset });
+  let oneShot: Client | undefined;
   try {
-    const res = await defaultDispatcher(Math.min(timeoutMs, DEFAULT_HTTP_TIMEOUT_MS)).request({
-      ...target(url),
-      method,
-      headers,
-      body: payload,
-      signal: ac.signal,
-    });
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await send(defaultDispatcher(connectMs), !policy.reuse);
+    } catch (err) {
+      const tag = socketTag(err);
+      if (!tag?.reused || tag.answered || ac.signal.aborted) throw err;
+      policy.noteUnannouncedClose(tag.sinceLastReadMs);
+      oneShot = new Client(t.origin, { connect: trackedConnector(connectMs) });
+      res = await send(oneShot, true);
+    }
     // A server may echo the key (in an error, a config dump): scrub before anything is kept.
     const text = redactSecrets(await readCapped(res.body, opts.maxBytes ?? DEFAULT_MAX_BYTES));
     const h = flatHeaders(res.headers);
@@ -134,6 +150,7 @@ async function exchange(
     return transportFailure(where, err, ac.signal.aborted, timeoutMs);
   } finally {
     clearTimeout(timer);
+    if (oneShot) void oneShot.destroy().catch(() => undefined);
   }
 }
 
@@ -192,9 +209,9 @@ async function readCapped(body: AsyncIterable<Buffer | Uint8Array>, maxBytes: nu
   return Buffer.concat(parts).toString('utf8');
 }
 
-function target(url: string): { origin: string; path: string } {
+function target(url: string): { origin: string; path: string; key: string } {
   const u = new URL(url);
-  return { origin: u.origin, path: `${u.pathname}${u.search}` };
+  return { origin: u.origin, path: `${u.pathname}${u.search}`, key: originKey(u) };
 }
 
 // Never echo credentials embedded in a URL.

@@ -28,6 +28,7 @@ export abstract class InFlight {
   private readonly calledAtMs: number;
   private connectSince: number; // the call, or a retry's new connection
   private sentAtMs: number | undefined; // the write; unset until the request's bytes go to a socket
+  private resend: { firstSentAtMs: number; reason: string } | undefined;
 
   constructor(
     private readonly opts: InFlightOptions,
@@ -72,8 +73,9 @@ export abstract class InFlight {
     this.rearmIfSooner(this.sentAtMs + this.firstMs);
   }
 
-  /** A retry on a new connection: back to the connect phase, timed from now. */
-  protected unsent(): void {
+  /** The request goes out again on a new connection (its first write got no answer): connect phase, from now. */
+  protected resending(reason: string): void {
+    this.resend = { firstSentAtMs: this.sentAtMs ?? this.calledAtMs, reason };
     this.sentAtMs = undefined;
     this.connectSince = this.now();
     this.rearmIfSooner(this.connectSince + this.connectMs);
@@ -114,7 +116,9 @@ export abstract class InFlight {
     this.settled = true;
     if (this.timer) clearTimeout(this.timer);
     this.opts.signal?.removeEventListener('abort', this.onAbort);
-    this.resolve(this.session.record(this.sentAtMs ?? this.calledAtMs, t, this.calledAtMs));
+    const record = this.session.record(this.sentAtMs ?? this.calledAtMs, t, this.calledAtMs);
+    const resend = this.resend;
+    this.resolve(resend ? record.then((r) => ({ ...r, resent: resend })) : record);
     this.release();
   }
 

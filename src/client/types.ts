@@ -17,6 +17,9 @@ export interface RequestError {
 export interface RequestRecord {
   calledAtMs?: number; // streamRequest was called
   sentAtMs: number; // the request's bytes went to the socket (TTFT starts here); calledAtMs if never written
+  // Sent twice: its first write, on a reused connection, got no byte before the close (`reason`); sentAtMs
+  // is the second write's, on a new connection (docs/performance.md "Connections the server closes").
+  resent?: { firstSentAtMs: number; reason: string };
   headersAtMs?: number;
   firstTokenAtMs?: number; // first token-bearing delta, never a role-only chunk
   endAtMs: number;

@@ -4,12 +4,19 @@
 // a later event-loop turn (idle-socket validation, a setImmediate in client-h1.js), and calls the handler's
 // onRequestStart synchronously in writeH1 right before the request's bytes go to the socket. TTFT starts
 // there; the call time is kept beside it (calledAtMs) so the gap stays visible.
-import { Agent, type Dispatcher } from 'undici';
+// Connections the server closes: the lean client's rule (h1-request.ts, origin-policy.ts) on our own
+// dispatchers, whose sockets undici-sockets.ts tracks. A request that got no byte on a socket that had
+// carried an earlier response is sent once more on a new connection (a one-shot Client); an origin seen
+// closing right after a response gets `reset: true` (no reuse). A caller's own dispatcher keeps its own rules.
+import { Agent, Client, type Dispatcher } from 'undici';
 import type { RequestRecord } from './types.js';
 import type { StreamSession } from './stream-session.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './timeouts.js';
 import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
-import { DEFAULT_KEEP_ALIVE_MS } from './h1-pool.js';
+import { DEFAULT_KEEP_ALIVE_MS, originKey, OriginPolicies, type OriginPolicy } from './origin-policy.js';
+
+const originPolicies = new OriginPolicies(); // what streamed requests through undici learned
+import { socketTag, trackedConnector } from './undici-sockets.js';
 
 const agents = new Map<number, Agent>();
 
@@ -20,8 +27,8 @@ export function defaultDispatcher(connectMs = DEFAULT_CONNECT_TIMEOUT_MS): Agent
     a = new Agent({
       headersTimeout: 0,
       bodyTimeout: 0,
-      connect: { timeout: connectMs },
-      // As the lean pool (h1-pool.ts): under the 5 s after which uvicorn and cpp-httplib close an idle
+      connect: trackedConnector(connectMs),
+      // As the lean pool (origin-policy.ts): under the 5 s after which uvicorn and cpp-httplib close an idle
       // connection without saying so, so a request is not written onto one they are closing.
       keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
     });
@@ -48,19 +55,10 @@ export function sendWithUndici(
   target: UndiciTarget,
 ): Promise<RequestRecord> {
   return new Promise<RequestRecord>((resolve) => {
-    const req = new UndiciRequest(opts, session, resolve);
+    const req = new UndiciRequest(opts, session, resolve, target);
     if (!req.start()) return;
     try {
-      (target.dispatcher ?? defaultDispatcher(req.connectMs)).dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: 'POST',
-          headers: target.headers,
-          body: target.payload,
-        },
-        req,
-      );
+      req.send();
     } catch (err) {
       req.stop('connect', `request could not be sent: ${describeError(err)}`);
     }
@@ -71,11 +69,48 @@ export function sendWithUndici(
 class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private done = false;
+  private answered = false; // response headers arrived
+  private oneShot: Client | undefined; // the re-send's own connection
+
+  constructor(
+    opts: InFlightOptions,
+    session: StreamSession,
+    resolve: (r: Promise<RequestRecord>) => void,
+    private readonly target: UndiciTarget,
+  ) {
+    super(opts, session, resolve);
+  }
+
+  private get policy(): OriginPolicy {
+    return originPolicies.get(originKey(new URL(this.target.origin)));
+  }
+
+  send(): void {
+    const own = this.target.dispatcher === undefined;
+    const reset = own && !this.policy.reuse;
+    (this.target.dispatcher ?? defaultDispatcher(this.connectMs)).dispatch(this.options(reset), this);
+  }
+
+  private options(reset: boolean): Dispatcher.DispatchOptions {
+    const t = this.target;
+    const o: Dispatcher.DispatchOptions = {
+      origin: t.origin,
+      path: t.path,
+      method: 'POST',
+      headers: t.headers,
+    };
+    o.body = t.payload;
+    if (reset) o.reset = true; // `connection: close`, and the socket carries nothing more
+    return o;
+  }
 
   protected release(): void {
     // Stop reading a response we no longer need; a completed one keeps its keep-alive socket.
     const c = this.controller;
     if (c && !this.done && !c.aborted) c.abort(new LocalStop('done'));
+    const one = this.oneShot;
+    this.oneShot = undefined;
+    if (one) void one.destroy().catch(() => undefined);
   }
 
   onRequestStart(c: Dispatcher.DispatchController): void {
@@ -88,6 +123,7 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: ResponseHeaders): void {
+    this.answered = true;
     const ct = h['content-type'];
     this.headers(statusCode, Array.isArray(ct) ? ct[0] : ct, this.now());
   }
@@ -104,9 +140,25 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
     if (this.settled) return;
     const code = (err as { code?: string }).code;
-    if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    const tag = socketTag(err);
+    if (tag?.reused && !tag.answered && !this.answered && this.oneShot === undefined) {
+      this.policy.noteUnannouncedClose(tag.sinceLastReadMs);
+      this.resendOnNew(code === 'UND_ERR_SOCKET' ? err.message : describeError(err));
+    } else if (code === 'UND_ERR_CONNECT_TIMEOUT')
       this.stop('timeout_connect', `connect timeout after ${this.connectMs} ms`);
     // undici's "other side closed" says it in words; its code is the transport's, not the server's.
     else this.lost(code === 'UND_ERR_SOCKET' ? err.message : describeError(err));
+  }
+
+  // A client of its own is a new connection for certain: the pool's other idle sockets may be as stale.
+  private resendOnNew(reason: string): void {
+    this.resending(reason);
+    this.controller = undefined;
+    this.oneShot = new Client(this.target.origin, {
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: trackedConnector(this.connectMs),
+    });
+    this.oneShot.dispatch(this.options(true), this);
   }
 }

@@ -32,6 +32,7 @@ export const COMMANDS = [
   'compare',
   'import',
   'sweep',
+  'quick',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -74,7 +75,7 @@ export interface OptionSpec {
 // `sweep` takes every run option but the server's address and launch command, which it sets itself.
 const runPlan = ['run', 'plan', 'sweep'] as const;
 const RUN = ['run', 'sweep'] as const;
-const TARGET = ['run', 'plan', 'probe', 'sweep'] as const; // the options that reach a server
+const TARGET = ['run', 'plan', 'probe', 'sweep', 'quick'] as const; // the options that reach a server
 const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
 const SWEEP = ['sweep'] as const;
 // One run over several agents (docs/distributed.md): a sweep's runs are one client each.
@@ -84,7 +85,7 @@ export const OPTION_TABLE = {
   baseUrl: {
     flag: '--base-url <url>',
     kind: 'url',
-    commands: ['run', 'plan', 'probe'],
+    commands: ['run', 'plan', 'probe', 'quick'],
     configFile: true,
     result: 'target.baseUrl',
     onResume: 'flag',
@@ -292,6 +293,24 @@ export const OPTION_TABLE = {
     description: 'top-k sampling (default: not sent)',
     min: 0,
   },
+  ports: {
+    flag: '--ports <list>',
+    kind: 'int-list',
+    commands: ['quick'],
+    computedDefault: { quick: '11434,8080,8000,30000,3000,1234' },
+    description:
+      'ports on 127.0.0.1 to look for a server on (Ollama, llama.cpp or TGI, vLLM, SGLang, TGI, LM Studio)',
+    min: 1,
+    max: 65535,
+  },
+  budget: {
+    flag: '--budget <seconds>',
+    kind: 'duration',
+    defaultValue: 60,
+    commands: ['quick'],
+    description: 'about how long quick measures the server (the plan is sized to it from its own speed)',
+    min: 1,
+  },
   seed: {
     flag: '--seed <n>',
     kind: 'int',
@@ -397,10 +416,11 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve', 'sweep'],
+    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick'],
     configFile: true,
     result: 'config',
     computedDefault: {
+      quick: 'chat: ttft=2s,tok/s=20,share=90%',
       run: 'chat: ttft=2s,tok/s=20,share=90%',
       sweep: 'chat: ttft=2s,tok/s=20,share=90%',
       report: "the result's, else chat",
@@ -423,7 +443,7 @@ export const OPTION_TABLE = {
       predict: 'write result.json here',
       sweep: 'results folder; a sweep writes <out>/<runId>/sweep.json and a folder per configuration',
     },
-    commands: ['run', 'demo', 'predict', 'sweep'],
+    commands: ['run', 'demo', 'predict', 'sweep', 'quick'],
     configFile: true,
     description: 'results folder; each run writes <out>/<runId>/result.json',
   },
@@ -712,7 +732,7 @@ export const OPTION_TABLE = {
   apiKey: {
     flag: '--api-key <key>',
     kind: 'string',
-    commands: ['run', 'plan', 'probe', 'sim', 'sweep'],
+    commands: ['run', 'plan', 'probe', 'sim', 'sweep', 'quick'],
     about: { sim: 'require this API key where the flavor checks keys' },
     description:
       'API key (or env OPENAI_API_KEY / LLM_BENCH_API_KEY, or --api-key-file); never read from --config',

@@ -14,28 +14,44 @@ import { STATUS_WORD } from './sweep-text.js';
 const LEGEND =
   "Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference. Colour: total tok/s ÷ the cell's fastest.";
 
-function configurationsCard(m: SweepModel): string {
+// Where a configuration's own run report is (the results browser links it); none in a file.
+type RunHref = ((key: string) => string) | undefined;
+
+function configurationsCard(m: SweepModel, runHref: RunHref): string {
   const rows = m.configs
     .map((c) => {
       const tail = c.logTail?.length
         ? `<details><summary>last lines of ${esc(c.log ?? 'the server log')}</summary><pre class="cmd"><code>${esc(c.logTail.join('\n'))}</code></pre></details>`
         : '';
       const status = `${esc(STATUS_WORD[c.status] ?? c.status)}${c.reason ? `: ${esc(c.reason)}` : ''}`;
+      const label =
+        c.result && runHref ? `<a href="${esc(runHref(c.key))}">${esc(c.label)}</a>` : esc(c.label);
+      const under = [
+        ...c.linked.map((l) => `<span class="sub">linked: ${esc(l)}</span>`),
+        c.command ? `<code class="sub">${esc(c.command)}</code>` : '',
+      ].join('');
       return (
-        `<tr data-config="${esc(c.key)}"><td><b>${esc(c.letter)}</b></td><td>${esc(c.label)}</td>` +
+        `<tr data-config="${esc(c.key)}"><td><b>${esc(c.letter)}</b></td><td class="cfg">${label}${under}</td>` +
         `<td class="${c.status === 'failed' ? 'st-failed' : ''}">${status}${tail}</td>` +
-        `<td>${c.result ? c.result.decode.length : DASH}</td><td>${esc(c.linked.join('; ')) || DASH}</td>` +
-        `<td>${c.command ? `<code>${esc(c.command)}</code>` : DASH}</td></tr>`
+        `<td class="num">${c.result ? c.result.decode.length : DASH}</td></tr>`
       );
     })
     .join('\n');
   return card(
     'configurations',
     'Configurations',
-    'Each started its own server; secrets in commands are replaced by <redacted>.',
-    `<table class="diff"><thead><tr><th></th><th>Configuration</th><th>Status</th><th>Cells</th><th>Linked</th><th>Server command</th></tr></thead><tbody>${rows}</tbody></table>`,
+    'Each started its own server (the command under its name); secrets are replaced by <redacted>.',
+    `<table class="diff sweep-configs"><thead><tr><th></th><th>Configuration and server command</th><th>Status</th><th>Cells</th></tr></thead><tbody>${rows}</tbody></table>`,
   );
 }
+
+// The configurations table: the command small under the name, the cell count narrow.
+const SWEEP_CSS = `
+table.sweep-configs td.cfg .sub{display:block;color:var(--muted);font-size:12px;margin-top:2px}
+table.sweep-configs td.num{white-space:nowrap;text-align:right}
+table.sweep-configs th{white-space:nowrap}
+table.sweep-configs td:first-child{width:1.5em}
+`;
 
 function contextTable(m: SweepModel, ctx: number): string {
   const cols = m.configs.map((_, i) => i).filter((i) => m.configs[i]!.result);
@@ -123,7 +139,7 @@ function paretoCard(m: SweepModel): string {
   );
 }
 
-export function renderSweepHtml(m: SweepModel, page: PageOptions = {}): string {
+export function renderSweepHtml(m: SweepModel, page: PageOptions = {}, runHref?: RunHref): string {
   const ok = m.configs.filter((c) => c.status === 'complete').length;
   const parts = [
     topHeader(
@@ -132,7 +148,7 @@ export function renderSweepHtml(m: SweepModel, page: PageOptions = {}): string {
       `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · ${m.file.startedAt}`,
     ),
     card('serve-cmd', 'Server command', '', `<pre class="cmd"><code>${esc(m.file.serveCmd)}</code></pre>`),
-    configurationsCard(m),
+    configurationsCard(m, runHref),
   ];
   if (m.contextLines.length)
     parts.push(
@@ -153,5 +169,5 @@ export function renderSweepHtml(m: SweepModel, page: PageOptions = {}): string {
       ),
     );
   parts.push(paretoCard(m));
-  return htmlPage(`${m.title} · Sweep`, parts.join('\n'), page);
+  return htmlPage(`${m.title} · Sweep`, parts.join('\n'), { ...page, css: `${page.css ?? ''}${SWEEP_CSS}` });
 }

@@ -70,6 +70,10 @@ export interface RequestLine {
   requestId: string;
   sentAtMs: number; // epoch ms: the request's bytes went to the socket (TTFT starts here)
   calledAtMs?: number; // epoch ms: the client was asked to send (before undici's deferred write)
+  // Sent twice: the first write (epoch ms), on a reused connection, met this close before a byte of answer;
+  // sentAtMs is the second write's, on a new connection.
+  firstSentAtMs?: number;
+  resentAfter?: string;
   firstTokenAtMs?: number;
   endAtMs: number;
   chunks: Array<[number, number]>; // [ms after sentAtMs, tokens] of each token-bearing chunk

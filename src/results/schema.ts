@@ -283,6 +283,9 @@ export const DecodeCell = z.object({
   perRequestTokensPerSQ: Quantiles.optional(),
   requestsSent: z.number().int().optional(),
   errors: ErrorsByKind.optional(),
+  // Requests sent a second time: their reused connection closed before a byte of answer (the server had
+  // given it up; docs/method.md "Connections"). Absent when none.
+  staleReconnects: z.number().int().positive().optional(),
   promptTokens: z.number().int().optional(), // median server-reported prompt tokens of the cell's requests
   cacheHitRatio: z.number().min(0).max(1).nullable().optional(),
   specAcceptanceLength: z.number().nullable().optional(), // mean accepted tokens per step (1 + accepted/drafts)

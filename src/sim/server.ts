@@ -85,6 +85,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
     { noDelay: true, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 65_000 },
     (req: IncomingMessage, res: ServerResponse) => {
       if (closer && !closer.admit(req, res)) return;
+      if (ctx.flavor.keepAliveHeader) res.setHeader('Keep-Alive', ctx.flavor.keepAliveHeader);
       const arrivalMs = now();
       const parts: Buffer[] = [];
       req.on('data', (d: Buffer) => parts.push(d));

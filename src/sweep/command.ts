@@ -101,6 +101,23 @@ export function registerRedacted(raw: string, redacted: string): void {
   });
 }
 
+// The template as sweep.json keeps it: secrets redacted, its placeholders not ({api_key} after --api-key is a
+// name, not a key), so --resume can run it again.
+export function redactTemplate(template: string): string {
+  const redacted = redactCommandLine(template);
+  const a = shellWords(template);
+  const b = shellWords(redacted);
+  if (a.length !== b.length) return redacted;
+  let out = redacted;
+  for (let i = b.length - 1; i >= 0; i--) {
+    const raw = a[i]!.text;
+    const bare = (w: string) => w.replace(/['"]/g, '');
+    if (raw !== b[i]!.text && bare(raw.replace(PLACEHOLDER, '<redacted>')) === bare(b[i]!.text))
+      out = out.slice(0, b[i]!.start) + raw + out.slice(b[i]!.end);
+  }
+  return out;
+}
+
 // Placeholders no configuration can fill, said before anything starts (a typo in --serve-cmd).
 export function checkTemplate(template: string, sets: readonly ParamSet[]): void {
   for (const name of placeholders(template)) {

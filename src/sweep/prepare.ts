@@ -12,9 +12,8 @@ import {
   type SweepFile,
   type SweepRun,
 } from '../results/sweep-schema.js';
-import { redactCommandLine } from '../target/redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { checkTemplate } from './command.js';
+import { checkTemplate, redactTemplate } from './command.js';
 import { expandBench, layoutSweep, linkedFor, runOptionsFor, type BenchSet } from './configs.js';
 import { checkLinks, parseLinkVars, type Link } from './link-vars.js';
 import { expandParams, readParamsFile, type ParamSet } from './params.js';
@@ -113,7 +112,7 @@ function newSweep(o: SweepOptions, now: string): PreparedSweep {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     status: 'running',
     startedAt: now,
-    serveCmd: redactCommandLine(src.serveCmd),
+    serveCmd: redactTemplate(src.serveCmd),
     serveParams: resolve(src.serveParams),
     ...(src.benchParams ? { benchParams: resolve(src.benchParams) } : {}),
     ...(src.linkVars ? { linkVars: src.linkVars } : {}),

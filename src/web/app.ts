@@ -6,6 +6,9 @@ import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { renderHtml } from '../report/html/template.js';
 import { loadResult } from '../results/read.js';
+import { loadSweep, readSweepFile } from '../results/sweep-io.js';
+import { renderSweepHtml } from '../report/sweep-html.js';
+import { sweepModel } from '../report/sweep-model.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { DEFAULT_SERVICE_LEVEL, formatServiceLevel, parseServiceLevel } from '../stats/slo.js';
 import { filterParams, filterRuns, parseFilter } from './filter.js';
@@ -73,6 +76,7 @@ export function createApp(o: AppOptions): Hono {
   app.get('/report', (c) => reportRoute(o, c));
   app.get('/compare', (c) => compareRoute(o, c));
   app.get('/history', (c) => historyRoute(o, c));
+  app.get('/sweep', (c) => sweepRoute(o, c));
   app.notFound((c) => message(c, 404, 'Not found', 'This address is not part of the results browser.'));
   app.onError((err, c) => {
     if (isBenchError(err)) return message(c, 422, 'Cannot read this result', err.message);
@@ -85,8 +89,28 @@ async function listRoute(o: AppOptions, c: Context) {
   const url = new URL(c.req.url);
   const filter = parseFilter(url.searchParams);
   const all = await o.index.runs();
+  const sweeps = (await o.index.sweeps()).flatMap((ref) => {
+    try {
+      const f = readSweepFile(ref.dir);
+      const count = (s: string) => f.runs.filter((r) => r.status === s).length;
+      return [
+        {
+          id: ref.id,
+          title: f.title ?? `Sweep ${f.sweepId}`,
+          status: f.status,
+          startedAt: f.startedAt,
+          runs: f.runs.length,
+          complete: count('complete'),
+          failed: count('failed'),
+        },
+      ];
+    } catch {
+      return []; // being written, or not this tool's: the list goes on without it
+    }
+  });
   return c.html(
     listPage({
+      sweeps,
       all,
       shown: filterRuns(all, filter),
       filter,
@@ -146,6 +170,22 @@ async function compareRoute(o: AppOptions, c: Context) {
   if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
   const results = picked.map((e) => loadResult(e.file));
   return c.html(renderCompareHtml(compareModel(results), appPageOptions(), slo));
+}
+
+// A sweep's report, each configuration linked to its run's report.
+async function sweepRoute(o: AppOptions, c: Context) {
+  const id = c.req.query('id') ?? '';
+  const ref = (await o.index.sweeps()).find((s) => s.id === id);
+  if (!ref)
+    return message(
+      c,
+      404,
+      'No such sweep',
+      `No sweep "${id}" under the served folders: it may have been moved or deleted.`,
+    );
+  const { file, results } = loadSweep(ref.dir);
+  const runHref = (key: string) => href('/report', [['run', `${ref.id}/${key}`]]);
+  return c.html(renderSweepHtml(sweepModel(file, results), appPageOptions(), runHref));
 }
 
 async function historyRoute(o: AppOptions, c: Context) {

@@ -77,7 +77,31 @@ function historyForm(shown: RunEntry[], f: RunFilter): string {
 <div class="actions"><button class="btn" type="submit">Show history</button></div></form>`;
 }
 
+// A sweep as the list shows it (docs/sweep.md): its runs are listed among the runs too.
+export interface SweepSummary {
+  id: string;
+  title: string;
+  status: string;
+  startedAt: string;
+  runs: number;
+  complete: number;
+  failed: number;
+}
+
+function sweepsTable(sweeps: readonly SweepSummary[]): string {
+  const rows = sweeps
+    .map(
+      (w) =>
+        `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${esc(w.id)}</span></td>` +
+        `<td data-label="Started">${esc(fmtDate(w.startedAt))}</td><td class="status" data-label="Status">${esc(w.status)}</td>` +
+        `<td data-label="Configurations">${w.complete} of ${w.runs} complete${w.failed ? ` · ${w.failed} failed` : ''}</td></tr>`,
+    )
+    .join('\n');
+  return `<table class="runs" id="sweeps"><thead><tr><th>Sweep</th><th>Started</th><th>Status</th><th>Configurations</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 export interface ListPageInput {
+  sweeps?: SweepSummary[];
   all: RunEntry[];
   shown: RunEntry[];
   filter: RunFilter;
@@ -119,6 +143,16 @@ ${slice.map(row).join('\n')}
       `from ${p.roots.join(', ')}`,
     ),
     card('filter', 'Filter', '', filterForm(p.all, p.filter)),
+    ...(p.sweeps?.length
+      ? [
+          card(
+            'sweeps',
+            'Sweeps',
+            'Servers launched per configuration, the fastest named per cell (docs/sweep.md).',
+            sweepsTable(p.sweeps),
+          ),
+        ]
+      : []),
     card('list', 'Runs', 'Newest first. Open a report, or tick runs to compare them.', table),
   ];
   const history = historyForm(p.shown, p.filter);

@@ -1,7 +1,8 @@
 import { readFileSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { RESULT_FILE, writeFileAtomic } from '../results/io.js';
+import { SWEEP_FILE } from '../results/sweep-schema.js';
 import { parseJsonAs } from '../results/read.js';
 import { fsError } from '../fs-errors.js';
 import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
@@ -9,6 +10,12 @@ import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
 // The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
 // result.json; only new or changed files (mtime or size) are read again, so a refresh over thousands of runs
 // costs a directory walk, done asynchronously so pages keep answering from memory meanwhile. An optional cache file keeps the entries across restarts.
+
+// A sweep folder under a root (its sweep.json): its runs are indexed as runs too, under `<id>/<run key>`.
+export interface SweepRef {
+  id: string; // the folder relative to the served root, as a run's id
+  dir: string; // absolute
+}
 
 export interface IndexProblem {
   file: string;
@@ -44,6 +51,7 @@ export function readIndexed(file: string): IndexedResult {
 export class RunIndex {
   private readonly roots: string[];
   private readonly byFile = new Map<string, RunEntry>();
+  private sweepRefs: SweepRef[] = [];
   private readonly failed = new Map<string, IndexProblem & { mtimeMs: number; size: number }>();
   private sorted: RunEntry[] | undefined;
   private lastWalk = -Infinity;
@@ -75,6 +83,12 @@ export class RunIndex {
     return (await this.runs()).find((e) => e.id === id);
   }
 
+  /** The sweep folders found by the last walk, by id. */
+  async sweeps(): Promise<SweepRef[]> {
+    await this.runs();
+    return this.sweepRefs;
+  }
+
   problems(): IndexProblem[] {
     return [...this.failed.values()].map(({ file, message }) => ({ file, message }));
   }
@@ -91,10 +105,15 @@ export class RunIndex {
 
   private async walk(): Promise<{ added: number; changed: number; removed: number }> {
     const seen = new Set<string>();
+    const sweeps: SweepRef[] = [];
     let added = 0;
     let changed = 0;
     for (const [ri, root] of this.roots.entries()) {
       for await (const file of this.findResults(root)) {
+        if (file.endsWith(SWEEP_FILE)) {
+          sweeps.push({ id: this.idOf(root, ri, file), dir: dirname(file) });
+          continue;
+        }
         seen.add(file);
         let st;
         try {
@@ -135,6 +154,7 @@ export class RunIndex {
         removed++;
       }
     for (const file of [...this.failed.keys()]) if (!seen.has(file)) this.failed.delete(file);
+    this.sweepRefs = sweeps.sort((a, b) => b.id.localeCompare(a.id));
     this.lastWalk = this.now();
     if (this.opts.cacheFile && (added || changed || removed)) this.saveCache(this.opts.cacheFile);
     return { added, changed, removed };
@@ -157,7 +177,7 @@ export class RunIndex {
         continue; // unreadable or gone
       }
       for (const d of items) {
-        if (d.isFile() && d.name === RESULT_FILE) yield join(dir, d.name);
+        if (d.isFile() && (d.name === RESULT_FILE || d.name === SWEEP_FILE)) yield join(dir, d.name);
         else if (d.isDirectory() && depth < maxDepth && !d.name.startsWith('.') && d.name !== 'node_modules')
           stack.push([join(dir, d.name), depth + 1]);
       }

@@ -68,3 +68,24 @@ describe('decode cell server figures (serverCellFigures)', () => {
     expect(cell.cacheHitRatio).toBeNull();
   });
 });
+
+describe('decode cell: requests sent twice', () => {
+  it('counts the requests re-sent after a reused connection closed unanswered, and says nothing when none was', () => {
+    const rs = requests(false);
+    const resent = { firstSentAtMs: -60, reason: 'other side closed' };
+    const cell = (list: CellRequest[]) =>
+      buildDecodeCell({
+        contextTokens: 1024,
+        concurrency: 2,
+        window: { openMs: 0, closeMs: 1000 },
+        requests: list,
+        samples: [],
+        rampTimedOut: false,
+        errorLimitHit: false,
+        queueReference: null,
+      });
+    expect(cell([{ ...rs[0]!, resent }, rs[1]!]).staleReconnects).toBe(1);
+    expect(cell(rs.map((r) => ({ ...r, resent }))).staleReconnects).toBe(2);
+    expect('staleReconnects' in cell(rs)).toBe(false);
+  });
+});

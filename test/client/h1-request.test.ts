@@ -1,11 +1,13 @@
 // The lean HTTP/1.1 client against a raw node:net server that scripts each connection's answers byte by byte:
-// no second send of a request caught by a connection's close, keep-alive reuse, one write per request, the
-// send stamp at that write, and no listeners left behind.
+// the rule for connections the server closes (one re-send, only of a request that got no byte on a reused
+// connection; origins that close right after a response learned), keep-alive reuse, one write per request,
+// the send stamp at that write, and no listeners left behind.
 import { afterEach, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { getEventListeners } from 'node:events';
 import { streamRequest } from '../../src/client/stream.js';
 import { h1Pool } from '../../src/client/h1-pool.js';
+import { NO_REUSE_BELOW_MS, OriginPolicies } from '../../src/client/origin-policy.js';
 
 const SSE_OK =
   'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n' +
@@ -33,6 +35,7 @@ interface RawServer {
 let srv: RawServer | undefined;
 afterEach(async () => {
   h1Pool.close();
+  OriginPolicies.forgetAll();
   await srv?.close();
   srv = undefined;
 });
@@ -112,38 +115,46 @@ describe('lean HTTP/1.1 client', () => {
     expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(1);
   });
 
-  it('never sends a written request twice: a reused connection closed before the answer is a connect failure', async () => {
-    // the server reads every connection's second request and closes unanswered (the sim's fault "refuse"),
-    // which on the wire is also what an idle close racing the write looks like: the server may have read it
+  it('sends a request once more, on a new connection, when its reused connection closed before any answer', async () => {
+    // llama-server's pattern: the connection ends with a FIN right after a response, without Connection: close;
+    // a request written in that gap gets no byte (here the server reads it and closes, the worst case)
     srv = await rawServer((sock, _c, n) => (n === 0 ? sock.write(SSE_OK) : sock.destroy()));
-    expect((await send()).ok).toBe(true);
-    const r = await send({ requestId: 'once' });
-    expect(r.error).toEqual({ kind: 'connect', message: 'connection failed: other side closed' });
-    expect(r.sentAtMs).toBeGreaterThanOrEqual(r.calledAtMs!);
-    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
-      [0, 0],
-      [0, 1],
-    ]);
-    expect((await send()).ok).toBe(true); // the next one opens a new connection
-    expect(srv.connections).toBe(2);
-  });
-
-  it('sends a request once more, on a new connection, when its reused one was reset before any answer', async () => {
-    // a reset is what a server sends for bytes it never read: the idle close that raced the write
-    srv = await rawServer((sock, _c, n) => (n === 0 ? sock.write(SSE_OK) : sock.resetAndDestroy()));
     expect((await send()).ok).toBe(true);
     const r = await send({ requestId: 'again' });
     expect(r).toMatchObject({ ok: true, outputTokens: 1 });
+    expect(r.resent?.reason).toBe('other side closed');
+    expect(r.resent!.firstSentAtMs).toBeLessThan(r.sentAtMs); // TTFT from the second write
+    expect(r.firstTokenAtMs!).toBeGreaterThan(r.sentAtMs);
     expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
       [0, 0],
       [0, 1],
       [1, 0],
     ]);
     expect(srv.requests[2]!.raw).toContain('x-request-id: again');
-    expect(r.sentAtMs).toBeGreaterThan(r.calledAtMs!); // stamped again at the second write, after its connect
+    // a close that soon after a response is learned: this origin's connections carry one request each now
+    expect(h1Pool.policy(`127.0.0.1:${srv.port}`).reuse).toBe(false);
+    for (let i = 0; i < 3; i++) expect((await send()).resent).toBeUndefined();
+    expect(srv.requests.slice(3).map((q) => q.n)).toEqual([0, 0, 0]);
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(0);
   });
 
-  it("never twice: a reset after a response byte, or on a fresh connection (as a retry's is), fails", async () => {
+  it('sends once more after a reset of a reused connection too, and never a third time', async () => {
+    // a reset is what a server sends for bytes it never read; the re-send's fresh connection is refused too
+    srv = await rawServer((sock, conn, n) =>
+      conn === 0 && n === 0 ? sock.write(SSE_OK) : conn === 0 ? sock.resetAndDestroy() : sock.destroy(),
+    );
+    expect((await send()).ok).toBe(true);
+    const r = await send({ requestId: 'twice' });
+    expect(r.error).toEqual({ kind: 'connect', message: 'connection failed: other side closed' });
+    expect(r.resent?.reason).toMatch(/^ECONNRESET/);
+    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
+  });
+
+  it("never twice: a reset after a response byte, or on a fresh connection (as a re-send's is), fails", async () => {
     srv = await rawServer((sock, conn, n) => {
       if (conn === 0 && n === 0) sock.write(SSE_OK);
       else if (conn === 0)
@@ -159,6 +170,7 @@ describe('lean HTTP/1.1 client', () => {
     const fresh = await send();
     expect(fresh.error?.message).toMatch(/^connection failed: ECONNRESET/);
     expect(srv.requests).toHaveLength(3);
+    expect([afterByte.resent, fresh.resent]).toEqual([undefined, undefined]);
   });
 
   it('a close after part of the head, or on a fresh connection, is a connect failure too', async () => {
@@ -172,6 +184,35 @@ describe('lean HTTP/1.1 client', () => {
         message: 'connection failed: other side closed',
       });
     expect(srv.requests).toHaveLength(2);
+  });
+
+  it('honours Keep-Alive: max=N (N requests on a connection, then a new one)', async () => {
+    // cpp-httplib says max=5 on every response and closes after the 5th
+    srv = await rawServer((sock) =>
+      sock.write(SSE_OK.replace('\r\n\r\n', '\r\nkeep-alive: timeout=5, max=2\r\n\r\n')),
+    );
+    for (let i = 0; i < 5; i++) expect((await send()).ok).toBe(true);
+    expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+
+  it('learns how soon after a response the server closes idle connections, and keeps them half as long', async () => {
+    const closeAfterMs = NO_REUSE_BELOW_MS + 300; // from the server's write; the client's clock starts at its read
+    srv = await rawServer((sock) => sock.write(SSE_OK, () => setTimeout(() => sock.end(), closeAfterMs)));
+    const policy = () => h1Pool.policy(`127.0.0.1:${srv!.port}`);
+    expect((await send()).ok).toBe(true);
+    expect(policy().keepMs()).toBe(4000);
+    await new Promise((r) => setTimeout(r, closeAfterMs + 150));
+    expect(h1Pool.idle('127.0.0.1', srv.port)).toHaveLength(0); // dropped at the server's close
+    const seen = policy().closeAfterResponseMs;
+    expect(seen).toBeGreaterThan(closeAfterMs - 150);
+    expect(policy().reuse).toBe(true);
+    expect(policy().keepMs()).toBe(seen / 2);
   });
 
   it("keeps a connection no longer than the server's announced keep-alive time, less a second", async () => {

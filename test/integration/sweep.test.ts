@@ -55,9 +55,16 @@ const gone = (pid: number): boolean => {
   }
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, f: () => T | undefined, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  f: () => T | undefined,
+  timeoutMs: number,
+  sweep?: { child: ChildProcess; stderr: () => string },
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
+    if (sweep && sweep.child.exitCode !== null)
+      throw new Error(`the sweep exited (${sweep.child.exitCode}) before ${what}: ${sweep.stderr()}`);
     const v = f();
     if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -79,7 +86,11 @@ function watchPids(dir: string): () => void {
   return () => clearInterval(t);
 }
 
-function startSweep(argv: string[]): { child: ChildProcess; done: Promise<CliResult> } {
+function startSweep(argv: string[]): {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  stderr: () => string;
+} {
   const child = spawn(command, [...args, 'sweep', ...argv], {
     cwd: REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1' },
@@ -93,7 +104,7 @@ function startSweep(argv: string[]): { child: ChildProcess; done: Promise<CliRes
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 function cellsIn(dir: string, key: string): RunResult['decode'] {
@@ -218,7 +229,12 @@ describe('sweep against the sim', () => {
       writeFileSync(params, 'max-num-seqs: [4, 8]\n');
       const dir = join(out, 'k');
       const stop = watchPids(dir);
-      const argv = ['--serve-cmd', SIM, '--serve-params', params, '--out', out, '--run-id', 'k', ...MATRIX];
+      // the sim requires the key the sweep hands it through {api_key}: it must reach no file
+      const KEY = 'sk-sweep-secret-0123456789abcdef';
+      const argv = [
+        ...['--serve-cmd', `${SIM} --api-key {api_key}`, '--serve-params', params, '--api-key', KEY],
+        ...['--out', out, '--run-id', 'k', ...MATRIX],
+      ];
       const first = startSweep(argv);
       // 1) the first server dies (SIGKILL to its group) once its run has a cell
       const s0 = await until(
@@ -229,6 +245,7 @@ describe('sweep against the sim', () => {
           return s?.process && cellsIn(dir, s.key).length >= 1 ? s : undefined;
         },
         120_000,
+        first,
       );
       process.kill(-s0.process!.pid, 'SIGKILL');
       // 2) the sweep goes on to the second server; kill -9 the sweep once that run has a cell
@@ -239,6 +256,7 @@ describe('sweep against the sim', () => {
           return s.process && cellsIn(dir, s.key).length >= 1 ? s : undefined;
         },
         120_000,
+        first,
       );
       const cellsBefore = cellsIn(dir, s1.key).map(
         (c) => `${c.contextTokens}x${c.concurrency}@${c.startedAt}`,
@@ -260,7 +278,7 @@ describe('sweep against the sim', () => {
       );
 
       // 3) resume: the failed run goes on from its cells, the interrupted one from its last cell
-      const second = startSweep(['--resume', dir, '--quiet']);
+      const second = startSweep(['--resume', dir, '--quiet', '--api-key', KEY]);
       // 4) and once more: kill -9 the sweep AND its watchdog, so only the next start can stop the server
       const s1b = await until(
         'the resumed server to run a cell',
@@ -272,6 +290,7 @@ describe('sweep against the sim', () => {
           return s?.process && f.runs.find((x) => x.server === s.key)?.status === 'running' ? s : undefined;
         },
         120_000,
+        second,
       );
       const watchdogs = readdirSync('/proc')
         .filter((d) => /^\d+$/.test(d))
@@ -294,7 +313,7 @@ describe('sweep against the sim', () => {
       expect(alive(s1b.process!.pid), 'the server outlives a sweep whose watchdog died').toBe(true);
 
       // 5) the next start finds it by its recorded pid and marker, stops it, and finishes the sweep
-      const third = await runCli(['sweep', '--resume', dir], { timeoutMs: 200_000 });
+      const third = await runCli(['sweep', '--resume', dir, '--api-key', KEY], { timeoutMs: 200_000 });
       stop();
       expect(third.code, third.stderr).toBe(0);
       expect(third.stderr).toContain(
@@ -312,6 +331,15 @@ describe('sweep against the sim', () => {
       const after = cellsIn(dir, s1.key).map((c) => `${c.contextTokens}x${c.concurrency}@${c.startedAt}`);
       for (const c of cellsBefore) expect(after).toContain(c);
       expect(existsSync(join(dir, 'report.html'))).toBe(true);
+      // the key ran the servers and the requests, and reached no file: sweep.json, logs, results, reports
+      const files = (d: string): string[] =>
+        readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)],
+        );
+      const all = files(dir);
+      expect(all.filter((f) => f.endsWith('server.log'))).toHaveLength(2);
+      for (const f of all) expect(readFileSync(f, 'utf8'), f).not.toContain(KEY);
+      expect(readFileSync(join(dir, 'sweep.json'), 'utf8')).toContain('--api-key <redacted>');
       expect(seenPids.size).toBeGreaterThanOrEqual(4);
     },
   );

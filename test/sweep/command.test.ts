@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCommand, checkTemplate } from '../../src/sweep/command.js';
+import { buildCommand, checkTemplate, redactTemplate } from '../../src/sweep/command.js';
 import type { ParamSet } from '../../src/sweep/params.js';
 import { errorOf, paramSet } from './helpers.js';
 import { redactSecrets } from '../../src/secrets.js';
@@ -53,6 +53,15 @@ describe('server commands', () => {
       "INFO non-default args: {'api_key': 'key-from-flag-5678', 'hf_token': 'tok-secret-flag-value'} hf-env-secret-1234";
     expect(redactSecrets(log)).toBe(
       "INFO non-default args: {'api_key': '<redacted>', 'hf_token': '<redacted>'} <redacted>",
+    );
+  });
+
+  it('keeps placeholders in the stored template, where a secret would be redacted', () => {
+    expect(
+      redactTemplate('vllm serve m --port {port} --api-key {api_key} --hf-token hf_abcdefghijklmnopqrstu'),
+    ).toBe('vllm serve m --port {port} --api-key {api_key} --hf-token <redacted>');
+    expect(redactTemplate("s --api-key='{api_key}' --token=abc123secret")).toBe(
+      "s --api-key='{api_key}' --token=<redacted>",
     );
   });
 

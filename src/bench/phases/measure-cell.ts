@@ -102,6 +102,7 @@ function cellRequest(x: Sent): CellRequest {
     ...(r.error ? { errorKind: r.error.kind } : {}),
     ...(r.promptTokens !== undefined ? { promptTokens: r.promptTokens } : {}),
     ...(r.cachedTokens !== undefined ? { cachedTokens: r.cachedTokens } : {}),
+    ...(r.resent ? { resent: r.resent } : {}),
   };
 }
 

@@ -36,6 +36,7 @@ export interface FlavorSpec {
   truncatesLongPrompts: boolean; // ollama
   // The HTTP server closes a kept-alive connection after N responses without saying so (conn-close.ts).
   closeConnections: ConnectionClose | null;
+  keepAliveHeader: string | null; // the Keep-Alive response header, when the server sets its own
 }
 
 const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
@@ -67,6 +68,7 @@ const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
   tooLongInStream: false,
   truncatesLongPrompts: false,
   closeConnections: null,
+  keepAliveHeader: null,
 };
 
 export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
@@ -107,6 +109,10 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     headersAtAdmission: true,
     firstErrorAsHttp: true,
     timings: true,
+    // llama-server b10470: its cpp-httplib closes after the 2nd response (48 of 50 tries), FIN 0.1-0.5 ms after
+    // the last chunk, whatever its Keep-Alive header says (docs/engines.md "HTTP stacks")
+    closeConnections: { afterResponses: 2 },
+    keepAliveHeader: 'timeout=5, max=100',
   },
   tgi: {
     ...base,

@@ -1,0 +1,157 @@
+import type { Command } from 'commander';
+import { createInterface } from 'node:readline/promises';
+import { answerOf } from '../answer/answer.js';
+import { normalizeBaseUrl } from '../bench/settings.js';
+import { streamRequest } from '../client/stream.js';
+import { withOptions } from '../config/resolve.js';
+import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
+import { chooseProgress } from '../progress/index.js';
+import { buildPromptText } from '../prompts/index.js';
+import { quickAnswerLines, quickFoundLine } from '../quick/lines.js';
+import { sizeQuickPlan, type ServerSpeed } from '../quick/size.js';
+import { buildRequestBody } from '../target/request-body.js';
+import { probeTarget } from '../target/probe.js';
+import type { TargetInfo } from '../target/types.js';
+import { contextLabel } from '../format/index.js';
+import { resolveApiKey } from './api-key.js';
+import type { CliIo } from './io.js';
+import { runWithSignals } from './run.js';
+
+// `quick`: the servers on this machine's usual ports, one of them measured for about a minute, and the answer in
+// ten lines (docs/quick.md). The run is a normal one (result.json, reports) that report, compare, serve and fit take.
+
+export const QUICK_PORTS = [11434, 8080, 8000, 30000, 3000, 1234]; // Ollama, llama.cpp/TGI, vLLM, SGLang, TGI, LM Studio
+
+interface Found {
+  baseUrl: string;
+  info: TargetInfo;
+}
+
+// Every candidate probed at once, briefly: a port where nothing listens answers at once, one that hangs is left.
+async function findServers(
+  urls: readonly string[],
+  apiKey: string | undefined,
+  model?: string,
+): Promise<Found[]> {
+  const probes = await Promise.allSettled(
+    urls.map(async (baseUrl) => ({
+      baseUrl,
+      info: await probeTarget({
+        baseUrl,
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        ...(model !== undefined ? { model } : {}),
+        fetchTimeoutMs: 3000,
+        detectLocalHardware: false,
+      }),
+    })),
+  );
+  return probes.flatMap((p) => (p.status === 'fulfilled' ? [p.value] : []));
+}
+
+// One short request: one user's decode rate and a first token for a ~1K-token prompt, to size the plan.
+async function measureSpeed(f: Found, apiKey: string | undefined): Promise<ServerSpeed> {
+  const prompt = buildPromptText({ runId: 'quick-speed', contextTokens: 1024, slot: 0, seed: 1 }, 4);
+  const r = await streamRequest({
+    baseUrl: f.baseUrl,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    api: 'chat',
+    body: buildRequestBody(f.info, { api: 'chat', prompt, maxOutput: 64, ignoreEos: true }),
+  });
+  if (!r.ok || r.firstTokenAtMs === undefined)
+    throw new BenchError(
+      'TARGET_ERROR',
+      `the server at ${f.baseUrl} did not answer a short request (${r.error?.message ?? 'no token'}).`,
+    );
+  const first = r.chunks[0]?.[0] ?? 0;
+  const last = r.chunks[r.chunks.length - 1]?.[0] ?? first;
+  const tokens = Math.max(1, (r.outputTokens ?? r.chunks.length) - (r.chunks[0]?.[1] ?? 1));
+  return {
+    tokensPerS: last > first ? (tokens * 1000) / (last - first) : 50,
+    ttftMs: r.firstTokenAtMs - r.sentAtMs,
+    promptTokens: r.promptTokens ?? 1024,
+  };
+}
+
+async function ask(found: readonly Found[], io: CliIo): Promise<Found> {
+  io.stdout.write(found.map((f, i) => `  ${i + 1}. ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    for (;;) {
+      const a = Number((await rl.question(`Which one? [1-${found.length}] `)).trim());
+      if (Number.isInteger(a) && a >= 1 && a <= found.length) return found[a - 1]!;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+export function register(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('quick')
+    .description(
+      'find an LLM server on this machine, measure it for about a minute, and say how many users it takes and why not more',
+    );
+  const resolve = withOptions(cmd, 'quick');
+  cmd.action(async (flags: Record<string, unknown>) => {
+    const o = resolve(flags).options;
+    const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
+    const ports = o.ports ?? QUICK_PORTS;
+    const urls = o.baseUrl ? [normalizeBaseUrl(o.baseUrl)] : ports.map((p) => `http://127.0.0.1:${p}/v1`);
+    const found = await findServers(urls, apiKey, o.model);
+    if (found.length === 0)
+      throw new BenchError(
+        'NO_SERVER',
+        o.baseUrl
+          ? `no LLM server answered at ${urls[0]}, so there is nothing to measure.`
+          : `no LLM server answered on this machine (ports ${ports.join(', ')}), so there is nothing to measure.`,
+        {
+          hint: `Start one, or say where it is: ${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}.`,
+        },
+      );
+    let pick = found[0]!;
+    if (found.length > 1) {
+      if (process.stdin.isTTY && io.stdout.isTTY) pick = await ask(found, io);
+      else {
+        io.stdout.write(found.map((f) => `  ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+        throw new BenchError(
+          'SEVERAL_SERVERS',
+          `${found.length} servers answered (listed above); quick measures one.`,
+          {
+            hint: `Pick one: ${cliCommand('quick', '--base-url', found[0]!.baseUrl)}.`,
+          },
+        );
+      }
+    }
+    io.stdout.write(`Found ${quickFoundLine(pick.info, pick.baseUrl)}\n`);
+    const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), {
+      budgetS: o.budget,
+      ...(pick.info.maxModelLen !== undefined ? { maxModelLen: pick.info.maxModelLen } : {}),
+    });
+    const ladder = plan.concurrency;
+    io.stdout.write(
+      `Measuring for about ${plan.estimateS} s: ${plan.contexts.map(contextLabel).join(' and ')} × ` +
+        `${ladder[0]}–${ladder[ladder.length - 1]} users, ${plan.duration} s windows, answers of ${plan.maxOutput} tokens.\n`,
+    );
+    const out = await runWithSignals(
+      {
+        baseUrl: pick.baseUrl,
+        model: pick.info.model,
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        contexts: plan.contexts,
+        prefillContexts: plan.contexts,
+        concurrency: plan.concurrency,
+        maxOutput: plan.maxOutput,
+        duration: plan.duration,
+        settleTimeout: 10,
+        out: o.out,
+        title: `quick · ${pick.info.model}`,
+        ...(o.slo ? { slo: o.slo } : {}),
+      },
+      chooseProgress({ stream: io.stderr }),
+      io,
+    );
+    const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
+    io.stdout.write(quickAnswerLines(answerOf(out.result), { report, result: out.dir }).join('\n') + '\n');
+  });
+}

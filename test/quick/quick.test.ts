@@ -1,0 +1,98 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerOf } from '../../src/answer/answer.js';
+import { renderReport } from '../../src/report/index.js';
+import { loadResult } from '../../src/results/read.js';
+import { startSim, type SimHandle } from '../../src/sim/index.js';
+import { runCliInProcess } from '../helpers/cli.js';
+
+// `quick` against sims started in this process on ports of their own (127.0.0.1, port 0): what it finds, how it
+// refuses, and the answer it prints. A short budget keeps the real-time run to a few seconds.
+let vllm: SimHandle & { port: number };
+let ollama: SimHandle & { port: number };
+const withPort = (h: SimHandle) => Object.assign(h, { port: Number(new URL(h.url).port) });
+let closedPort: number;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+beforeAll(async () => {
+  vllm = withPort(await startSim({ profile: 'demo', port: 0 }));
+  ollama = withPort(await startSim({ profile: 'tiny', flavor: 'ollama', port: 0 }));
+  closedPort = await freePort();
+});
+afterAll(async () => {
+  await vllm.close();
+  await ollama.close();
+});
+
+describe('quick', () => {
+  it('finds the server on a chosen port, measures it, and answers in at most 10 lines of 80 columns', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lib-quick-'));
+    const r = await runCliInProcess([
+      'quick',
+      '--ports',
+      `${closedPort},${vllm.port}`,
+      '--budget',
+      '6',
+      '--out',
+      out,
+    ]);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`Found vLLM 0.30.0-sim at http://127.0.0.1:${vllm.port}/v1, model sim/demo-7b`);
+    expect(lines[1]).toMatch(
+      /^Measuring for about \d+ s: 4K × 1–\d+ users, [\d.]+ s windows, answers of \d+ tokens\.$/,
+    );
+    const answer = lines.slice(lines.findIndex((l) => l.startsWith('Answer for')));
+    expect(answer.length).toBeGreaterThanOrEqual(4);
+    expect(answer.length).toBeLessThanOrEqual(10);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+    expect(answer[0]).toBe('Answer for chat: ttft=2s,tok/s=20,share=90% (the default; --slo to change)');
+    expect(answer[1]).toMatch(
+      /^ {2}One user at 4K: first token [\d,]+ ms \(new prompt [\d,]+ ms\), [\d,.]+ tok\/s$/,
+    );
+    expect(answer.some((l) => /^ {2}4K: .* at once/.test(l))).toBe(true);
+    expect(answer.some((l) => l.startsWith('Why not more at 4K: '))).toBe(true);
+    const report = answer.at(-1)!.replace('Full report: ', '');
+    expect(report).toMatch(/report\.html$/);
+    // A normal result: report and the answer read it like any run's.
+    const result = loadResult(join(report, '..'));
+    expect(result.status).toBe('complete');
+    expect(result.engine.name).toBe('vllm');
+    expect(result.decode.every((c) => c.status === 'Over capacity' || c.windowRequests)).toBe(true);
+    expect(renderReport(result, 'txt')).toContain('The answer');
+    expect(answerOf(result).contexts[0]!.cells.length).toBe(result.config.concurrency.length);
+  });
+
+  it('lists the servers and exits 14 when several answer and there is no terminal to ask on', async () => {
+    const r = await runCliInProcess(['quick', '--ports', `${vllm.port},${ollama.port}`, '--budget', '5']);
+    expect(r.code).toBe(14);
+    expect(r.stdout).toContain(`vLLM 0.30.0-sim at http://127.0.0.1:${vllm.port}/v1, model sim/demo-7b`);
+    expect(r.stdout).toMatch(
+      new RegExp(`Ollama [^\\n]* at http://127\\.0\\.0\\.1:${ollama.port}/v1, model sim/tiny`),
+    );
+    expect(r.stderr).toMatch(
+      /^error \[SEVERAL_SERVERS\]: 2 servers answered \(listed above\); quick measures one\. Pick one: .* quick --base-url http:\/\/127\.0\.0\.1:\d+\/v1\.\n$/,
+    );
+  });
+
+  it('refuses politely, exit 13, when nothing answers', async () => {
+    const r = await runCliInProcess(['quick', '--ports', String(closedPort)]);
+    expect(r.code).toBe(13);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `error [NO_SERVER]: no LLM server answered on this machine (ports ${closedPort}), so there is nothing to measure. ` +
+        'Start one, or say where it is: npx llm-inference-bench quick --base-url http://HOST:PORT/v1.\n',
+    );
+  });
+});
