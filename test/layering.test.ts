@@ -41,6 +41,8 @@ const FORBIDDEN: Record<string, string[]> = {
   plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
   // The answer (capacity under a service level, its reason) is judged from a result alone, for every report.
   answer: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli', 'web'],
+  // deploy prints a scheduler's job: text from the options, nothing of the measuring side.
+  deploy: [...IO, 'bench', 'client', 'target', 'report', 'cli', 'web', 'sim', 'results/io'],
   // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
   'bench/agents': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
   // The protocol's pure parts: offsets, slot shares, the merge and the wire schemas (no I/O, no network).

@@ -33,6 +33,7 @@ export const COMMANDS = [
   'import',
   'sweep',
   'quick',
+  'deploy',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -619,8 +620,59 @@ export const OPTION_TABLE = {
   name: {
     flag: '--name <name>',
     kind: 'string',
-    commands: ['fit'],
+    commands: ['fit', 'deploy'],
+    defaultFor: { deploy: 'llm-inference-bench' },
+    about: { deploy: "the job's name (Kubernetes: the Job and its headless Service; a DNS label)" },
     description: 'profile name (default twin-<model>)',
+  },
+  namespace: {
+    flag: '--namespace <ns>',
+    kind: 'string',
+    commands: ['deploy'],
+    description: "k8s: the namespace of the Job, the Service and the Secret (default: kubectl's)",
+  },
+  image: {
+    flag: '--image <image>',
+    kind: 'string',
+    defaultValue: 'node:22-slim',
+    commands: ['deploy'],
+    description: 'k8s: the container image every agent runs (with --tool-command)',
+  },
+  toolCommand: {
+    flag: '--tool-command <cmd>',
+    kind: 'string',
+    commands: ['deploy'],
+    computedDefault: { deploy: 'npx --yes llm-inference-bench@<this version>' },
+    description: 'how each agent starts the tool (an image with it installed: llm-inference-bench)',
+  },
+  secret: {
+    flag: '--secret <name>',
+    kind: 'string',
+    commands: ['deploy'],
+    computedDefault: { deploy: 'the --name' },
+    description: 'k8s: the Secret holding run-token (and api-key); created by you, only referenced',
+  },
+  cpus: {
+    flag: '--cpus <n>',
+    kind: 'int',
+    defaultValue: 2,
+    commands: ['deploy'],
+    description: 'cores per agent (requested and limited); a client core drives about 50K tok/s',
+    min: 1,
+  },
+  keepResults: {
+    flag: '--keep-results <seconds>',
+    kind: 'duration',
+    defaultValue: 3600,
+    commands: ['deploy'],
+    description: 'k8s: agent 0 stays up this long after the run so its results can be copied (kubectl cp)',
+    min: 0,
+  },
+  partition: {
+    flag: '--partition <name>',
+    kind: 'string',
+    commands: ['deploy'],
+    description: 'slurm: the partition (#SBATCH --partition)',
   },
   format: {
     flag: '--format <format>',
@@ -820,8 +872,9 @@ export const OPTION_TABLE = {
   port: {
     flag: '--port <n>',
     kind: 'int',
-    defaultFor: { sim: 0, serve: 8321 },
-    commands: ['sim', 'serve'],
+    defaultFor: { sim: 0, serve: 8321, deploy: 7070 },
+    commands: ['sim', 'serve', 'deploy'],
+    about: { deploy: "where agent 0 listens for the others (the Service's port)" },
     description: 'port to listen on (0: a free one)',
     min: 0,
     max: 65535,
