@@ -41,6 +41,9 @@ export function mergeCellRepeats(cells: readonly DecodeCell[]): DecodeCell {
   const worst = measured.reduce((w, c) => (SEVERITY(c.status) > SEVERITY(w.status) ? c : w), measured[0]!);
   out.status = worst.status;
   if (worst.queueEvidence !== undefined) out.queueEvidence = worst.queueEvidence;
+  // A stream held back in one window marks the merged timings too (as a queue seen once is kept).
+  const held = measured.find((c) => c.streamBatching?.batched);
+  if (held) out.streamBatching = held.streamBatching!;
   out.completed = sumOrNull(measured.map((c) => c.completed));
   out.outputTokens = sumOrNull(measured.map((c) => c.outputTokens));
   out.measuredS = r3(sumOrNull(measured.map((c) => c.measuredS)));

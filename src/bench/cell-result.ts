@@ -1,4 +1,11 @@
-import type { CellIntervals, ClientQueue, DecodeCell, ServerSample } from '../results/schema.js';
+import type {
+  CellIntervals,
+  ClientQueue,
+  DecodeCell,
+  ServerSample,
+  StreamBatchingResult,
+} from '../results/schema.js';
+import { streamBatching, type StreamBatching } from '../stats/batching.js';
 import type { Interval } from '../stats/interval.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import type { ClientQueueEvidence, QueueReference } from '../stats/queue.js';
@@ -25,6 +32,8 @@ export interface CellMeasurement {
   errorLimitHit: boolean;
   queueReference: QueueReference | null; // unqueued TTFT of this context, from its lower-concurrency cells
   failedBy?: string; // a part of the client was lost (an agent, docs/distributed.md): the cell cannot stand
+  // The client's own state over the window (src/client/self-check.ts): a late loop reads in bursts too.
+  client?: { loopDelayTimeP50Ms: number; saturated: boolean };
 }
 
 const r1 = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
@@ -51,11 +60,26 @@ const roundQueue = (q: ClientQueueEvidence): ClientQueue => ({
   maxWaitMs: r3(q.maxWaitMs)!,
 });
 
+const roundBatching = (b: StreamBatching): StreamBatchingResult => ({
+  ...b,
+  eventsPerRead: r3(b.eventsPerRead)!,
+  eventsPerStep: r3(b.eventsPerStep)!,
+  firstHeldShare: r3(b.firstHeldShare)!,
+  heldMs: r3(b.heldMs),
+});
+
 // Pure: one measured cell's records -> its figures and status (METHOD.md "Figures of a cell").
 // Figures are stored unrounded to 1e-3 so that a recomputation from requests.jsonl matches.
 export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   const f = windowFigures(m.requests, m.window);
   const waits = firstTokenWaitsMs(m.requests, m.window);
+  // Server-side figures of the window (queue depth, speculation, prefix cache, power) come from one place.
+  const server = serverCellFigures(m.samples, { measuredS: f.measuredS, outputTokens: f.outputTokens });
+  // Before the status: a stream held on the way moves the first tokens the client-timeline queue signal reads.
+  const batching = streamBatching(m.requests, {
+    ...(m.client ? { loopDelayTimeP50Ms: m.client.loopDelayTimeP50Ms, clientBound: m.client.saturated } : {}),
+    specAcceptanceLength: server.specAcceptanceLength ?? null,
+  });
   const decision = decideStatus({
     concurrency: m.concurrency,
     figures: f,
@@ -65,9 +89,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     samples: m.samples,
     errorLimitHit: m.errorLimitHit,
     ...(m.failedBy ? { failedBy: m.failedBy } : {}),
+    streamHeld: batching.batched,
   });
-  // Server-side figures of the window (queue depth, speculation, prefix cache, power) come from one place.
-  const server = serverCellFigures(m.samples, { measuredS: f.measuredS, outputTokens: f.outputTokens });
   let promptSum = 0;
   let cachedSum = 0;
   let withCache = 0;
@@ -130,6 +153,7 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     cell.windowRequests = windowRequestSamples(m.requests, m.window);
   }
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
+  if (measured && batching.requests > 0) cell.streamBatching = roundBatching(batching);
   const staleReconnects = m.requests.filter((r) => r.resent).length;
   if (staleReconnects > 0) cell.staleReconnects = staleReconnects;
   if (decision.error) cell.error = decision.error;

@@ -3,9 +3,9 @@ import { withDefaults } from '../config/options.js';
 import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
-import { estimateDuration } from '../plan/estimate.js';
+import { estimateDuration, planLeft } from '../plan/estimate.js';
 import { countCells, type CellCounts } from '../plan/counts.js';
-import { priorPrefillModel } from '../plan/prefill-model.js';
+import { fitPrefillModel, prefillSamples, priorPrefillModel } from '../plan/prefill-model.js';
 import { capacityRuleHeld } from '../plan/capacity.js';
 import { CONNECT_PROMPT_TOKENS, raisedCapacity, runContexts, type PlannedCell } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
@@ -203,16 +203,19 @@ export class BenchRun {
 
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
-  const left = plan.cells.filter((c) => c.status === 'run' && !cp.hasCell(c.contextTokens, c.concurrency));
-  const est = estimateDuration(
-    { ...plan, cells: left, prefill: plan.prefill.filter((p) => !cp.hasPrefill(p.contextTokens)) },
-    {
-      duration: s.duration,
-      prefillRepeats: prefillRepeatsOf(s),
-      repeats: s.repeats,
-      engine: run.info.engine.name,
-    },
+  // A resumed run's prefill points already say how fast this server prefills: the estimate and the ETA start
+  // from them, not from the engine's prior.
+  const prefillModel = fitPrefillModel(
+    prefillSamples(cp.result.prefill),
+    priorPrefillModel(run.info.engine.name),
   );
+  const est = estimateDuration(planLeft(plan, cp.cells, cp.result.prefill), {
+    duration: s.duration,
+    prefillRepeats: prefillRepeatsOf(s),
+    repeats: s.repeats,
+    engine: run.info.engine.name,
+    prefill: prefillModel,
+  });
   progress.start({
     runId: run.runId,
     dir: cp.dir,
@@ -223,7 +226,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     prefillTotal: plan.prefill.length - cp.prefillCount,
     estimateS: est.totalS,
     steps: est.steps,
-    prefillPrior: priorPrefillModel(run.info.engine.name),
+    prefillPrior: prefillModel,
     done: cp.cells,
     resumed: run.resumed,
   });

@@ -4,7 +4,7 @@ import { BenchError } from '../errors.js';
 import { withOptions } from '../config/resolve.js';
 import { renderCompare } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
-import { loadResult } from '../results/read.js';
+import { resultReader } from './load-result.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 import { compareModel } from '../report/compare-model.js';
 import { allVerdicts, significantSlowdowns } from '../report/compare-verdicts.js';
@@ -36,13 +36,13 @@ export function register(program: Command, io: CliIo): void {
     )
     .argument(
       '<results...>',
-      'result files (or run directories, or v0.6.2 text reports); the first is the baseline A',
+      'result files (or run folders, folders holding one run, v0.6.2 text reports); the first is the baseline A',
     );
   const resolve = withOptions(cmd, 'compare');
   cmd.action((paths: string[], flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
     if (paths.length < 2) throw new BenchError('USAGE', 'compare needs at least two results.');
-    const results = paths.map(loadResult);
+    const results = paths.map(resultReader(io));
     const text = renderCompare(results, o.format, {
       width: o.width ?? terminalWidth(io.stdout),
       color: !o.output && useColor(io.stdout, io.env),

@@ -4,7 +4,7 @@ import { BenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { withOptions } from '../config/resolve.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
-import { loadResult } from '../results/read.js';
+import { resultReader } from './load-result.js';
 import { planOfResults, twinSubset } from '../twin/choose.js';
 import { fitReport } from '../twin/fit-report.js';
 import { observe, selectObservations } from '../twin/observe.js';
@@ -15,7 +15,7 @@ export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('fit')
     .description('fit a sim profile (a twin of the server) to measured results; prints the fit quality')
-    .argument('<results...>', 'result files or run directories (v0.6.2 text reports too), of one server');
+    .argument('<results...>', 'result files, run folders or folders holding one run each (v0.6.2 text reports too), of one server');
   const resolve = withOptions(cmd, 'fit');
   cmd.action((paths: string[], raw: Record<string, unknown>) => {
     const flags = resolve(raw).options;
@@ -24,7 +24,8 @@ export function register(program: Command, io: CliIo): void {
         'USAGE',
         '--twin-cells picks the cells itself; give it or --cells/--prefill, not both.',
       );
-    const results = paths.map((p) => ({ result: loadResult(p), source: p }));
+    const read = resultReader(io);
+    const results = paths.map((p) => ({ result: read(p), source: p }));
     let obs = observe(results);
     const first = results[0]!.result;
     if (flags.twinCells) {

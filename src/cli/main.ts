@@ -21,6 +21,7 @@ import { register as registerQuick } from './quick.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerServe } from './serve.js';
+import { register as registerShare } from './share.js';
 import { register as registerSim } from './sim.js';
 import { register as registerSweep } from './sweep.js';
 
@@ -57,6 +58,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerServe,
     registerDeploy,
     registerSweep,
+    registerShare,
   ]) {
     register(program, io);
   }

@@ -1,24 +1,76 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import { normalizeBaseUrl, prefillRepeatsOf } from '../bench/settings.js';
+import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settings.js';
+import type { OptionKey, Options } from '../config/options.js';
+import { mergeResume, resumeWarning } from '../config/stored.js';
+import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
-import { estimateDuration, type Estimate } from '../plan/estimate.js';
+import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
-import type { PrefillModel } from '../plan/prefill-model.js';
+import {
+  fitPrefillModel,
+  prefillSamples,
+  priorPrefillModel,
+  type PrefillModel,
+} from '../plan/prefill-model.js';
+
+// What the plan and its estimate read. `plan` takes every `run` flag so the verb can be swapped; the rest are
+// named in one line as not changing it.
+const SHAPES_PLAN: ReadonlySet<string> = new Set<OptionKey>([
+  'baseUrl',
+  'model',
+  'api',
+  'engine',
+  'apiKey',
+  'apiKeyFile',
+  'config',
+  'contexts',
+  'prefillContexts',
+  'concurrency',
+  'maxOutput',
+  'duration',
+  'prefillRepeats',
+  'repeats',
+  'maxModelLen',
+  'kvCapacity',
+  'verifyCapacity',
+  'resume',
+  'json',
+  'forTwin',
+]);
+
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('plan')
     .description(
-      'print the cells, their statuses (Over capacity) and an estimated duration, without running anything',
+      'print the cells, their statuses (Over capacity) and an estimated duration; with --base-url it sends two short prompts to time prefill, nothing else',
     );
   const resolve = withOptions(cmd, 'plan');
   cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolve(flags).options;
+    const resolved = resolve(flags);
+    let o = resolved.options;
+    const fromCli = Object.keys(flags).filter((k) => cmd.getOptionValueSource(k) === 'cli');
+    // --resume alone reads the run folder from --out.
+    const unused = fromCli.filter((k) => !SHAPES_PLAN.has(k) && !(k === 'out' && o.resume === ''));
+    if (unused.length)
+      io.stderr.write(
+        `note: ${unused.map(flagName).join(', ')} ${unused.length === 1 ? 'does' : 'do'} not change the plan (${unused.length === 1 ? 'it matters' : 'they matter'} when the run measures)\n`,
+      );
+    const resumeDir = resumeDirOf(o);
+    if (resumeDir !== undefined) {
+      const { readPrevious } = await import('../bench/phases/open-run.js');
+      const previous = readPrevious(resumeDir);
+      const merged = mergeResume(previous, o, resolved.given);
+      if (merged.ignored.length) io.stderr.write(`warning: ${resumeWarning(merged.ignored)}\n`);
+      o = merged.options;
+      return printResumed(io, o, previous, resumeDir);
+    }
     let maxModelLen = o.maxModelLen;
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
@@ -52,10 +104,14 @@ export function register(program: Command, io: CliIo): void {
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
     if (o.forTwin) {
-      const { forTwinText } = await import('../twin/for-twin.js');
-      const baseUrl = o.baseUrl ? { baseUrl: o.baseUrl } : {};
+      const { forTwinText, twinRecipe } = await import('../twin/for-twin.js');
+      const twinOpts = {
+        duration: o.duration,
+        prefillRepeats: o.prefillRepeats,
+        ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+      };
       io.stdout.write(
-        forTwinText(plan, { duration: o.duration, prefillRepeats: o.prefillRepeats, ...baseUrl }),
+        o.json ? JSON.stringify(twinRecipe(plan, twinOpts), null, 2) + '\n' : forTwinText(plan, twinOpts),
       );
       return;
     }
@@ -65,23 +121,47 @@ export function register(program: Command, io: CliIo): void {
       repeats: o.repeats,
       ...prefill,
     });
-    io.stdout.write(
-      o.json
-        ? JSON.stringify(
-            {
-              ...plan,
-              kvCapacitySource: kv.source,
-              kvCapacityBound: kv.bound,
-              source,
-              counts: countCells(plan),
-              estimate: est,
-            },
-            null,
-            2,
-          ) + '\n'
-        : planTable(plan, est, source, kv, o.repeats),
-    );
+    io.stdout.write(o.json ? planJson(plan, est, source, kv) : planTable(plan, est, source, kv, o.repeats));
   });
+}
+
+function planJson(plan: Plan, est: Estimate, source: string, kv: KvNote, done: DecodeCell[] = []): string {
+  const out = {
+    ...plan,
+    kvCapacitySource: kv.source,
+    kvCapacityBound: kv.bound,
+    source,
+    counts: countCells(plan, done),
+    estimate: est,
+  };
+  return JSON.stringify(out, null, 2) + '\n';
+}
+
+// plan --resume DIR: the stored run's plan, its measured cells marked done, the estimate for what is left (its
+// prefill speed fitted to the points it measured). Offline: the run's stored facts are what --resume uses.
+async function printResumed(io: CliIo, o: Options<'plan'>, previous: RunResult, dir: string): Promise<void> {
+  const { planRun } = await import('../bench/phases/open-run.js');
+  const { plan } = planRun(o, {}, previous, undefined);
+  const done = previous.decode;
+  const left = planLeft(plan, done, previous.prefill);
+  const engine = previous.engine.name;
+  const est = estimateDuration(left, {
+    duration: o.duration,
+    prefillRepeats: prefillRepeatsOf(o),
+    repeats: o.repeats,
+    engine,
+    prefill: fitPrefillModel(prefillSamples(previous.prefill), priorPrefillModel(engine)),
+  });
+  const source = `run ${previous.runId} in ${dir}, to resume`;
+  const kv = { source: previous.target.kvCapacitySource, bound: previous.target.kvCapacityBound };
+  io.stdout.write(
+    o.json
+      ? planJson(plan, est, source, kv, done)
+      : planTable(plan, est, source, kv, o.repeats, {
+          done,
+          donePrefill: previous.prefill.map((p) => p.contextTokens),
+        }),
+  );
 }
 
 async function onlinePrefill(
@@ -114,9 +194,10 @@ interface KvNote {
 }
 
 // What the table's marks mean, for the marks it shows.
-function legend(plan: Plan): string[] {
+function legend(plan: Plan, resumed: boolean): string[] {
   const marks = new Set(plan.cells.map(planMark));
   const words = [
+    ...(resumed ? ['done = measured already'] : []),
     ...(marks.has('over') ? ['over = Over capacity: N x (context + max output) > KV capacity, skipped'] : []),
     ...(marks.has('check') ? ['check = over the capacity figure, measured to see what the server does'] : []),
     ...(marks.has('long') ? ['long = the context does not fit the server, skipped'] : []),
@@ -124,24 +205,43 @@ function legend(plan: Plan): string[] {
   return words.length ? [words.join('; ')] : [];
 }
 
-export function planTable(plan: Plan, est: Estimate, source: string, kv: KvNote = {}, repeats = 1): string {
+// A resumed run's measured cells and prefill points are marked done.
+interface Resumed {
+  done: readonly DecodeCell[];
+  donePrefill: readonly number[];
+}
+
+export function planTable(
+  plan: Plan,
+  est: Estimate,
+  source: string,
+  kv: KvNote = {},
+  repeats = 1,
+  resumed: Resumed = { done: [], donePrefill: [] },
+): string {
   const w = 6;
+  const { done, donePrefill } = resumed;
+  const measured = new Set(
+    done.filter((c) => c.status !== 'Over capacity').map((c) => `${c.contextTokens}x${c.concurrency}`),
+  );
+  const mark = (cell: Plan['cells'][number]) =>
+    measured.has(`${cell.contextTokens}x${cell.concurrency}`) ? 'done' : planMark(cell);
   const lines = [
     `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
-    `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
+    `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (donePrefill.includes(p.contextTokens) ? ' (done)' : p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
     '',
     ['context'.padEnd(8), ...plan.concurrency.map((n) => String(n).padStart(w))].join(' '),
     ...plan.contexts.map((c) =>
       [
         contextLabel(c).padEnd(8),
         ...plan.concurrency.map((n) =>
-          planMark(plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!).padStart(w),
+          mark(plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!).padStart(w),
         ),
       ].join(' '),
     ),
     '',
-    ...legend(plan),
-    `${plannedCountsText(countCells(plan))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    ...legend(plan, done.length > 0),
+    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
   ];
   return lines.join('\n') + '\n';
 }

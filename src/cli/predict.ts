@@ -8,7 +8,9 @@ import { terminalWidth, useColor } from '../report/terminal.js';
 import { writeResult } from '../results/io.js';
 import { predict, type WhatIf } from '../twin/predict.js';
 import { loadTwin } from '../twin/twin-file.js';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { BenchError } from '../errors.js';
+import { cliCommand } from '../invocation.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -19,7 +21,7 @@ export function register(program: Command, io: CliIo): void {
   const resolve = withOptions(cmd, 'predict');
   cmd.action((flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
-    const { profile, meta } = loadTwin(o.twin);
+    const { profile, meta } = loadTwin(twinFileIn(o.twin, io));
     const whatIf: WhatIf = {
       ...(o.contexts ? { contexts: o.contexts } : {}),
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
@@ -44,5 +46,28 @@ export function register(program: Command, io: CliIo): void {
       }),
     );
     io.stderr.write(`wrote ${join(path)} (predicted)\n`);
+  });
+}
+
+// --twin takes the twin file, or a folder holding exactly one (fit -o DIR/twin.yaml): which one is said on stderr.
+function twinFileIn(path: string, io: CliIo): string {
+  let names: string[];
+  try {
+    if (!statSync(path).isDirectory()) return path;
+    names = readdirSync(path).filter((n) => /\.ya?ml$/.test(n));
+  } catch {
+    return path; // loadTwin says what is wrong with it
+  }
+  if (names.length === 1) {
+    const file = join(path, names[0]!);
+    io.stderr.write(`reading ${file}: the one twin file in ${path}\n`);
+    return file;
+  }
+  if (names.length === 0)
+    throw new BenchError('CONFIG_INVALID', `${path} is a folder that holds no twin file (.yaml).`, {
+      hint: `Pass the file fit wrote (\`${cliCommand('fit', '--help')}\`).`,
+    });
+  throw new BenchError('USAGE', `${path} holds ${names.length} .yaml files; say which twin.`, {
+    hint: `Pass one of ${names.map((n) => join(path, n)).join(', ')}.`,
   });
 }

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { withOptions } from '../config/resolve.js';
 import { renderReport } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
-import { loadResult, resolveResultPath } from '../results/read.js';
+import { resolveResultPath } from '../results/read.js';
+import { resultReader } from './load-result.js';
 import { isSweepDir, loadSweep } from '../results/sweep-io.js';
 import { renderSweep } from '../report/sweep.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
@@ -13,7 +14,7 @@ export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('report')
     .description('render a result file as text, Markdown, HTML, CSV or JSON')
-    .argument('<result>', 'result.json, its run directory, a sweep folder, or a v0.6.2 text report');
+    .argument('<result>', 'result.json, its run folder, a folder holding one run (run --out), a sweep folder, or a v0.6.2 text report');
   const resolve = withOptions(cmd, 'report');
   cmd.action((resultPath: string, flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
@@ -32,7 +33,7 @@ export function register(program: Command, io: CliIo): void {
     if (sweep) {
       const { file, results } = loadSweep(resultPath);
       text = renderSweep(file, results, o.format, textOptions);
-    } else text = renderReport(loadResult(resultPath), o.format, textOptions);
+    } else text = renderReport(resultReader(io)(resultPath), o.format, textOptions);
     if (output) {
       writeOutput(output, text);
       io.stderr.write(`wrote ${output}\n`);

@@ -11,6 +11,9 @@ import {
 export interface ClientLoad {
   loopDelayP99Ms: number; // event-loop delay p99 of the main thread over the cell
   loopDelayMaxMs: number;
+  // The loop delay at the median of the window's time (each tick weighted by its length): what an arrival
+  // typically waited for the loop. One long pause leaves it small; a client starved throughout does not.
+  loopDelayTimeP50Ms?: number;
   cpuPctPerThread: number; // client CPU (all threads of the process) / wall time / threads, in % of a core
   threads: number; // the main thread plus decode workers
   wallMs: number;
@@ -37,6 +40,14 @@ export const LOOP_DELAY_SHARE_OF_TBT = 0.25;
 export const CPU_BOUND_PCT = 90;
 export const LOOP_BUSY_PCT = 90;
 
+/** The client had no slack left whatever the cell's pace: CPU or the busiest event loop near full. */
+export function clientSaturated(load: ClientLoad): boolean {
+  return (
+    load.cpuPctPerThread >= CPU_BOUND_PCT ||
+    (load.busiestLoopPct !== undefined && load.busiestLoopPct >= LOOP_BUSY_PCT)
+  );
+}
+
 /** Pure judge. `tbtMs`: the cell's time between tokens (median), null when unknown. */
 export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined): ClientCheck {
   const limit = Math.max(LOOP_DELAY_FLOOR_MS, LOOP_DELAY_SHARE_OF_TBT * (tbtMs ?? 0));
@@ -55,6 +66,30 @@ export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined):
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * The delay at the median of the time the ticks cover, from a delay histogram's percentiles (percentile -> tick
+ * length in ns, ascending): a tick of length L covers L of the window and was late by L - resolution.
+ */
+export function timeMedianDelayMs(percentiles: ReadonlyMap<number, number>, resolutionMs: number): number {
+  const parts: Array<[number, number]> = []; // [time weight, tick length ms]
+  let prev = 0;
+  let total = 0;
+  for (const [pct, ns] of percentiles) {
+    const ms = ns / 1e6;
+    const w = ((pct - prev) / 100) * ms;
+    prev = pct;
+    if (w <= 0) continue;
+    parts.push([w, ms]);
+    total += w;
+  }
+  let acc = 0;
+  for (const [w, ms] of parts) {
+    acc += w;
+    if (acc >= total / 2) return Math.max(0, ms - resolutionMs);
+  }
+  return 0;
+}
 
 /** Measures one cell: start() at the window open, stop() at its close. */
 export class ClientMonitor {
@@ -99,6 +134,7 @@ export class ClientMonitor {
       ...busiest,
       loopDelayP99Ms: has ? late(h.percentile(99)) : 0,
       loopDelayMaxMs: has ? late(h.max) : 0,
+      loopDelayTimeP50Ms: has ? timeMedianDelayMs(h.percentiles, this.resolutionMs) : 0,
       cpuPctPerThread: (100 * cpuMs) / wallMs / this.threads,
       threads: this.threads,
       wallMs,

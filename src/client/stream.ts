@@ -57,6 +57,10 @@ function target(baseUrl: string): Target {
   return t;
 }
 
+// Both transports say `accept-encoding: identity`: a compressing proxy (nginx `gzip` on text/event-stream) holds
+// a stream it compresses (measured: the whole answer), so the client never asks for one (docs/method.md "Streams
+// held back"); without the header a server may pick any coding (RFC 9110 §12.5.3).
+
 // A line break in a header value would end the header early: the rest would be sent as headers of its own.
 const BAD_HEADER_VALUE = /[\r\n\0]/;
 
@@ -76,13 +80,17 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
   if (t.lean && opts.dispatcher === undefined && opts.httpClient !== 'undici') {
     let head =
       `POST ${path} HTTP/1.1\r\nhost: ${t.hostHeader}\r\ncontent-type: application/json\r\n` +
-      `accept: text/event-stream\r\n`;
+      `accept: text/event-stream\r\naccept-encoding: identity\r\n`;
     if (opts.apiKey) head += `authorization: Bearer ${opts.apiKey}\r\n`;
     if (opts.requestId !== undefined) head += `x-request-id: ${opts.requestId}\r\n`;
     head += `content-length: ${Buffer.byteLength(payload)}\r\n\r\n`;
     return sendWithH1(opts, session, { host: t.host, port: t.port, bytes: head + payload });
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    'accept-encoding': 'identity',
+  };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   if (opts.requestId !== undefined) headers['x-request-id'] = opts.requestId;
   return sendWithUndici(opts, session, {

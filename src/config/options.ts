@@ -34,6 +34,7 @@ export const COMMANDS = [
   'sweep',
   'quick',
   'deploy',
+  'share',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -417,7 +418,7 @@ export const OPTION_TABLE = {
   slo: {
     flag: '--slo <level>',
     kind: 'slo',
-    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick'],
+    commands: ['run', 'report', 'compare', 'serve', 'sweep', 'quick', 'share'],
     configFile: true,
     result: 'config',
     computedDefault: {
@@ -427,6 +428,7 @@ export const OPTION_TABLE = {
       report: "the result's, else chat",
       compare: "each result's, else chat",
       serve: "each result's, else chat",
+      share: "the result's, else chat",
     },
     about: {
       report:
@@ -589,7 +591,7 @@ export const OPTION_TABLE = {
     kind: 'string',
     commands: ['predict'],
     requiredFor: ['predict'],
-    description: 'the twin profile written by fit',
+    description: 'the twin profile written by fit, or a folder holding only that .yaml',
   },
   cells: {
     flag: '--cells <list>',
@@ -686,7 +688,7 @@ export const OPTION_TABLE = {
   output: {
     flag: '-o, --output <file>',
     kind: 'string',
-    commands: ['report', 'compare', 'import', 'fit'],
+    commands: ['report', 'compare', 'import', 'fit', 'share'],
     requiredFor: ['fit'],
     about: {
       report: 'write to this file (HTML defaults to report.html beside the result)',
@@ -921,8 +923,11 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
   : S extends { choices: readonly (infer V)[] }
     ? V
     : KindValues[KindOf<S, C>];
+// `plan` takes every flag `run` takes, so a user can swap the verb (issue 24; commandsOf below).
+type CommandsOf<K extends OptionKey> =
+  Table[K]['commands'][number] | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
 type KeysOf<C extends CommandName> = {
-  [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never;
+  [K in OptionKey]: C extends CommandsOf<K> ? K : never;
 }[OptionKey];
 // The options the table gives a default for this command (defaultOf below at run time).
 export type DefaultedKey<C extends CommandName> = {
@@ -957,10 +962,15 @@ export interface OptionRow extends OptionSpec {
   key: OptionKey; // camelCase: YAML config key, commander attribute and config-section field
 }
 
-export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => ({
-  key,
-  ...(OPTION_TABLE[key] as OptionSpec),
-}));
+// Every run flag is a plan flag too: those that shape the plan or its estimate change it, src/cli/plan.ts names
+// the others in one line as not affecting it.
+const commandsOf = (o: OptionSpec): readonly CommandName[] =>
+  o.commands.includes('run') && !o.commands.includes('plan') ? [...o.commands, 'plan'] : o.commands;
+
+export const OPTIONS: readonly OptionRow[] = (Object.keys(OPTION_TABLE) as OptionKey[]).map((key) => {
+  const spec = OPTION_TABLE[key] as OptionSpec;
+  return { key, ...spec, commands: commandsOf(spec) };
+});
 
 // A command's options, each as that command reads it (its own kind and choices).
 export const optionsFor = (cmd: CommandName): OptionRow[] =>

@@ -84,3 +84,19 @@ export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
   const cellsToRun = plan.cells.filter((c) => c.status === 'run').length;
   return { totalS, prefillS, decodeS, cellsToRun, steps };
 }
+
+// What is left of a plan once some cells and prefill points are measured (a resumed run): what the estimate and
+// the ETA count.
+export function planLeft(
+  plan: Plan,
+  doneCells: readonly { contextTokens: number; concurrency: number }[],
+  donePrefill: readonly { contextTokens: number }[],
+): Plan {
+  const cells = new Set(doneCells.map((c) => `${c.contextTokens}x${c.concurrency}`));
+  const points = new Set(donePrefill.map((p) => p.contextTokens));
+  return {
+    ...plan,
+    cells: plan.cells.filter((c) => c.status === 'run' && !cells.has(`${c.contextTokens}x${c.concurrency}`)),
+    prefill: plan.prefill.filter((p) => !points.has(p.contextTokens)),
+  };
+}

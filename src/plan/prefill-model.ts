@@ -1,3 +1,5 @@
+import type { PrefillPoint } from '../results/schema.js';
+
 // Cold prefill time by prompt length: seconds = a*L + b*L^2. The linear part is the per-token work, the square
 // part attention over the prompt so far, which is why a long full-window prompt costs more per token.
 
@@ -9,6 +11,17 @@ export interface PrefillModel {
 export interface PrefillSample {
   tokens: number;
   seconds: number;
+}
+
+// A run's measured prefill points as samples: each cold request's prompt tokens and seconds to first token.
+export function prefillSamples(points: readonly PrefillPoint[]): PrefillSample[] {
+  return points.flatMap((p) =>
+    p.status === 'Valid'
+      ? p.repeats
+          .filter((r) => r.promptTokens > 0 && r.ttftMs > 0)
+          .map((r) => ({ tokens: r.promptTokens, seconds: r.ttftMs / 1000 }))
+      : [],
+  );
 }
 
 export const prefillSeconds = (m: PrefillModel, tokens: number): number =>

@@ -1,6 +1,7 @@
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 import { addPrefillSample, etaSeconds, finishStep, startEta, stepKey, type EtaState } from './eta.js';
 import type { ProgressStart } from './sink.js';
+import { prefillSamples } from '../plan/prefill-model.js';
 
 // The ETA fed by the progress events, on the wall clock (the views share it).
 export interface RunEta {
@@ -18,10 +19,7 @@ export function runEta(now: () => number = Date.now): RunEta {
     },
     prefillDone(p) {
       if (!state) return;
-      if (p.status === 'Valid')
-        for (const r of p.repeats)
-          if (r.promptTokens > 0 && r.ttftMs > 0)
-            state = addPrefillSample(state, { tokens: r.promptTokens, seconds: r.ttftMs / 1000 });
+      for (const sample of prefillSamples([p])) state = addPrefillSample(state, sample);
       state = finishStep(state, stepKey('prefill', p.contextTokens), now());
     },
     cellDone(c) {

@@ -1,5 +1,5 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
-import { cellName, contextLabel, fmtInt, fmtMs, fmtPct, fmtTokS } from '../format/index.js';
+import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { failedRequests } from '../stats/status.js';
 import { cellKey, cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 
@@ -15,6 +15,7 @@ export type AnomalyKind =
   | 'stall'
   | 'capacity'
   | 'client-bound'
+  | 'held-stream'
   | 'estimated-tokens'
   | 'warning';
 
@@ -223,6 +224,7 @@ function flagsOfCell(c: DecodeCell): Flag[] {
         `Cell ${where}: the benchmark client was the bottleneck (${c.client.reason ?? 'overloaded'}); its ` +
         `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,
     },
+    measured && heldStreamFlag(c, where),
     estimatedTokensFlag(c, where),
     measured && stallFlag(c, where),
     measured &&
@@ -262,6 +264,34 @@ function failedRepeatsFlag(c: DecodeCell, where: string): Flag | undefined {
     text:
       `Cell ${where}: ${failed.length} of ${c.repeats!.length} repeats failed ` +
       `(${failed[0]!.error ?? 'no figure'}); the figures are those of the others.`,
+  };
+}
+
+/** A hold this short against the window moves the window's token count by little (the figure is still the server's). */
+export const HELD_SHARE_OF_WINDOW = 0.05;
+
+// The stream was held on the way (src/stats/batching.ts): the arrival-timed figures are the middlebox's.
+function heldStreamFlag(c: DecodeCell, where: string): Flag | undefined {
+  const b = c.streamBatching;
+  if (!b?.batched) return undefined;
+  const held = fmtMs(b.heldMs);
+  const windowMs = (c.measuredS ?? 0) * 1000;
+  const total =
+    b.heldMs !== null && windowMs > 0 && b.heldMs <= HELD_SHARE_OF_WINDOW * windowMs
+      ? `total tok/s still counts the server's tokens (each at most about ${held} late, in a ${fmtS(c.measuredS)} window)`
+      : `total tok/s may be off too (tokens up to ${held} late, in a ${fmtS(c.measuredS)} window)`;
+  return {
+    kind: 'held-stream',
+    severity: 'warn',
+    text:
+      `Cell ${where}: something between client and server held the stream back and passed it on in bursts: ` +
+      `${fmt1(b.eventsPerRead)} token events per read (the server writes ` +
+      `${b.eventsPerStep === 1 ? 'one' : `about ${fmt1(b.eventsPerStep)}`} per step), ` +
+      `a median ${held} between reads, and in ${pct(b.firstHeldShare)} of requests the first token came with ` +
+      `later ones. TTFT, time between tokens and per-request tok/s here (and a service level judged from ` +
+      `them) are that proxy's timing, not the server's; ${total}. Measure the server directly, or let the ` +
+      `proxy pass the stream on: nginx with proxy_buffering off (or proxy_http_version 1.1) and no gzip for ` +
+      `text/event-stream, haproxy with option http-no-delay.`,
   };
 }
 

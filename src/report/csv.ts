@@ -75,13 +75,17 @@ export const CSV_HEADERS = [
   ...cellExtraHeaders(),
 ];
 
-// Beyond the figures: how far to trust them (client self-check, token split), the capacity check, the repeats.
+// Beyond the figures: how far to trust them (client self-check, a stream held on the way, token split), the
+// capacity check, the repeats.
 function cellExtraHeaders(): string[] {
   return [
     'Client bound',
     'Client loop delay p99 ms',
     'Client CPU % per thread',
     'Client busiest event loop %',
+    'Stream held on the way',
+    'Token events per read',
+    'Read gap ms',
     'Token split',
     'Window token error bound',
     'Capacity check',
@@ -96,6 +100,9 @@ function cellExtras(c: DecodeCell): unknown[] {
     c.client?.loopDelayP99Ms,
     c.client?.cpuPctPerThread,
     c.client?.busiestLoopPct,
+    c.streamBatching?.batched,
+    c.streamBatching?.eventsPerRead,
+    c.streamBatching?.heldMs,
     c.chunkAttribution,
     c.windowTokenErrorBound,
     k ? `${k.needTokens} > ${k.kvCapacityTokens} (${k.bound}): ${k.held ? 'rule held' : 'ran whole'}` : null,

@@ -4,6 +4,7 @@ import { answerMd } from './answer-view.js';
 import type { AnswerOptions } from './index.js';
 import { prefillEvidence } from './prefill-evidence.js';
 import { anomaliesByCell, findAnomalies, prefillOutlierContexts } from './anomalies.js';
+import { flagLegends, flaggedFigures } from './flags.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
   cellKey,
@@ -59,7 +60,9 @@ export function decodeMatrixMd(r: RunResult): string {
       if (!cell) return DASH;
       if (cell.status === 'Over capacity') return '*Over capacity*';
       if (cell.status === 'Failed') return '**Failed**';
-      const flagged = (flags.get(cellKey(c, n)) ?? []).some((a) => a.kind === 'ttft-outlier');
+      const flagged = (flags.get(cellKey(c, n)) ?? []).some(
+        (a) => a.kind === 'ttft-outlier' || a.kind === 'held-stream',
+      );
       const figs = `**${fmtTokS(cell.totalTokensPerS)}**<br>${fmtMs(cell.ttftMs)} TTFT${flagged ? ' ⚠' : ''}`;
       return cell.status === 'Requests queued' ? `${figs}<br>⚠ Requests queued` : figs;
     }),
@@ -101,13 +104,20 @@ export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
     const icon = { error: '❌', warn: '⚠️', info: 'ℹ️' } as const;
     out.push(...anomalies.map((a) => `- ${icon[a.severity]} ${mdEscape(a.text)}`), '');
   }
+  // Rows stay as v0.6.2 printed them (docs/report.md), but for figures that are not the server's at all.
+  const held = anomalies.filter((a) => a.kind === 'held-stream');
+  const flagged = flaggedFigures(held);
   out.push('### All measurements', '', MEDIANS_NOTE, '');
   out.push(
     mdTable(
       MEASUREMENT_HEADERS,
-      measurementRows(r).map((row) => row.map(mdEscape)),
+      measurementRows(r).map((row) => {
+        const key = row.slice(0, 3).join('|');
+        return row.map((v, i) => mdEscape(flagged.has(`${key}|${i}`) ? `${v} ⚠` : v));
+      }),
     ),
     '',
+    ...flagLegends(held).flatMap((l) => [`*${mdEscape(l)}*`, '']),
   );
   const notes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
   if (notes.length) out.push(notes.join(' '), '');
@@ -146,8 +156,12 @@ function prefillTableMd(
 
 function decodeSectionMd(r: RunResult, anomalies: ReturnType<typeof findAnomalies>): string[] {
   const notes = statusNotes(r.decode.map((c) => c.status));
-  const ttftFlag = anomalies.some((a) => a.kind === 'ttft-outlier')
-    ? ['*⚠ after a TTFT: far above its neighbouring cells, see Anomalies.*  ']
+  const why = [
+    anomalies.some((a) => a.kind === 'ttft-outlier') && 'far above its neighbouring cells',
+    anomalies.some((a) => a.kind === 'held-stream') && "or not the server's (a stream held back on the way)",
+  ].filter(Boolean);
+  const ttftFlag = why.length
+    ? [`*⚠ after a TTFT: ${why.join(' ').replace(/^or /, '')}, see Anomalies.*  `]
     : [];
   return [
     '### Sustained decode matrix',

@@ -1,5 +1,5 @@
 import { findAnomalies } from './anomalies.js';
-import { FLAG_LEGEND, flaggedFigures } from './flags.js';
+import { flagLegends, flaggedFigures } from './flags.js';
 import { MEASUREMENT_HEADERS, measurementRows } from './model.js';
 import type { RunResult } from '../results/schema.js';
 
@@ -25,7 +25,8 @@ const STATUS: Record<string, string> = { 'Requests queued': 'queued', 'Over capa
 
 // The All measurements table as text: as many columns as the width holds, the dropped ones named.
 export function measurementLines(r: RunResult, width: number): { lines: string[]; notes: string[] } {
-  const flagged = flaggedFigures(findAnomalies(r));
+  const anomalies = findAnomalies(r);
+  const flagged = flaggedFigures(anomalies);
   const rows = measurementRows(r).map((row) => {
     const key = row.slice(0, 3).join('|');
     return row.map((v, i) => {
@@ -57,7 +58,7 @@ export function measurementLines(r: RunResult, width: number): { lines: string[]
           `Not shown at this width: ${dropped.map((i) => MEASUREMENT_HEADERS[i]).join(', ')} (see --format md or csv).`,
         ]
       : []),
-    ...(flagged.size ? [FLAG_LEGEND] : []),
+    ...flagLegends(anomalies),
   ];
   return { lines, notes };
 }

@@ -115,6 +115,8 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
     out.push('');
     const legend = ['Top: total tok/s; below: median TTFT.'];
     if (r.decode.some((c) => c.status === 'Requests queued')) legend.push('Q = Requests queued.');
+    if (r.decode.some((c) => c.streamBatching?.batched))
+      legend.push("! = TTFT not the server's: the stream was held back on the way (see Anomalies).");
     for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
       out.push(...dimWrapped(l));
   }
@@ -209,10 +211,10 @@ export function decodeMatrixLines(
   const ctx = grid?.contexts ?? decodeContexts(r);
   const conc = grid?.concurrency ?? decodeConcurrency(r);
   const map = cellMap(r);
-  // Slow TTFTs (ttft-outlier) are painted yellow so the eye finds them without reading every figure.
+  // Slow TTFTs (ttft-outlier) and those a proxy held (held-stream) are painted yellow so the eye finds them.
   const slow = new Set(
     findAnomalies(r)
-      .filter((a) => a.kind === 'ttft-outlier')
+      .filter((a) => a.kind === 'ttft-outlier' || a.kind === 'held-stream')
       .map((a) => cellKey(a.contextTokens!, a.concurrency!)),
   );
   const perBlock = Math.max(1, Math.floor((width - CTX_W) / (CELL_W + 1)));
@@ -239,7 +241,7 @@ export function decodeMatrixLines(
         else if (cell?.status === 'Failed') [a, z] = ['FAILED', ''];
         else if (cell) {
           a = fmtTokS(cell.totalTokensPerS) + (cell.status === 'Requests queued' ? 'Q' : '');
-          z = fmtMsCompact(cell.ttftMs);
+          z = fmtMsCompact(cell.ttftMs) + (cell.streamBatching?.batched ? '!' : '');
         }
         const style = cell ? statusStyle(cell.status) : 'dim';
         top.push(' ' + paint(pad(a, CELL_W), style));

@@ -1,20 +1,60 @@
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fsError } from '../fs-errors.js';
 import { BenchError } from '../errors.js';
 import { importV062Text } from './import-v062.js';
+import { RESULT_FILE } from './io.js';
 import type { z } from 'zod';
 import { RunResult, type RunResult as RunResultT } from './schema.js';
 
 // The one result reader: a result.json (or the run directory holding it), or a v0.6.2 text report imported
 // on the fly so old reports compare with new runs directly. --resume reads through it too (readResult).
 
-export function resolveResultPath(path: string): string {
+// The run folders directly inside a folder (each holds a result.json), oldest first: run ids start with the time.
+export function runFoldersIn(dir: string): string[] {
+  let names: string[];
   try {
-    return statSync(path).isDirectory() ? join(path, 'result.json') : path;
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
-    throw new BenchError('RESULT_INVALID', `cannot read ${path}: no such file or directory.`);
+    return [];
   }
+  return names.map((n) => join(dir, n)).filter((d) => existsSync(join(d, RESULT_FILE)));
+}
+
+export interface FoundResult {
+  file: string;
+  picked?: string; // the run folder taken because the folder given holds exactly this one run
+}
+
+// A result file, a run folder, or a folder holding exactly one run (`run --out X` writes X/<runId>/result.json):
+// several runs there is a question only the user can answer, so it is refused with the list.
+export function findResult(path: string): FoundResult {
+  let dir: boolean;
+  try {
+    dir = statSync(path).isDirectory();
+  } catch (e) {
+    throw fsError('RESULT_INVALID', `cannot read ${path}`, e);
+  }
+  if (!dir) return { file: path };
+  const direct = join(path, RESULT_FILE);
+  if (existsSync(direct)) return { file: direct };
+  const runs = runFoldersIn(path);
+  if (runs.length === 1) return { file: join(runs[0]!, RESULT_FILE), picked: runs[0]! };
+  if (runs.length === 0)
+    throw new BenchError('RESULT_INVALID', `${path} holds no ${RESULT_FILE}, and no run folder that does.`, {
+      hint: 'Pass a run folder (<out>/<runId>) or its result.json.',
+    });
+  const listed = runs.slice(-5).map((r) => basename(r));
+  throw new BenchError('USAGE', `${path} holds ${runs.length} runs; say which.`, {
+    hint: `Pass one of ${runs.length > 5 ? 'the newest: ' : ''}${listed.map((r) => join(path, r)).join(', ')}.`,
+  });
+}
+
+export function resolveResultPath(path: string): string {
+  return findResult(path).file;
 }
 
 // A result this tool wrote and --resume would continue: when it is cut off or edited (a crash, a full disk) it
@@ -65,8 +105,11 @@ export function parseResultText(text: string, path: string, forResume = false): 
   );
 }
 
-export function loadResult(path: string): RunResultT {
-  const file = resolveResultPath(path);
+// `picked` hears which run a folder of one run stood for (the CLI says so).
+export function loadResult(path: string, picked?: (runDir: string) => void): RunResultT {
+  const found = findResult(path);
+  if (found.picked) picked?.(found.picked);
+  const file = found.file;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -195,6 +195,7 @@ export type ClientQueue = z.infer<typeof ClientQueue>;
 export const ClientCheckResult = z.object({
   loopDelayP99Ms: z.number().nonnegative(),
   loopDelayMaxMs: z.number().nonnegative(),
+  loopDelayTimeP50Ms: z.number().nonnegative().optional(), // the delay at the median of the window's time
   cpuPctPerThread: z.number().nonnegative(),
   threads: z.number().int().positive(),
   busiestLoopPct: z.number().nonnegative().optional(),
@@ -203,6 +204,19 @@ export const ClientCheckResult = z.object({
   reason: z.string().optional(),
 });
 export type ClientCheckResult = z.infer<typeof ClientCheckResult>;
+
+// How the cell's token events came in (src/stats/batching.ts, docs/method.md "Streams held back"): batched when
+// something between client and server held the stream and passed it on in bursts; then TTFT, time between tokens
+// and per-request tok/s are the middlebox's timing, not the server's. Kept whatever the verdict.
+export const StreamBatchingResult = z.object({
+  batched: z.boolean(),
+  requests: z.number().int().nonnegative(), // requests judged (at least 4 token events)
+  eventsPerRead: z.number().nonnegative(), // token events per read that carried any
+  eventsPerStep: z.number().positive(), // events the server writes per step (speculation on per-token events)
+  firstHeldShare: z.number().min(0).max(1), // share of requests whose first token came in one read with later ones
+  heldMs: z.number().nonnegative().nullable(), // median gap between reads (one-read streams: from the send)
+});
+export type StreamBatchingResult = z.infer<typeof StreamBatchingResult>;
 
 // One window of a cell measured several times (--repeats); the cell's figures are their means (src/stats/repeats.ts).
 export const CellRepeat = z.object({
@@ -315,6 +329,7 @@ export const DecodeCell = z.object({
   stalledMs: z.number().nonnegative().optional(),
   capacityCheck: CapacityCheckResult.optional(),
   client: ClientCheckResult.optional(),
+  streamBatching: StreamBatchingResult.optional(),
   // Which chunk carried which token: exact (continuous usage, one token per chunk, or pinned by the server's
   // tokenizer after the cell) or estimated (split by characters); the window's token count is then off by at
   // most windowTokenErrorBound tokens (src/client/attribution.ts).

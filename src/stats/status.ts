@@ -22,6 +22,7 @@ export interface StatusInput {
   samples: readonly ServerSample[];
   errorLimitHit: boolean;
   failedBy?: string; // the client lost a part of itself (an agent): whatever the figures, the cell is Failed
+  streamHeld?: boolean; // held back between client and server (src/stats/batching.ts): first tokens are late
 }
 
 export interface StatusDecision {
@@ -95,12 +96,19 @@ export function decideStatus(input: StatusInput): StatusDecision {
       window: input.window,
       reference: input.queueReference,
     }) ?? undefined;
-  if (clientQueue?.queued) reasons.push(describeClientQueue(clientQueue, n));
+  // A stream held on the way delivers first tokens late: a request looks like it waited though it streamed.
+  const heldNote = 'the client timeline cannot tell: the stream was held back between client and server';
+  if (clientQueue?.queued && !input.streamHeld) reasons.push(describeClientQueue(clientQueue, n));
   const extra = clientQueue ? { clientQueue } : {};
   if (reasons.length > 0) return { status: 'Requests queued', evidence: reasons.join('; '), ...extra };
   return {
     status: 'Valid',
-    evidence: clientQueue ? describeClientQueue(clientQueue, n) : `all ${n} requests ran at once`,
+    evidence:
+      clientQueue?.queued && input.streamHeld
+        ? heldNote
+        : clientQueue
+          ? describeClientQueue(clientQueue, n)
+          : `all ${n} requests ran at once`,
     ...extra,
   };
 }

@@ -162,18 +162,13 @@ export class Sweep {
         return;
       }
       this.deps.say(`${where}: ready after ${ready.seconds.toFixed(1)} s (${ready.path})`);
-      for (const run of todo) {
+      for (const [i, run] of todo.entries()) {
         if (this.interrupted) break;
-        const alive = await this.measure(run, server, { port, command: cmd.shown });
-        if (!alive) {
-          const reason = `the server ${describeExit(server.exitedWith ?? { code: null, signal: null })} before this run`;
-          this.fail(
-            todo.filter((r) => r.status === 'pending'),
-            reason,
-            server.tail(),
-          );
-          break;
-        }
+        if (await this.measure(run, server, { port, command: cmd.shown })) continue;
+        // the server died during this run: the runs after it had no server either
+        const reason = `the server ${describeExit(server.exitedWith ?? { code: null, signal: null })} before this run`;
+        this.fail(todo.slice(i + 1), reason, server.tail());
+        break;
       }
     } finally {
       this.deps.say(`${where}: stopping the server`);

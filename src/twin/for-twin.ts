@@ -33,29 +33,41 @@ export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number
   return { runs, prefillContexts: choice.prefillContexts };
 }
 
-export function forTwinText(
-  plan: Plan,
-  opts: { duration: number; prefillRepeats: number; baseUrl?: string },
-): string {
+export interface TwinRecipe {
+  runs: (TwinRun & { command: string; estimateS: number })[];
+  fit: string;
+  predict: string;
+  estimateS: number;
+  cellsMeasured: number; // the run cells; the rest of the levels are over capacity, recorded not run
+  baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
+  kvCapacityTokens?: number;
+}
+
+interface TwinOpts {
+  duration: number;
+  prefillRepeats: number;
+  baseUrl?: string;
+}
+
+// The commands, as they run where the user is (src/invocation.ts): each run writes twin-run-N/<runId>/, and fit
+// reads a folder that holds one run.
+export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
   const { runs } = twinRuns(plan);
   const kv = plan.kvCapacityTokens;
-  let total = 0;
   let measured = 0;
-  const lines = [''];
-  runs.forEach((r, i) => {
+  const out = runs.map((r, i) => {
     const sub = buildPlan({
       ...(plan.maxModelLen !== undefined ? { maxModelLen: plan.maxModelLen } : {}),
-      ...(plan.kvCapacityTokens !== undefined ? { kvCapacityTokens: plan.kvCapacityTokens } : {}),
+      ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
       maxOutput: plan.maxOutput,
       contexts: [r.contextTokens],
       prefillContexts: [r.contextTokens],
       concurrency: r.concurrency,
     });
     const est = estimateDuration(sub, { duration: opts.duration, prefillRepeats: opts.prefillRepeats });
-    total += est.totalS;
     measured += sub.cells.filter((c) => c.status === 'run').length;
     const ctx = contextLabel(r.contextTokens);
-    const run = cliCommand(
+    const command = cliCommand(
       'run',
       ...(opts.baseUrl ? ['--base-url', opts.baseUrl] : []),
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
@@ -63,25 +75,46 @@ export function forTwinText(
       ...(kv !== undefined ? ['--kv-capacity', String(kv)] : []),
       ...['--out', `twin-run-${i + 1}`],
     );
-    lines.push(`  ${run}   # ~${fmtEta(est.totalS)}`);
+    // "$BASE_URL" stays a variable for the shell to fill (a quoted word would keep the dollar sign).
+    return {
+      ...r,
+      command: opts.baseUrl ? command : command.replace(' run ', ' run --base-url "$BASE_URL" '),
+      estimateS: est.totalS,
+    };
   });
-  const over = runs.reduce((s, r) => s + r.concurrency.length, 0) - measured;
-  lines[0] =
-    `for a twin (docs/twin.md): ${measured} cells in ${runs.length} short runs` +
-    (over ? ` (and ${over} over capacity, recorded not run)` : '') +
-    ', then fit:';
-  lines.splice(1, 0, '');
-  lines.push(
-    `  ${cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml')}`,
-    `  ${cliCommand('predict', '--twin', 'twin.yaml')}`,
+  return {
+    runs: out,
+    fit: cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml'),
+    predict: cliCommand('predict', '--twin', 'twin.yaml'),
+    estimateS: out.reduce((t, r) => t + r.estimateS, 0),
+    cellsMeasured: measured,
+    baseUrlGiven: opts.baseUrl !== undefined,
+    ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
+  };
+}
+
+export function forTwinText(plan: Plan, opts: TwinOpts): string {
+  const r = twinRecipe(plan, opts);
+  const over = r.runs.reduce((s, x) => s + x.concurrency.length, 0) - r.cellsMeasured;
+  const lines = [
+    `for a twin (docs/twin.md): ${r.cellsMeasured} cells in ${r.runs.length} short runs` +
+      (over ? ` (and ${over} over capacity, recorded not run)` : '') +
+      ', then fit:',
     '',
-    `estimated ${fmtEta(total)} of server time (most of it the cold prefill of long prompts); ` +
+    ...(r.baseUrlGiven
+      ? []
+      : ['  BASE_URL=http://HOST:PORT/v1   # your server; or plan with --base-url to fill it in']),
+    ...r.runs.map((x) => `  ${x.command}   # ~${fmtEta(x.estimateS)}`),
+    `  ${r.fit}`,
+    `  ${r.predict}`,
+    '',
+    `estimated ${fmtEta(r.estimateS)} of server time (most of it the cold prefill of long prompts); ` +
       `--duration 10 shortens the windows.` +
-      (kv === undefined
+      (r.kvCapacityTokens === undefined
         ? ' The KV capacity is unknown, so the middle and largest contexts take their lowest two levels: give ' +
           '--kv-capacity (or --base-url to probe it) for the largest level that fits and the next one over; ' +
           "otherwise fit needs the capacity from the runs (the server's report) or --kv-capacity."
         : ''),
-  );
+  ];
   return lines.join('\n') + '\n';
 }

@@ -11,6 +11,19 @@ export function fmtFigure(v: number | null | undefined, unit: string): string {
   return unit === 'ms' ? fmtMs(v) : fmtTokS(v);
 }
 
+export const HELD_TIP = " · stream held back on the way: not the server's timing";
+
+// Hollow: Requests queued; a square: a figure a proxy's bursts timed, not the server (HELD_TIP).
+function marker(cx: number, cy: number, p: HistoryPoint): string {
+  const paint =
+    p.status === 'Requests queued'
+      ? 'fill="var(--bg)" stroke="var(--s1)" stroke-width="2"'
+      : 'fill="var(--s1)"';
+  return p.held
+    ? `<rect x="${n1(cx - 4.5)}" y="${n1(cy - 4.5)}" width="9" height="9" ${paint}/>`
+    : `<circle cx="${n1(cx)}" cy="${n1(cy)}" r="4.5" ${paint}/>`;
+}
+
 export function historyChartSvg(points: HistoryPoint[], unit: string, label: string, W: number): string {
   const narrow = W < 600;
   const H = narrow ? 300 : 340;
@@ -70,17 +83,13 @@ export function historyChartSvg(points: HistoryPoint[], unit: string, label: str
       const iv = p.interval;
       const tip = `${title} · ${when}: ${fmtFigure(p.value, unit)}${
         iv ? ` (95% interval ${fmtFigure(iv[0], unit)} – ${fmtFigure(iv[1], unit)})` : ''
-      }${p.status === 'Requests queued' ? ' · Requests queued' : ''}`;
+      }${p.status === 'Requests queued' ? ' · Requests queued' : ''}${p.held ? HELD_TIP : ''}`;
       const whisker = iv
         ? `<path class="iv" d="M${n1(cx)},${n1(y(iv[0]))}V${n1(y(iv[1]))}M${n1(cx - 4)},${n1(y(iv[0]))}h8M${n1(cx - 4)},${n1(y(iv[1]))}h8"/>`
         : '';
       return `<a href="${link}" class="pt" data-point="${esc(p.run.id)}" data-value="${p.value}"${
         iv ? ` data-lo="${iv[0]}" data-hi="${iv[1]}"` : ''
-      }><title>${esc(tip)}</title>${whisker}<circle cx="${n1(cx)}" cy="${n1(y(p.value))}" r="4.5" ${
-        p.status === 'Requests queued'
-          ? 'fill="var(--bg)" stroke="var(--s1)" stroke-width="2"'
-          : 'fill="var(--s1)"'
-      }/></a>`;
+      }${p.held ? ' data-held="true"' : ''}><title>${esc(tip)}</title>${whisker}${marker(cx, y(p.value), p)}</a>`;
     })
     .join('');
   return `<svg class="chart history" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)} across runs">

@@ -3,7 +3,7 @@ import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { twoWidths } from '../report/html/svg.js';
 import { filterParams, type RunFilter } from './filter.js';
-import { fmtFigure, historyChartSvg } from './history-chart.js';
+import { fmtFigure, HELD_TIP, historyChartSvg } from './history-chart.js';
 import { cellChoices, cellRefLabel, figuresOf, historyPoints, type CellRef } from './history.js';
 import type { RunEntry } from './run-entry.js';
 import { appPage, href } from './shell.js';
@@ -45,7 +45,11 @@ export function historyPage(p: HistoryPageInput): string {
   const drawn = twoWidths((w) => historyChartSvg(points, fig.unit, fig.label, w));
   const chart = drawn
     ? drawn +
-      `<p class="detail-hint">Whiskers are 95% intervals where the result has them; a hollow point is a cell with Requests queued; × marks a run that did not measure it. Points link to their reports.</p>`
+      `<p class="detail-hint">Whiskers are 95% intervals where the result has them; a hollow point is a cell with Requests queued; ${
+        points.some((pt) => pt.held)
+          ? "a square one a cell whose stream was held back on the way (its timing is not the server's); "
+          : ''
+      }× marks a run that did not measure it. Points link to their reports.</p>`
     : `<p class="muted" id="no-points">No run among these measured ${esc(where)}.</p>`;
   const rows = [...points]
     .reverse()
@@ -57,7 +61,7 @@ export function historyPage(p: HistoryPageInput): string {
           pt.interval
             ? esc(`${fmtFigure(pt.interval[0], fig.unit)} – ${fmtFigure(pt.interval[1], fig.unit)}`)
             : '—'
-        }</td><td>${esc(pt.status ?? 'not run')}</td></tr>`,
+        }</td><td>${esc(`${pt.status ?? 'not run'}${pt.held ? HELD_TIP : ''}`)}</td></tr>`,
     )
     .join('');
   const table = `<div class="tbl-wrap"><table class="data history" id="history-table"><thead><tr><th>Started</th><th>Run</th><th>${esc(

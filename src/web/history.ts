@@ -3,6 +3,9 @@ import type { Range, RunEntry } from './run-entry.js';
 
 // One cell ("8192x4") or prefill point ("p8192") followed across runs, oldest first.
 
+// The figures a stream held back on the way makes the proxy's, not the server's (docs/method.md).
+export const HELD_FIGURES: ReadonlySet<string> = new Set(['perRequestTokensPerS', 'ttftMs', 'tbtMs']);
+
 export const DECODE_FIGURES = {
   totalTokensPerS: { label: 'Total tok/s', unit: 'tok/s', higherIsBetter: true },
   perRequestTokensPerS: { label: 'Per-request tok/s', unit: 'tok/s', higherIsBetter: true },
@@ -64,6 +67,7 @@ export interface HistoryPoint {
   status: string | null; // null: the run did not measure this cell
   value: number | null;
   interval?: Range;
+  held?: true; // the figure is the timing of something between client and server, not the server's
 }
 
 export function historyPoints(runs: readonly RunEntry[], cell: CellRef, figure: string): HistoryPoint[] {
@@ -76,11 +80,13 @@ export function historyPoints(runs: readonly RunEntry[], cell: CellRef, figure: 
       // Over capacity and Failed cells have no figure worth a point, whatever a partial window left behind.
       const measured = f.status === 'Valid' || f.status === 'Requests queued';
       const interval = (f.iv as Record<string, Range> | undefined)?.[figure];
+      const held = measured && 'held' in f && f.held === true && HELD_FIGURES.has(figure);
       return {
         run,
         status: f.status,
         value: measured ? value : null,
         ...(measured && value !== null && interval ? { interval } : {}),
+        ...(held ? { held: true as const } : {}),
       };
     });
 }

@@ -16,6 +16,7 @@ export interface CellFigures {
   tbtMs: number | null;
   // 95% intervals where the result has them (docs/method.md "Intervals"); absent otherwise.
   iv?: Partial<Record<'totalTokensPerS' | 'perRequestTokensPerS' | 'ttftMs' | 'tbtMs', Range>>;
+  held?: true; // the stream was held back on the way: arrival-timed figures are not the server's
 }
 
 export interface PrefillFigures {
@@ -70,6 +71,7 @@ export const IndexedResult = RunResult.pick({
       ttftMs: true,
       tbtMs: true,
       intervals: true,
+      streamBatching: true,
     }),
   ),
 });
@@ -109,6 +111,7 @@ export function runEntry(
       ttftMs: c.ttftMs,
       tbtMs: c.tbtMs,
       ...(Object.keys(iv).length ? { iv } : {}),
+      ...(c.streamBatching?.batched ? { held: true as const } : {}),
     };
   }
   const prefill: Record<string, PrefillFigures> = {};

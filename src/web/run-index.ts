@@ -30,7 +30,7 @@ export interface RunIndexOptions {
   refreshEveryMs?: number; // a listing within this time of the last walk reuses it (default 1000)
 }
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2; // 2: cells say when their stream was held back on the way (held)
 
 interface CacheFile {
   version: number;

@@ -49,6 +49,21 @@ describe('mergeCellRepeats', () => {
     expect(m.repeats![0]!.error).toBe('boom');
   });
 
+  it('keeps a stream held back in any repeat: its timings mark the merged figures too', () => {
+    const free = {
+      batched: false,
+      requests: 4,
+      eventsPerRead: 1,
+      eventsPerStep: 1,
+      firstHeldShare: 0,
+      heldMs: 9,
+    };
+    const held = { ...free, batched: true, eventsPerRead: 20, firstHeldShare: 1, heldMs: 200 };
+    const m = mergeCellRepeats([cell({ streamBatching: held }), cell({ streamBatching: free })]);
+    expect(m.streamBatching).toEqual(held);
+    expect(mergeCellRepeats([cell({ streamBatching: free }), cell({})]).streamBatching).toBeUndefined();
+  });
+
   it('a cell that failed every time stays Failed with its last error', () => {
     const m = mergeCellRepeats([
       cell({ status: 'Failed', error: 'first' }),

@@ -45,10 +45,17 @@ export function virtualBenchClock(clock: VirtualClock): BenchClock {
   };
 }
 
+// A middlebox between the sim and the client that holds the stream back (docs/method.md "Streams held back"): it
+// collects what the server writes and passes it on every `flushEveryMs` from the request's send (a proxy that
+// coalesces writes), or only at the end of the response (Infinity: a filter that holds the whole answer).
+export interface StreamHold {
+  flushEveryMs: number;
+}
+
 // One streamed request through the sim's handler: the writer's bytes go straight into the client's session,
 // stamped with the virtual time they were written at. Timeouts are the client's (first token, idle) on the
 // virtual clock; an abort is a client disconnect the sim sees.
-export function memoryStream(sim: SimContext, clock: VirtualClock): StreamFn {
+export function memoryStream(sim: SimContext, clock: VirtualClock, hold?: StreamHold): StreamFn {
   return (opts: StreamRequestOptions) =>
     new Promise<RequestRecord>((resolve) => {
       const session = new StreamSession(opts);
@@ -100,6 +107,23 @@ export function memoryStream(sim: SimContext, clock: VirtualClock): StreamFn {
         }
         if (session.stopped) finish();
       };
+      // The middlebox: the server's send times stay the truth; the client reads at the flushes.
+      let pending = '';
+      let cancelFlush: (() => void) | undefined;
+      const flush = () => {
+        cancelFlush = undefined;
+        const text = pending;
+        pending = '';
+        data(text);
+      };
+      const pass = (text: string) => {
+        if (!hold) return data(text);
+        pending += text;
+        if (cancelFlush || !Number.isFinite(hold.flushEveryMs)) return;
+        const every = hold.flushEveryMs;
+        cancelFlush = clock.setTimer(flush, every - ((clock.now() - sentAtMs) % every));
+      };
+      closeFns.push(() => cancelFlush?.());
       let headSent = false;
       let ended = false;
       const writer: Writer = {
@@ -112,13 +136,15 @@ export function memoryStream(sim: SimContext, clock: VirtualClock): StreamFn {
           return headSent;
         },
         write(text) {
-          data(text);
+          pass(text);
           return clock.now();
         },
         end(text) {
           if (ended) return clock.now();
           ended = true;
-          if (text !== undefined) data(text);
+          if (text !== undefined) pass(text);
+          cancelFlush?.();
+          if (pending) flush(); // the upstream's end flushes what is held
           if (!settled) {
             session.end(clock.now());
             finish();
@@ -196,6 +222,7 @@ export interface VirtualRun {
 
 export interface VirtualRunOptions {
   sim?: Omit<SimOptions, 'clock'>;
+  hold?: StreamHold; // a middlebox between the sim and the client that holds the stream back
   info?: Partial<TargetInfo>;
   deps?: Partial<BenchRunDeps>;
   onStart?: (run: BenchRun) => void;
@@ -231,7 +258,7 @@ export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualR
   const info = simTargetInfo(sim, o.info);
   const deps: BenchRunDeps = {
     clock: virtualBenchClock(clock),
-    stream: memoryStream(sim, clock),
+    stream: memoryStream(sim, clock, o.hold),
     probe: async () => info,
     createSampler: () => undefined,
     createPrompts: createPromptSource,

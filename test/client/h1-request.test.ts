@@ -103,7 +103,7 @@ describe('lean HTTP/1.1 client', () => {
     const body = JSON.stringify({ model: 'm', stream: true });
     expect(writes[0]).toBe(
       'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:' +
-        `${srv.port}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\n` +
+        `${srv.port}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\naccept-encoding: identity\r\n` +
         `authorization: Bearer sk-1\r\nx-request-id: r0\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
     );
     expect(listeners()).toEqual(before);

@@ -3,7 +3,12 @@ import { streamRequest } from '../../src/client/stream.js';
 import { startSim } from '../../src/sim/index.js';
 import { clientCellFigures } from '../../src/client/cell-figures.js';
 import { gapSummary } from '../../src/client/gaps.js';
-import { ClientMonitor, judgeClient, type ClientLoad } from '../../src/client/self-check.js';
+import {
+  ClientMonitor,
+  judgeClient,
+  timeMedianDelayMs,
+  type ClientLoad,
+} from '../../src/client/self-check.js';
 
 const load = (o: Partial<ClientLoad>): ClientLoad => ({
   loopDelayP99Ms: 0,
@@ -76,9 +81,35 @@ describe('client self-check', () => {
     const l = m.stop();
     expect(l.loopDelayMaxMs).toBeGreaterThan(40); // at least the 60 ms block less one 10 ms tick, whatever the load
     expect(l.loopDelayP99Ms).toBeGreaterThan(40);
+    // 360 ms blocked in 6 short breaks: most of the window's time sat in a 50 ms delay, whatever the load
+    expect(l.loopDelayTimeP50Ms).toBeGreaterThan(40);
     expect(l.cpuPctPerThread).toBeGreaterThan(0);
     expect(l.threads).toBe(1);
     expect(judgeClient(l, 20).clientBound).toBe(true);
+  });
+});
+
+describe('the loop delay at the median of the time', () => {
+  const ms = 1e6;
+  it('one long pause among on-time ticks leaves it small; a loop late throughout does not', () => {
+    // 99 ticks of 10.1 ms and one of 150 ms: 1,150 ms, of which 999.9 ms on time
+    const onePause = new Map([
+      [0, 10.1 * ms],
+      [99, 10.1 * ms],
+      [100, 150 * ms],
+    ]);
+    expect(timeMedianDelayMs(onePause, 10)).toBeCloseTo(0.1, 6);
+    // Node's percentile steps of a loop stalled 40 ms every fifth tick: most of its time is in the stalls
+    const stalled = new Map([
+      [0, 9.3 * ms],
+      [50, 11.5 * ms],
+      [75, 19.4 * ms],
+      [87.5, 42.8 * ms],
+      [93.75, 45.3 * ms],
+      [100, 54.1 * ms],
+    ]);
+    expect(timeMedianDelayMs(stalled, 10)).toBeCloseTo(32.8, 6);
+    expect(timeMedianDelayMs(new Map(), 10)).toBe(0);
   });
 });
 

@@ -29,7 +29,7 @@ describe('docs/cli.md', () => {
     expect(byFlag.get('`--port <n>`')?.[4]).toBe('sim: 0, serve: 8321, deploy: 7070');
     expect(byFlag.get('`-o, --output <file>`')?.slice(2, 4)).toEqual([
       '(flag only)',
-      'report, compare, import, fit',
+      'report, compare, import, fit, share',
     ]);
     expect(optionRows().map((r) => r[0])).toEqual(rows.map((r) => r[1]));
   });

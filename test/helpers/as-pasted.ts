@@ -2,6 +2,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { TOOL_NAME } from '../../src/version.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { REPO_ROOT } from './cli.js';
 
 // A user's shell after `npm ci` in the clone, without a global install: no npm_* variables (no npm script or npx
@@ -60,7 +62,7 @@ const STARTED = /Ctrl-C to stop|^run \S+: .* writing /m;
 // command can use it.
 export function paste(
   line: string,
-  opts: { cwd?: string; waitMs?: number; running?: ChildProcess[] } = {},
+  opts: { cwd?: string; waitMs?: number; running?: ChildProcess[]; toTheEnd?: boolean } = {},
 ): Promise<Pasted> {
   const child = spawn('/bin/sh', ['-c', line], {
     cwd: opts.cwd ?? REPO_ROOT,
@@ -80,7 +82,7 @@ export function paste(
       resolve({ line, code: null, stdout, stderr, stillRunning: true });
     };
     const timer = setTimeout(started, opts.waitMs ?? 60_000);
-    const poll = setInterval(() => STARTED.test(stdout + stderr) && started(), 100);
+    const poll = setInterval(() => !opts.toTheEnd && STARTED.test(stdout + stderr) && started(), 100);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -115,4 +117,15 @@ export function pastedProblem(p: Pasted): string | undefined {
   if (/^npm (error|ERR!) /m.test(p.stderr)) return `npx could not find it: ${p.line}\n${all}`;
   if (/error \[USAGE\]/.test(all)) return `a USAGE error: ${p.line}\n${all}`;
   return undefined;
+}
+
+// For a describe block: dist/ built as npm ci builds it, and a tiny sim on 127.0.0.1 for the pasted commands.
+export function builtCliAndSim(): () => SimHandle {
+  let sim: SimHandle | undefined;
+  beforeAll(async () => {
+    buildLikeNpmCi();
+    sim = await startSim({ profile: 'tiny', host: '127.0.0.1', port: 0, seed: 7 });
+  }, 120_000);
+  afterAll(async () => sim?.close());
+  return () => sim!;
 }

@@ -2,10 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimHandle } from '../../src/sim/index.js';
+import { describe, expect, it } from 'vitest';
 import {
-  buildLikeNpmCi,
+  builtCliAndSim,
   folderInClone,
   hintCommands,
   paste,
@@ -15,7 +14,7 @@ import {
   type Pasted,
 } from '../helpers/as-pasted.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { fastFlags, startTestSim, tempDir } from './run-helpers.js';
+import { fastFlags, tempDir } from './run-helpers.js';
 
 // Issue 24 acceptance: the commands the CLI's hints print, run as a user pastes them after `npm ci` without a
 // global install. None may end in "command not found" or a USAGE error; a --help must print the help.
@@ -36,12 +35,7 @@ async function pasteAll(lines: string[], cwd?: string): Promise<Pasted[]> {
 }
 
 describe('hints run as printed (after npm ci, no global install)', () => {
-  let sim: SimHandle;
-  beforeAll(async () => {
-    buildLikeNpmCi();
-    sim = await startTestSim();
-  }, 120_000);
-  afterAll(async () => sim?.close());
+  const simNow = builtCliAndSim();
 
   it('usage mistakes, missing arguments and a profile that is not a twin point at commands that run', async () => {
     const mistakes = [
@@ -53,8 +47,9 @@ describe('hints run as printed (after npm ci, no global install)', () => {
       'predict --twin profiles/demo.yaml',
     ];
     const printed: string[] = [];
-    for (const m of mistakes) {
-      const p = await paste(`${NPX} ${m}`);
+    const answers = await Promise.all(mistakes.map((m) => paste(`${NPX} ${m}`)));
+    for (const [i, m] of mistakes.entries()) {
+      const p = answers[i]!;
       expect(p.code, p.stderr).not.toBe(0);
       expect(p.stderr).toMatch(/^error \[[A-Z_]+\]: /);
       const cmds = hintCommands(p.stderr);
@@ -82,7 +77,7 @@ describe('hints run as printed (after npm ci, no global install)', () => {
   it('an interrupted run prints the resume command; pasted, it completes the run', async () => {
     const out = tempDir('hint-resume');
     const args = [
-      ...fastFlags(sim.baseUrl, out),
+      ...fastFlags(simNow().baseUrl, out),
       '--contexts',
       '1K,2K',
       '--concurrency',
@@ -112,6 +107,10 @@ describe('hints run as printed (after npm ci, no global install)', () => {
     expect(stderr).toMatch(/^error \[INTERRUPTED\]: /m);
     const cmds = hintCommands(stderr);
     expect(cmds).toEqual([`${NPX} run --resume ${join(out, 'r1')}`]);
+    // --resume given the --out folder instead of the run folder: the hint names the run folder inside.
+    const wrong = await paste(`${NPX} run --resume ${out}`);
+    expect(wrong.code).toBe(2);
+    expect(hintCommands(wrong.stderr)).toEqual(cmds);
     const [resumed] = await pasteAll(cmds);
     expect(resumed!.code, resumed!.stderr).toBe(0);
     const result = JSON.parse(readFileSync(path, 'utf8')) as { status: string; decode: unknown[] };

@@ -83,6 +83,32 @@ describe('cell status', () => {
     expect(ok.evidence).toContain('all 4 requests streamed at once (client timeline)');
   });
 
+  it('a stream held between client and server leaves the status to the server: its first tokens are late', () => {
+    const waiting: TimedRequest[] = [0, 1].map((i) => ({
+      sentAtMs: i,
+      endAtMs: 30_000,
+      chunks: [],
+      ok: false,
+      errorKind: 'aborted',
+    }));
+    const input = {
+      ...base,
+      figures: figures({ avgActive: 2 }),
+      requests: [...streaming(2), ...waiting],
+      queueReference: { ttftMs: 100, from: "the ×2 cell's median" },
+      streamHeld: true,
+    };
+    const d = decideStatus(input);
+    expect(d.status).toBe('Valid');
+    expect(d.clientQueue?.queued).toBe(true); // kept as seen, not used
+    expect(d.evidence).toBe(
+      'the client timeline cannot tell: the stream was held back between client and server',
+    );
+    // the server's own metrics still decide
+    const samples = [0, 1, 2, 3].map((i) => ({ tMs: i * 1000, running: 2, waiting: 2 }));
+    expect(decideStatus({ ...input, samples }).status).toBe('Requests queued');
+  });
+
   it('is Failed at the error limit, without tokens, or when 10% of requests failed', () => {
     expect(decideStatus({ ...base, figures: figures(), errorLimitHit: true }).status).toBe('Failed');
     expect(decideStatus({ ...base, figures: figures({ outputTokens: 0 }) }).status).toBe('Failed');

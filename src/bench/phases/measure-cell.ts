@@ -1,3 +1,4 @@
+import { clientSaturated } from '../../client/self-check.js';
 import { BenchError } from '../../errors.js';
 import { contextLabel } from '../../format/labels.js';
 import { decodeKey } from '../../results/cell-key.js';
@@ -76,6 +77,14 @@ export async function measureCell(
     errorLimitHit: run.errorLimitHit,
     queueReference,
     ...(run.agents?.lost ? { failedBy: run.agents.lost } : {}),
+    ...(run.clientLoad
+      ? {
+          client: {
+            loopDelayTimeP50Ms: run.clientLoad.loopDelayTimeP50Ms ?? 0,
+            saturated: clientSaturated(run.clientLoad),
+          },
+        }
+      : {}),
   });
   const cell = withClientFigures(built, cellSent, run.window, run.clientLoad);
   if (run.agents) {

@@ -13,6 +13,8 @@ import { resultSkeleton } from '../result-state.js';
 import { newRunId, normalizeBaseUrl, resumeDirOf, type RunSettings } from '../settings.js';
 import { withoutLocalHardwareForSim } from '../sim-hardware.js';
 import { Checkpoint } from './checkpoint.js';
+import { cliCommand } from '../../invocation.js';
+import { runFoldersIn } from '../../results/read.js';
 
 export interface OpenedRun {
   settings: RunSettings; // a resumed run's stored settings win
@@ -44,31 +46,7 @@ export async function openRun(
       `the server now serves ${info.model}, the run measured ${previous.target.model}.`,
       { hint: 'Resume against the same server and model, or start a new run.' },
     );
-  const maxModelLen = s.maxModelLen ?? info.maxModelLen;
-  const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
-  // A resumed run keeps the bound it found; a capacity given by flag is exact.
-  const kvCapacityBound = previous
-    ? (previous.target.kvCapacityBound ?? 'exact')
-    : given.kvCapacity !== undefined
-      ? 'exact'
-      : (info.kvCapacityBound ?? 'exact');
-  const planInput: PlanInput = {
-    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
-    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens, kvCapacityBound } : {}),
-    ...(s.verifyCapacity ? { verifyCapacity: true } : {}),
-    maxOutput: s.maxOutput,
-    ...(s.contexts ? { contexts: s.contexts } : {}),
-    ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
-    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
-  };
-  // Capacity checks a resumed run already made still hold: the server ran those cells whole.
-  const proven = Math.max(
-    0,
-    ...(previous?.decode ?? []).map((c) =>
-      c.capacityCheck && !c.capacityCheck.held ? c.capacityCheck.needTokens : 0,
-    ),
-  );
-  const plan = raisedCapacity(buildPlan(planInput), proven, planInput);
+  const { plan, planInput, maxModelLen, kvCapacityTokens } = planRun(s, info, previous, given.kvCapacity);
   const runId = previous?.runId ?? s.runId ?? newRunId();
   const dir = resumeDir ?? join(s.out, runId);
   if (!previous) makeFolder(dir);
@@ -88,12 +66,53 @@ export async function openRun(
   return { settings: s, resumed: previous !== undefined, baseUrl, info, plan, planInput, runId, checkpoint };
 }
 
+// What a run measures (and `plan --resume` shows): the settings over what the server reports. A resumed run keeps
+// the capacity bound it found, and its capacity checks that ran whole still raise the capacity.
+export function planRun(
+  s: Pick<RunSettings, 'maxModelLen' | 'kvCapacity' | 'verifyCapacity' | 'maxOutput'> &
+    Pick<RunSettings, 'contexts' | 'prefillContexts' | 'concurrency'>,
+  info: Pick<TargetInfo, 'maxModelLen' | 'kvCapacityTokens' | 'kvCapacityBound'>,
+  previous: RunResult | undefined,
+  capacityFlag: number | undefined,
+): { plan: Plan; planInput: PlanInput; maxModelLen?: number; kvCapacityTokens?: number } {
+  const maxModelLen = s.maxModelLen ?? info.maxModelLen;
+  const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
+  // A resumed run keeps the bound it found; a capacity given by flag is exact.
+  const kvCapacityBound = previous
+    ? (previous.target.kvCapacityBound ?? 'exact')
+    : capacityFlag !== undefined
+      ? 'exact'
+      : (info.kvCapacityBound ?? 'exact');
+  const planInput: PlanInput = {
+    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens, kvCapacityBound } : {}),
+    ...(s.verifyCapacity ? { verifyCapacity: true } : {}),
+    maxOutput: s.maxOutput,
+    ...(s.contexts ? { contexts: s.contexts } : {}),
+    ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
+    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
+  };
+  const proven = Math.max(
+    0,
+    ...(previous?.decode ?? []).map((c) =>
+      c.capacityCheck && !c.capacityCheck.held ? c.capacityCheck.needTokens : 0,
+    ),
+  );
+  const plan = raisedCapacity(buildPlan(planInput), proven, planInput);
+  return {
+    plan,
+    planInput,
+    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+    ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
+  };
+}
+
 // The stored result fixes runId, seed, lists and target, so the prompts and cells are the same.
-function readPrevious(dir: string): RunResult {
+export function readPrevious(dir: string): RunResult {
   const path = join(dir, RESULT_FILE);
   if (!existsSync(path))
-    throw new BenchError('USAGE', `nothing to resume in ${dir}: no ${RESULT_FILE}`, {
-      hint: 'Pass the run folder (<out>/<runId>) to --resume.',
+    throw new BenchError('USAGE', `nothing to resume in ${dir}: it holds no ${RESULT_FILE}.`, {
+      hint: resumeHint(dir),
     });
   const previous = readResult(path);
   if (previous.status === 'complete')
@@ -118,11 +137,20 @@ async function probeFor(s: RunSettings, baseUrl: string, probe: typeof probeTarg
 function makeFolder(dir: string): void {
   if (existsSync(join(dir, RESULT_FILE)))
     throw new BenchError('USAGE', `${dir} already holds a result.`, {
-      hint: `Continue it with --resume ${dir}, or pick another --run-id.`,
+      hint: `Continue it with \`${cliCommand('run', '--resume', dir)}\`, or pick another --run-id.`,
     });
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
     throw fsError('WRITE_FAILED', `cannot create ${dir}`, e);
   }
+}
+
+// The run folders inside a folder given to --resume (its --out folder, say): the command that resumes each.
+function resumeHint(dir: string): string {
+  const runs = runFoldersIn(dir);
+  if (runs.length === 0)
+    return 'Pass the run folder (<out>/<runId>, the one that holds result.json) to --resume.';
+  const shown = runs.slice(-3).map((r) => `\`${cliCommand('run', '--resume', r)}\``);
+  return `It holds ${runs.length === 1 ? 'a run folder' : `${runs.length} run folders`}; resume with ${shown.join(' or ')}${runs.length > 3 ? ' (the newest three)' : ''}.`;
 }

@@ -142,6 +142,7 @@ function detailExtras(c: DecodeCell): Array<[string, string]> {
   add('Aborted at window close', c.abortedAtClose !== undefined && fmtInt(c.abortedAtClose));
   add('Token split per chunk', c.chunkAttribution && tokenSplitText(c));
   add('Client self-check', c.client && clientText(c.client));
+  add('Stream arrival', c.streamBatching && arrivalText(c.streamBatching));
   add('Started', c.startedAt);
   return extra;
 }
@@ -160,6 +161,13 @@ function clientText(k: NonNullable<DecodeCell['client']>): string {
       : '';
   const load = `loop delay p99 ${fmt1(k.loopDelayP99Ms)} ms, CPU ${fmtInt(k.cpuPctPerThread)}%${busiest}`;
   return k.clientBound ? `the client was the bottleneck (${k.reason ?? load})` : `fine: ${load}`;
+}
+
+function arrivalText(b: NonNullable<DecodeCell['streamBatching']>): string {
+  const seen =
+    `${fmt1(b.eventsPerRead)} token events per read, ${fmtMs(b.heldMs)} between reads, ` +
+    `first token with later ones in ${fmtPct(b.firstHeldShare)} of requests`;
+  return b.batched ? `held back between client and server (${seen})` : `as the server sent it (${seen})`;
 }
 
 function quantTable(c: DecodeCell): string {

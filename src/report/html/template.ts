@@ -1,4 +1,4 @@
-import { FLAG_LEGEND, flaggedFigures } from '../flags.js';
+import { flagLegends, flaggedFigures } from '../flags.js';
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import { anomaliesByCell, findAnomalies, prefillOutlierContexts, type Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
@@ -103,6 +103,7 @@ function anomalyList(list: Anomaly[]): string {
     queued: 'requests queued',
     capacity: 'capacity check',
     'client-bound': 'client was the bottleneck',
+    'held-stream': 'stream held on the way',
     'estimated-tokens': 'estimated token split',
     errors: 'errors',
     stall: 'stall',
@@ -147,7 +148,9 @@ function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
     (h) => `<th scope="col">${esc(h)}</th>`,
   ).join('')}</tr></thead><tbody>
 ${rows}
-</tbody></table></div>${flagged.size ? `<p class="note">${esc(FLAG_LEGEND)}</p>` : ''}`;
+</tbody></table></div>${flagLegends(anomalies)
+    .map((l) => `<p class="note">${esc(l)}</p>`)
+    .join('')}`;
 }
 
 type Anomalies = ReturnType<typeof findAnomalies>;

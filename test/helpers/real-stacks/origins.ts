@@ -107,6 +107,8 @@ export interface CppHttplibOptions {
   keepAliveS?: number;
   /** Server threads; each holds one connection for its whole keep-alive life (default 8). */
   threads?: number;
+  /** TCP_NODELAY (default true, as llama.cpp builds cpp-httplib; the library's own default is false). */
+  tcpNoDelay?: boolean;
 }
 
 /** A cpp-httplib server (llama.cpp's HTTP layer), compiled by the first test that asks for it. */
@@ -115,6 +117,7 @@ export function startCppHttplib(o: CppHttplibOptions = {}): Promise<RealStack> {
   return origin('cpp-httplib', bin, (truth) => [
     ...['--truth', truth, '--keep-alive-max', String(o.keepAliveMax ?? 0)],
     ...['--keep-alive-timeout', String(o.keepAliveS ?? 5), '--threads', String(o.threads ?? 8)],
+    ...['--tcp-nodelay', o.tcpNoDelay === false ? '0' : '1'],
   ]);
 }
 

@@ -21,6 +21,11 @@ export interface NginxOptions {
   keepAliveS?: number;
   /** keepalive_requests (nginx's default 1000): the last response on a connection says Connection: close. */
   keepAliveRequests?: number;
+  /**
+   * proxy_http_version 1.1 (nginx's default: 1.0). With 1.0 and proxy_buffering on, nginx passes a streamed body
+   * on in 4 KB buffers (18 SSE events a read, whatever their pace: docs/method.md "Streams held back").
+   */
+  upstreamHttp11?: boolean;
 }
 
 /** nginx in front of `upstream`, with its defaults except what the options name. */
@@ -48,6 +53,7 @@ export function startNginx(upstream: Upstream, o: NginxOptions = {}): Promise<Re
         `    location / {`,
         `      proxy_pass http://${up.host};`,
         o.buffering === false ? '      proxy_buffering off;' : '',
+        o.upstreamHttp11 ? '      proxy_http_version 1.1;' : '',
         '    }',
         '  }',
         '}',
@@ -64,6 +70,11 @@ export interface HaproxyOptions {
   keepAliveS?: number;
   /** option httpclose: every response ends its connection (Connection: close). */
   closeEach?: boolean;
+  /**
+   * option http-no-delay. Without it haproxy lets the kernel merge small writes for up to 200 ms (a streamed
+   * body comes in bursts: docs/method.md "Streams held back").
+   */
+  noDelay?: boolean;
 }
 
 /** haproxy (mode http, its default keep-alive) in front of `upstream`. */
@@ -84,6 +95,7 @@ export function startHaproxy(upstream: Upstream, o: HaproxyOptions = {}): Promis
         '  timeout server 120s',
         o.keepAliveS !== undefined ? `  timeout http-keep-alive ${o.keepAliveS}s` : '',
         o.closeEach ? '  option httpclose' : '',
+        o.noDelay ? '  option http-no-delay' : '',
         'frontend fe',
         `  bind 127.0.0.1:${port}`,
         '  default_backend be',

@@ -1,0 +1,82 @@
+import { answerOf, answerRows, basisNote, serviceLevelLine, singleUserLine } from '../answer/answer.js';
+import { engineSettings } from '../answer/engines.js';
+import { contextLabel, fmtTokSChart } from '../format/index.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { mdEscape, mdTable } from './markdown.js';
+import { cellKey, cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
+
+// `share`: a result in under 40 lines of Markdown to paste into an issue or a pull request (docs/quick.md
+// "share"): the answer, the hardware and engine in one line, the matrix at a glance. Pure.
+
+export const SHARE_MAX_LINES = 40;
+
+function hardwareLine(r: RunResult): string {
+  const h = r.hardware;
+  const gpu = h.gpuName
+    ? `${h.gpuCount && h.gpuCount > 1 ? `${h.gpuCount} × ` : ''}${h.gpuName}`
+    : h.cpu
+      ? `${h.cpu} (CPU)`
+      : '';
+  const vram = vramText(h);
+  const e = r.engine;
+  const engine = [
+    engineSettings(e.name).engine === 'the server' ? e.name : engineSettings(e.name).engine,
+    e.version,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return [
+    [gpu, vram?.replace(/ \(.*\)$/, '')].filter(Boolean).join(', '),
+    engine,
+    e.quantization,
+    `model ${r.target.model}`,
+  ]
+    .filter((x): x is string => !!x)
+    .join(' · ');
+}
+
+function glance(r: RunResult): string {
+  const map = cellMap(r);
+  const conc = decodeConcurrency(r);
+  const rows = decodeContexts(r).map((c) => [
+    `**${contextLabel(c)}**`,
+    ...conc.map((n) => {
+      const cell = map.get(cellKey(c, n));
+      if (!cell) return '·';
+      if (cell.status === 'Over capacity') return 'over';
+      if (cell.status === 'Failed') return 'failed';
+      return `${fmtTokSChart(cell.totalTokensPerS)}${cell.status === 'Requests queued' ? ' Q' : ''}`;
+    }),
+  ]);
+  return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
+}
+
+export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand?: string } = {}): string {
+  const a = answerOf(r, o.slo);
+  const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, ''];
+  out.push(`**${mdEscape(serviceLevelLine(a))}**  `);
+  const single = singleUserLine(a);
+  if (single) out.push(`${mdEscape(single)}  `);
+  const note = basisNote(a);
+  if (note) out.push(`*${mdEscape(note)}*`);
+  out.push('');
+  const rows = answerRows(a);
+  if (rows.length)
+    out.push(
+      mdTable(
+        ['Context', 'Users at once', 'Why not more', 'What to change'],
+        rows.map((x) => [x.context, `**${mdEscape(x.capacity)}**`, mdEscape(x.short), mdEscape(x.change)]),
+      ),
+      '',
+    );
+  out.push(`**Hardware and engine:** ${mdEscape(hardwareLine(r))}`, '');
+  if (r.decode.length)
+    out.push('Total tok/s at a glance (Q: requests queued; over: beyond the KV cache):', '', glance(r), '');
+  out.push(
+    `<sub>${mdEscape(`${TOOL_NAME} v${TOOL_VERSION} · run ${r.runId}${r.predicted ? ' · predicted by a twin' : ''}`)}${
+      o.reportCommand ? ` · full report: \`${o.reportCommand.replace(/`/g, '')}\`` : ''
+    }</sub>`,
+  );
+  return out.join('\n') + '\n';
+}

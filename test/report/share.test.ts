@@ -1,0 +1,81 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Lexer, marked, type Tokens } from 'marked';
+import { describe, expect, it } from 'vitest';
+import { renderShare, SHARE_MAX_LINES } from '../../src/report/share.js';
+import type { RunResult } from '../../src/results/schema.js';
+import { measureCapacity, SLO } from '../answer/capacity-rig.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { SEEDS, seedResult } from './seeds.js';
+
+// `share`: valid Markdown under 40 lines, rendered by a real Markdown parser (marked) and read back.
+const tables = (md: string) => Lexer.lex(md).filter((t): t is Tokens.Table => t.type === 'table');
+const text = (cells: Tokens.TableCell[]) => cells.map((c) => c.text);
+
+describe('share', () => {
+  it.each(SEEDS)(
+    '$name: under 40 lines; the answer and the matrix parse as tables with every row',
+    (seed) => {
+      const r: RunResult = seedResult(seed.id);
+      const md = renderShare(r, { reportCommand: 'llm-inference-bench report result.json' });
+      expect(md.trimEnd().split('\n').length).toBeLessThan(SHARE_MAX_LINES);
+      const [answer, glance] = tables(md);
+      expect(text(answer!.header)).toEqual(['Context', 'Users at once', 'Why not more', 'What to change']);
+      const contexts = [...new Set(r.decode.map((c) => c.contextTokens))].length;
+      expect(answer!.rows.length).toBe(contexts);
+      expect(text(glance!.header)).toEqual(['Context', '1', '2', '4', '8', '16', '32', '64', '128']);
+      expect(glance!.rows.length).toBe(contexts);
+      expect(glance!.rows.every((row) => row.length === 9)).toBe(true);
+      const html = marked.parse(md, { async: false });
+      expect(html.match(/<table>/g)?.length).toBe(2);
+      expect(html).toContain('<strong>Hardware and engine:</strong>');
+      expect(md).toContain('**Service level chat (the default; --slo to change)');
+    },
+  );
+
+  it('H200 seed: the answer row and the glance cell say what the report says', () => {
+    const [answer, glance] = tables(renderShare(seedResult(SEEDS[1].id)));
+    expect(text(answer!.rows[0]!)).toEqual([
+      '8K',
+      '**4 users**',
+      'first token late at 8 users',
+      'fewer users per server, or faster prefill (more GPUs)',
+    ]);
+    expect(text(glance!.rows[0]!)).toEqual([
+      '**8K**',
+      '176',
+      '346',
+      '512',
+      '916',
+      '1,412',
+      '2,270',
+      '2,794 Q',
+      '1,584 Q',
+    ]);
+  });
+
+  it('escapes what comes from the result: a hostile model name stays text', () => {
+    const r = seedResult(SEEDS[0].id);
+    r.target.model = '<img src=x onerror=alert(1)> | **bold**';
+    const html = marked.parse(renderShare(r), { async: false });
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('the CLI writes it for a measured run, judged by --slo', async () => {
+    const { dir } = await measureCapacity('vllm', 4, 200_000);
+    const out = join(mkdtempSync(join(tmpdir(), 'lib-share-')), 'summary.md');
+    const level = `ttft=${SLO.ttftMs}ms,tok/s=${SLO.tokensPerS}`;
+    const r = await runCliInProcess(['share', dir, '--slo', level, '-o', out]);
+    expect(r.code).toBe(0);
+    const md = readFileSync(out, 'utf8');
+    expect(md.split('\n').length).toBeLessThan(SHARE_MAX_LINES);
+    const [answer] = tables(md);
+    expect(text(answer!.rows[0]!).slice(0, 3)).toEqual([
+      '1K',
+      '**4 users**',
+      'requests queue: the server runs 4 at once',
+    ]);
+  });
+});
