@@ -1,7 +1,7 @@
 import type { LoopGauge } from '../client/self-check.js';
+import { type Clock } from '../clock.js';
 import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
-import type { BenchClock } from './context.js';
 import type { Sender, Sent } from './sender.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { CellAgentsRun } from './agents/cell-agents.js';
@@ -27,7 +27,7 @@ export interface SlotRunner {
   agents?(): CellAgentsRun; // slots on several machines: who drove the cell, their clocks, a lost agent
 }
 
-export function inThreadSlots(sender: Sender, clock: BenchClock, spec: SlotSpec): SlotRunner {
+export function inThreadSlots(sender: Sender, clock: Clock, spec: SlotSpec): SlotRunner {
   const inflight = new AbortController();
   setMaxListeners(0, inflight.signal); // one listener per request in flight
   const sent: Sent[] = [];

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { AgentHub } from '../bench/agents/hub.js';
 import type { AgentServer } from '../bench/agents/http-hub.js';
-import { realClock } from '../bench/context.js';
+import { realClock } from '../clock.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import type { Options, OptionKey } from '../config/options.js';
 import { BenchError } from '../errors.js';

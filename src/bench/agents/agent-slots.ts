@@ -1,6 +1,6 @@
 import type { ClientLoad } from '../../client/self-check.js';
 import { contextLabel } from '../../format/labels.js';
-import type { BenchClock } from '../context.js';
+import { sleep, type Clock } from '../../clock.js';
 import type { Sender, Sent } from '../sender.js';
 import { inThreadSlots, type SlotEvents, type SlotRunner } from '../slots.js';
 import type { SlotSpec } from '../workers/slot-loop.js';
@@ -58,7 +58,7 @@ const START_LEAD_MS = 100;
 export function agentSlots(
   hub: AgentHub,
   sender: Sender,
-  clock: BenchClock,
+  clock: Clock,
   spec: SlotSpec,
   workers: number | undefined,
 ): SlotRunner {
@@ -136,7 +136,7 @@ export function agentSlots(
     const lead = START_LEAD_MS + slowest;
     const atMs = clock.now() + lead;
     sendAll(() => ({ type: 'start', seq, atMs }));
-    await clock.sleep(atMs - clock.now(), ev.early);
+    await sleep(clock, atMs - clock.now(), ev.early);
     await local.start(ev);
   }
 

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { BenchError } from '../../errors.js';
-import type { BenchClock, PromptSource, StreamFn } from '../context.js';
+import { sleep, type Clock } from '../../clock.js';
+import type { PromptSource, StreamFn } from '../context.js';
 import type { CellMonitor } from '../decode-cell.js';
 import { clientThreads } from '../decode-cell.js';
 import { plainSent, Sender, type Sent } from '../sender.js';
@@ -28,7 +29,7 @@ export interface AgentOptions {
   agents: number;
   host: string;
   link: CoordinatorLink;
-  clock: BenchClock;
+  clock: Clock;
   stream: StreamFn;
   apiKey?: string; // the agent's own (its Secret); never sent by the coordinator
   baseUrl?: string; // the agent's own view of the server, when it differs from the coordinator's
@@ -63,7 +64,7 @@ export async function runAgent(o: AgentOptions): Promise<{ cells: number; runId?
       if (e instanceof BenchError) throw e; // refused: retrying cannot help
       lastError = e instanceof Error ? e.message : String(e);
       if (o.clock.now() >= until) break;
-      await o.clock.sleep(RETRY_MS, o.signal);
+      await sleep(o.clock, RETRY_MS, o.signal);
       continue;
     }
     o.note?.(`agent ${o.index} of ${o.agents}: joined the coordinator`);
@@ -147,7 +148,7 @@ class Session {
   // Heartbeats, and the coordinator's silence: its pings come every quarter of the timeout.
   private async beat(): Promise<void> {
     while (!this.stop.signal.aborted) {
-      await this.o.clock.sleep(this.timeoutMs / 4, this.stop.signal);
+      await sleep(this.o.clock, this.timeoutMs / 4, this.stop.signal);
       if (this.stop.signal.aborted) return;
       const silent = this.o.clock.now() - this.heardMs;
       if (silent > this.timeoutMs)
@@ -248,7 +249,7 @@ class AgentCell {
       let crash: string | undefined;
       let sent: Sent[] = [];
       try {
-        await clock.sleep(this.local(atMs) - clock.now(), this.early.signal);
+        await sleep(clock, this.local(atMs) - clock.now(), this.early.signal);
         if (!this.closed)
           await runner.start({
             early: this.early.signal,
@@ -294,7 +295,7 @@ class AgentCell {
     this.monitor = this.o.monitor?.(clientThreads(this.workers));
     this.monitor?.start(this.runner.loops?.() ?? []);
     // The close is the coordinator's instant on this clock; its own 'close' message may come later.
-    void clock.sleep(this.local(closeMs) - clock.now(), this.early.signal).then(() => this.close());
+    void sleep(clock, this.local(closeMs) - clock.now(), this.early.signal).then(() => this.close());
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import type { BenchClock } from '../context.js';
+import { sleep, type Clock } from '../../clock.js';
 import type { Sender } from '../sender.js';
 import type { SlotRunner } from '../slots.js';
 import type { SlotSpec } from '../workers/slot-loop.js';
@@ -38,7 +38,7 @@ export interface Member {
 
 export interface HubOptions {
   agents: number; // K: the coordinator is agent 0, the others 1..K-1
-  clock: BenchClock;
+  clock: Clock;
   timeoutMs: number; // an agent silent this long is lost (--agent-timeout)
   waitMs: number; // the first decode cell waits this long for every agent to join (--agent-wait)
   note?: (line: string) => void; // progress: waiting, joins, losses
@@ -54,7 +54,7 @@ export class AgentHub {
   private readonly watch = new AbortController();
   private joined: Array<() => void> = [];
   private ended = false;
-  readonly clock: BenchClock;
+  readonly clock: Clock;
 
   constructor(readonly o: HubOptions) {
     this.clock = o.clock;
@@ -142,7 +142,7 @@ export class AgentHub {
       this.o.note?.(`waiting for agents: ${this.members.size} of ${want} joined`);
       const ac = new AbortController();
       this.joined.push(() => ac.abort());
-      await this.clock.sleep(left, AbortSignal.any([ac.signal, signal]));
+      await sleep(this.clock, left, AbortSignal.any([ac.signal, signal]));
     }
     if (this.members.size < want) {
       const missing = Array.from({ length: want }, (_, i) => i + 1).filter((i) => !this.members.has(i));
@@ -151,7 +151,7 @@ export class AgentHub {
   }
 
   /** The slot runner of one decode cell over the coordinator and every agent there now. */
-  slots(sender: Sender, clock: BenchClock, spec: SlotSpec, workers: number | undefined): SlotRunner {
+  slots(sender: Sender, clock: Clock, spec: SlotSpec, workers: number | undefined): SlotRunner {
     return agentSlots(this, sender, clock, spec, workers);
   }
 
@@ -179,7 +179,7 @@ export class AgentHub {
   private async watchdog(): Promise<void> {
     const every = Math.max(10, this.o.timeoutMs / 4);
     while (!this.watch.signal.aborted) {
-      await this.clock.sleep(every, this.watch.signal);
+      await sleep(this.clock, every, this.watch.signal);
       if (this.watch.signal.aborted) return;
       const now = this.clock.now();
       for (const m of [...this.members.values()]) {

@@ -1,10 +1,10 @@
 import { BenchError } from '../../errors.js';
-import type { BenchClock } from '../context.js';
+import type { Clock } from '../../clock.js';
 
 // A clock set wrong on purpose (tests only: docs/distributed.md "Testing the clocks"): it reads the base clock plus
 // offsetMs, plus driftMsPerS for every second since it was made, as a host whose clock is off and drifting would.
-// Durations (sleeps) are the base clock's: a drift of 1 ms/s changes them by 0.1%.
-export function skewedClock(base: BenchClock, offsetMs: number, driftMsPerS = 0): BenchClock {
+// Durations (timers) are the base clock's: a drift of 1 ms/s changes them by 0.1%.
+export function skewedClock(base: Clock, offsetMs: number, driftMsPerS = 0): Clock {
   const t0 = base.now();
   const skew = (t: number) => offsetMs + (driftMsPerS * (t - t0)) / 1000;
   return {
@@ -12,8 +12,7 @@ export function skewedClock(base: BenchClock, offsetMs: number, driftMsPerS = 0)
       const t = base.now();
       return t + skew(t);
     },
-    sleep: base.sleep,
-    wallIso: base.wallIso,
+    setTimer: (fn, delayMs) => base.setTimer(fn, delayMs),
   };
 }
 

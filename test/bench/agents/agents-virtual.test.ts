@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../../src/bench/agents/agent.js';
+import { sleep } from '../../../src/clock.js';
 import { AgentHub } from '../../../src/bench/agents/hub.js';
 import { skewedClock } from '../../../src/bench/agents/skew.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../../src/bench/run.js';
@@ -217,7 +218,7 @@ describe('agents that fail mid-cell (virtual time)', () => {
         ...silentProgress,
         phase: (label: string) => {
           if (!label.startsWith('decode 1K x6')) return;
-          void clock.sleep(1_500).then(() => {
+          void sleep(clock, 1_500).then(() => {
             // the process does nothing more either way (its loops stop); killed, its connection closes too
             if (how === 'kill') f.links[1]!.kill();
             else f.links[1]!.freeze();
@@ -256,7 +257,7 @@ describe('a coordinator restarted with --resume (virtual time)', () => {
     const progress = {
       ...silentProgress,
       phase: (label: string) => {
-        if (label.startsWith('decode 1K x6')) void clock.sleep(1_000).then(() => run?.interrupt());
+        if (label.startsWith('decode 1K x6')) void sleep(clock, 1_000).then(() => run?.interrupt());
       },
     };
     const first = await runFleet(f, s, { progress }, { onStart: (r) => (run = r), withAgents: false });

@@ -7,7 +7,7 @@ import { serveAgents, listenAddress, type AgentServer } from '../../../src/bench
 import { HttpLink } from '../../../src/bench/agents/http-link.js';
 import { AgentHub } from '../../../src/bench/agents/hub.js';
 import { PROTOCOL_VERSION } from '../../../src/bench/agents/protocol.js';
-import { realClock } from '../../../src/bench/context.js';
+import { realClock } from '../../../src/clock.js';
 import { BenchRun } from '../../../src/bench/run.js';
 import { streamRequest } from '../../../src/client/stream.js';
 import { isBenchError } from '../../../src/errors.js';

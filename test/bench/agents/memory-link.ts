@@ -3,7 +3,8 @@
 // the protocol runs in the fast tier. kill() is a process that died (its connection closes); freeze() one that
 // fell silent (nothing more in either direction, the connection left open).
 import { BenchError } from '../../../src/errors.js';
-import type { BenchClock, StreamFn } from '../../../src/bench/context.js';
+import { sleep, type Clock } from '../../../src/clock.js';
+import type { StreamFn } from '../../../src/bench/context.js';
 import type { CoordinatorLink } from '../../../src/bench/agents/agent.js';
 import type { AgentHub, AgentPort } from '../../../src/bench/agents/hub.js';
 import { shiftRecord } from '../../../src/bench/agents/merge.js';
@@ -33,7 +34,7 @@ export class MemoryLink implements CoordinatorLink {
 
   constructor(
     private readonly hubNow: () => AgentHub, // the coordinator reachable now (a restarted one is another hub)
-    private readonly clock: BenchClock, // true time (the rig's), for the delays
+    private readonly clock: Clock, // true time (the rig's), for the delays
     private readonly delayMs: { out: number; back: number } = { out: 0.2, back: 0.2 },
   ) {}
 
@@ -42,7 +43,7 @@ export class MemoryLink implements CoordinatorLink {
   }
 
   private delay(ms: number): Promise<void> {
-    return this.clock.sleep(ms);
+    return sleep(this.clock, ms);
   }
 
   async join(hello: Hello, on: { message(m: ToAgent): void; lost(reason: string): void }): Promise<void> {
