@@ -1,6 +1,7 @@
 // The runner's decode cell (src/bench/decode-cell.ts, the same Sender and closed loop as `run`) against a server,
 // with seeded prompt text built locally: what bench:memory and bench:workers drive.
-import { realClock, type PromptSource } from '../../src/bench/context.js';
+import type { PromptSource } from '../../src/bench/context.js';
+import { realClock } from '../../src/clock.js';
 import {
   runDecodeCell,
   type CellMonitor,

@@ -3,6 +3,7 @@ import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { DEFAULT_SERVICE_LEVEL, describeServiceLevel } from '../stats/slo.js';
 import { capacities, type Basis, type ContextCapacity } from './capacity.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
+import { isMeasured } from '../cell-rules.js';
 
 // The answer a reader wants before the matrix (docs/report.md "The answer"): one user's speed, and per context
 // how many users the server takes under a service level, why not more, and what to change. Pure: every report
@@ -41,7 +42,7 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
     contexts.flatMap((c) => c.cells.map((j) => j.basis)).filter((b) => b !== 'not run' && b !== 'failed'),
   );
   const measured = r.decode
-    .filter((c) => c.status !== 'Over capacity' && c.status !== 'Failed' && c.perRequestTokensPerS !== null)
+    .filter((c) => isMeasured(c.status) && c.perRequestTokensPerS !== null)
     .sort((a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency);
   const one = measured[0];
   const cold = one && r.prefill.find((p) => p.contextTokens === one.contextTokens);

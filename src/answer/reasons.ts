@@ -3,6 +3,7 @@ import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
 import { engineSettings } from './engines.js';
+import { kvDemandTokens } from '../cell-rules.js';
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
 // fails the level (docs/method.md "Why the limit is there"), and which setting of the engine moves it.
@@ -79,7 +80,7 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
   const N = cell.concurrency;
   const maxOut = r.config.maxOutput;
   const kvTokens = r.target.kvCapacityTokens;
-  const need = N * (C + maxOut);
+  const need = kvDemandTokens(C, N, maxOut);
   if (cell.status === 'Over capacity' || (cell.capacityCheck && cell.status !== 'Valid'))
     return {
       kind: 'kv',

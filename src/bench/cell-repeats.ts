@@ -1,7 +1,8 @@
-import { CELL_STATUSES, type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
+import { type CellRepeat, type CellStatus, type DecodeCell } from '../results/schema.js';
 import { mergeRepeatFigure } from '../stats/repeats.js';
 import { mergeWindowRequests } from '../stats/slo.js';
 import { r3, ri } from './cell-result.js';
+import { CELL_STATUSES } from '../cell-rules.js';
 
 // One cell measured R times (--repeats) becomes one cell: figures are the means of the repeats that measured
 // something, intervals span the noise between them (src/stats/repeats.ts), counts add up, and the status is the

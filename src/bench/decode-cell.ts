@@ -1,11 +1,11 @@
 import type { ClientLoad, LoopGauge } from '../client/self-check.js';
+import { sleep, type Clock } from '../clock.js';
 import type { BenchError } from '../errors.js';
 import { contextLabel } from '../format/labels.js';
 import { decodeKey } from '../results/cell-key.js';
 import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { MetricsSampler } from '../target/metrics-sampler.js';
-import type { BenchClock } from './context.js';
 import { fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
 import type { RunSettings } from './settings.js';
@@ -44,7 +44,7 @@ export const clientThreads = (workers: number | undefined): number => ((workers 
 // produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in flight.
 export async function runDecodeCell(
   sender: Sender,
-  clock: BenchClock,
+  clock: Clock,
   spec: DecodeCellSpec,
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
@@ -90,13 +90,13 @@ export async function runDecodeCell(
         return true;
       },
     });
-    await clock.sleep(rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
+    await sleep(clock, rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
     const rampTimedOut = firstSeen.size < n;
     const openMs = clock.now();
     slots.openWindow();
     sampler?.start(openMs);
     monitor?.start(slots.loops?.() ?? []);
-    await clock.sleep(durationMs, early.signal);
+    await sleep(clock, durationMs, early.signal);
     const closeMs = clock.now();
     const clientLoad = monitor?.stop();
     slots.close();

@@ -1,7 +1,7 @@
 import { streamRequest } from '../client/stream.js';
+import { realClock } from '../clock.js';
 import { fitPrefillModel, priorPrefillModel, type PrefillModel } from '../plan/prefill-model.js';
 import type { TargetInfo } from '../target/types.js';
-import { realClock } from './context.js';
 import { measurePrefill } from './prefill.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender } from './sender.js';

@@ -1,11 +1,11 @@
 import { configSection } from '../config/stored.js';
 import type { Plan } from '../plan/plan.js';
-import { RESULT_SCHEMA_ID, RESULT_SCHEMA_VERSION, type RunResult } from '../results/schema.js';
+import { resultHeader } from '../results/header.js';
+import type { RunResult } from '../results/schema.js';
 import { REQUEST_LOG_FILE } from '../results/io.js';
 import { redactSecrets } from '../secrets.js';
 import { redactCommandLine } from '../target/redact.js';
 import type { TargetInfo } from '../target/types.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { prefillRepeatsOf, type RunSettings } from './settings.js';
 
 export function resultSkeleton(o: {
@@ -25,14 +25,7 @@ export function resultSkeleton(o: {
       'KV capacity unknown: no cell was skipped as Over capacity; statuses come from what the server did',
     );
   const result: RunResult = {
-    schema: RESULT_SCHEMA_ID,
-    version: RESULT_SCHEMA_VERSION,
-    runId: o.runId,
-    tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: 'running',
-    startedAt: o.startedAt,
-    decodeTest: 'Fixed duration',
-    prefillMode: 'Measured during decode warm-up',
+    ...resultHeader({ runId: o.runId, status: 'running', startedAt: o.startedAt }),
     target: {
       baseUrl: o.baseUrl,
       model: o.info.model,

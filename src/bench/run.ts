@@ -1,4 +1,5 @@
 import { streamRequest } from '../client/stream.js';
+import { isoTime, realClock, type Clock } from '../clock.js';
 import { withDefaults } from '../config/options.js';
 import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
@@ -16,7 +17,7 @@ import { failedRequests } from '../stats/status.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
-import { realClock, type BenchClock, type StreamFn } from './context.js';
+import { type StreamFn } from './context.js';
 import type { CellMonitor } from './decode-cell.js';
 import { fatalCode, fatalError } from './fatal.js';
 import type { Checkpoint } from './phases/checkpoint.js';
@@ -31,7 +32,7 @@ import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js
 import { emptyCell } from '../results/empty-cell.js';
 
 export interface BenchRunDeps {
-  clock?: BenchClock;
+  clock?: Clock;
   stream?: StreamFn; // default: the undici client (src/client)
   probe?: typeof probeTarget;
   createSampler?: (
@@ -96,7 +97,7 @@ export class BenchRun {
     const clock = this.deps.clock ?? realClock;
     const progress = this.deps.progress ?? silentProgress;
     registerSecret(this.settings.apiKey);
-    const run = await openRun(this.settings, this.deps.probe ?? probeTarget, clock.wallIso);
+    const run = await openRun(this.settings, this.deps.probe ?? probeTarget, () => isoTime(clock));
     const cp = run.checkpoint;
     const env = await this.cellEnv(run, clock, progress);
     announce(run, progress);
@@ -110,7 +111,7 @@ export class BenchRun {
     return this.finish(run, clock, tooLong);
   }
 
-  private async cellEnv(run: OpenedRun, clock: BenchClock, progress: ProgressSink): Promise<CellEnv> {
+  private async cellEnv(run: OpenedRun, clock: Clock, progress: ProgressSink): Promise<CellEnv> {
     const s = run.settings;
     const apiKey = s.apiKey ? { apiKey: s.apiKey } : {};
     // Without continuous usage the per-chunk split is an estimate; the server's tokenizer can pin it after a cell.
@@ -161,10 +162,10 @@ export class BenchRun {
     };
   }
 
-  private async finish(run: OpenedRun, clock: BenchClock, tooLong: TooLong): Promise<RunOutcome> {
+  private async finish(run: OpenedRun, clock: Clock, tooLong: TooLong): Promise<RunOutcome> {
     const cp = run.checkpoint;
     const { result, dir, resultPath } = cp;
-    result.finishedAt = clock.wallIso();
+    result.finishedAt = isoTime(clock);
     if (this.stopper.signal.aborted) {
       result.status = 'interrupted';
       cp.save();
@@ -291,7 +292,7 @@ async function decodeCell(
   keep: Keep,
 ): Promise<boolean> {
   const { contextTokens: ctx, concurrency: n } = pc;
-  const startedAt = env.clock.wallIso();
+  const startedAt = isoTime(env.clock);
   if (pc.status === 'Over capacity') {
     const queueEvidence = pc.reason ?? 'over capacity';
     keep.cell({ ...emptyCell(ctx, n, 'Over capacity'), queueEvidence, startedAt, finishedAt: startedAt });
@@ -306,7 +307,7 @@ async function decodeCell(
     if (r.fatal && ('cell' in r || r.fatal.code !== 'CONTEXT_TOO_LONG')) throw r.fatal;
     if (!('cell' in r)) {
       tooLong.refused(r.fatal, ctx);
-      keep.cell(tooLong.failedCell(ctx, n, r.fatal.message, startedAt, env.clock.wallIso()));
+      keep.cell(tooLong.failedCell(ctx, n, r.fatal.message, startedAt, isoTime(env.clock)));
     }
   }
   return true;
@@ -324,10 +325,10 @@ function withCapacityCheck(cell: DecodeCell, pc: PlannedCell, keep: Keep): Decod
 
 // The run stops on an error: the result says so on disk (the last checkpoint stands if even that save fails),
 // and the error tells where the finished cells are.
-function failed(cp: Checkpoint, e: unknown, clock: BenchClock): unknown {
+function failed(cp: Checkpoint, e: unknown, clock: Clock): unknown {
   const { result, dir } = cp;
   result.status = 'failed';
-  result.finishedAt = clock.wallIso();
+  result.finishedAt = isoTime(clock);
   if (isBenchError(e)) result.error = { code: e.code, message: e.message };
   try {
     cp.save();

@@ -1,9 +1,10 @@
 import type { RequestRecord } from '../client/types.js';
+import { type Clock } from '../clock.js';
 import { firstTokenTimeoutMs } from '../client/transport/timeouts.js';
 import type { RequestLine } from '../results/io.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';
-import type { BenchClock, PromptSource, StreamFn } from './context.js';
+import type { PromptSource, StreamFn } from './context.js';
 import type { RunSettings } from './settings.js';
 
 export interface SendSpec {
@@ -46,7 +47,7 @@ export class Sender {
     private readonly info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>,
     private readonly prompts: PromptSource,
     private readonly stream: StreamFn,
-    private readonly clock: BenchClock,
+    private readonly clock: Clock,
   ) {}
 
   // What a worker thread needs to send the same requests (src/bench/workers): plain data and the prompt source.
@@ -78,7 +79,7 @@ export class Sender {
       requestId,
       ...(spec.signal ? { signal: spec.signal } : {}),
       timeouts: { firstTokenMs: spec.firstTokenTimeoutMs ?? firstTokenTimeoutMs(spec.contextTokens) },
-      now: this.clock.now,
+      now: () => this.clock.now(),
       ...(spec.onFirstToken ? { onFirstToken: spec.onFirstToken } : {}),
       ...(this.cfg.keepChunkTexts && (spec.phase === 'ramp' || spec.phase === 'window')
         ? { keepChunkTexts: true }

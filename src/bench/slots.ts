@@ -1,7 +1,7 @@
 import type { LoopGauge } from '../client/self-check.js';
+import { type Clock } from '../clock.js';
 import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
-import type { BenchClock } from './context.js';
 import type { Sender, Sent } from './sender.js';
 import { runSlotLoop, type SlotSpec } from './workers/slot-loop.js';
 
@@ -24,7 +24,7 @@ export interface SlotRunner {
   loops?(): LoopGauge[]; // worker threads' event-loop gauges, for the client's self-check
 }
 
-export function inThreadSlots(sender: Sender, clock: BenchClock, spec: SlotSpec): SlotRunner {
+export function inThreadSlots(sender: Sender, clock: Clock, spec: SlotSpec): SlotRunner {
   const inflight = new AbortController();
   setMaxListeners(0, inflight.signal); // one listener per request in flight
   const sent: Sent[] = [];

@@ -10,12 +10,16 @@ import { fitReport } from '../twin/fit-report.js';
 import { observe, selectObservations } from '../twin/observe.js';
 import { fitTwin } from '../twin/twin.js';
 import { twinYaml } from '../twin/twin-file.js';
+import { cellKey } from '../cell-rules.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('fit')
     .description('fit a sim profile (a twin of the server) to measured results; prints the fit quality')
-    .argument('<results...>', 'result files, run folders or folders holding one run each (v0.6.2 text reports too), of one server');
+    .argument(
+      '<results...>',
+      'result files, run folders or folders holding one run each (v0.6.2 text reports too), of one server',
+    );
   const resolve = withOptions(cmd, 'fit');
   cmd.action((paths: string[], raw: Record<string, unknown>) => {
     const flags = resolve(raw).options;
@@ -32,7 +36,7 @@ export function register(program: Command, io: CliIo): void {
       obs = twinSubset(obs, first);
     } else if (flags.cells || flags.prefill) {
       obs = selectObservations(obs, {
-        decode: new Set(flags.cells ?? obs.decode.map((d) => `${d.contextTokens}x${d.concurrency}`)),
+        decode: new Set(flags.cells ?? obs.decode.map((d) => cellKey(d.contextTokens, d.concurrency))),
         prefill: new Set(flags.prefill ?? obs.prefill.map((p) => p.contextTokens)),
       });
     }

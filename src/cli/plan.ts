@@ -17,6 +17,7 @@ import {
   priorPrefillModel,
   type PrefillModel,
 } from '../plan/prefill-model.js';
+import { cellKey } from '../cell-rules.js';
 
 // What the plan and its estimate read. `plan` takes every `run` flag so the verb can be swapped; the rest are
 // named in one line as not changing it.
@@ -222,10 +223,10 @@ export function planTable(
   const w = 6;
   const { done, donePrefill } = resumed;
   const measured = new Set(
-    done.filter((c) => c.status !== 'Over capacity').map((c) => `${c.contextTokens}x${c.concurrency}`),
+    done.filter((c) => c.status !== 'Over capacity').map((c) => cellKey(c.contextTokens, c.concurrency)),
   );
   const mark = (cell: Plan['cells'][number]) =>
-    measured.has(`${cell.contextTokens}x${cell.concurrency}`) ? 'done' : planMark(cell);
+    measured.has(cellKey(cell.contextTokens, cell.concurrency)) ? 'done' : planMark(cell);
   const lines = [
     `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
     `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (donePrefill.includes(p.contextTokens) ? ' (done)' : p.status === 'run' ? '' : ' (too long)')).join(', ')}`,

@@ -1,6 +1,7 @@
 import { FLAVORS } from '../sim/profile-schema.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
 import type { ServiceLevel } from '../results/schema.js';
+import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
 // each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
@@ -149,7 +150,7 @@ export const OPTION_TABLE = {
   maxOutput: {
     flag: '--max-output <tokens>',
     kind: 'tokens',
-    defaultValue: 4096,
+    defaultValue: DEFAULT_MAX_OUTPUT,
     computedDefault: { predict: "the fitted run's" },
     commands: ['run', 'plan', 'predict', 'sweep'],
     configFile: true,

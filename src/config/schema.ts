@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseTokenCount } from '../plan/contexts.js';
 import { parseServiceLevel } from '../stats/slo.js';
 import type { OptionRow, OptionSpec } from './options.js';
+import { cellKey } from '../cell-rules.js';
 
 const UNIT_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
@@ -24,7 +25,7 @@ export function parseCell(v: unknown): string | undefined {
   const m = typeof v === 'string' ? /^\s*([^x×]+?)\s*[x×]\s*(\d+)\s*$/.exec(v) : null;
   const context = m ? parseTokenCount(m[1]!) : undefined;
   const concurrency = m ? Number(m[2]) : 0;
-  return context === undefined || concurrency < 1 ? undefined : `${context}x${concurrency}`;
+  return context === undefined || concurrency < 1 ? undefined : cellKey(context, concurrency);
 }
 
 // A KV capacity: tokens (3000000, 3M) or a factor of a fitted one (1.5x).

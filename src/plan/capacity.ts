@@ -1,10 +1,11 @@
+import { kvDemandTokens } from '../cell-rules.js';
 // How sure a KV capacity is: 'exact' from the engine's own report, the launch command or a flag; 'lower-bound'
 // when the pool holds at least this (llama.cpp's API shows one slot of a unified pool); 'inferred' when the API
 // figure rests on an assumption it cannot confirm (llama.cpp split KV read from slot n_ctx).
 export const KV_BOUNDS = ['exact', 'lower-bound', 'inferred'] as const;
 export type KvBound = (typeof KV_BOUNDS)[number];
 
-// Over capacity (METHOD.md): N * (C + maxOutput) > KV capacity. Unknown capacity: run it, let the server decide.
+// Over capacity (docs/method.md "Plan"): the KV demand N * (C + maxOutput) exceeds the KV capacity. Unknown capacity: run it, let the server decide.
 export function isOverCapacity(
   contextTokens: number,
   concurrency: number,
@@ -12,7 +13,7 @@ export function isOverCapacity(
   kvCapacityTokens: number | undefined,
 ): boolean {
   if (kvCapacityTokens === undefined) return false;
-  return concurrency * (contextTokens + maxOutput) > kvCapacityTokens;
+  return kvDemandTokens(contextTokens, concurrency, maxOutput) > kvCapacityTokens;
 }
 
 // Room a decode request needs inside maxModelLen: prompt + output cap (the server rejects more).

@@ -1,4 +1,4 @@
-// Context and concurrency lists of the matrix (METHOD.md "Plan").
+// Context and concurrency lists of the matrix (docs/method.md "Plan").
 
 // Tokens kept free for the chat template around a decode prompt.
 export const TEMPLATE_MARGIN_TOKENS = 1024;
@@ -6,7 +6,6 @@ export const TEMPLATE_MARGIN_TOKENS = 1024;
 export const FULL_WINDOW_RESERVE_TOKENS = 256;
 export const FIRST_CONTEXT_TOKENS = 8192;
 export const DEFAULT_CONCURRENCY: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128];
-export const DEFAULT_MAX_OUTPUT = 4096;
 
 // 8K, 16K, ... doubling while C + maxOutput + margin <= maxModelLen, then the largest that fits (1K-aligned).
 export function decodeContexts(maxModelLen: number, maxOutput: number): number[] {

@@ -1,5 +1,6 @@
 import type { DecodeCell } from '../results/schema.js';
 import type { Plan } from './plan.js';
+import { cellKey } from '../cell-rules.js';
 
 // One way to count a matrix's cells, used by `plan`, the run's first line, its live view and its last line
 // (issue 24): every cell is measured, checked (measured over the KV capacity figure to see what the server
@@ -35,10 +36,10 @@ function plannedKind(c: Plan['cells'][number]): Kind {
 
 // The plan as it stands (a capacity check that ran whole re-plans the cells after it) and the cells finished.
 export function countCells(plan: Plan, done: readonly DecodeCell[] = []): CellCounts {
-  const finished = new Map(done.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const finished = new Map(done.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
   const n: CellCounts = { cells: 0, measure: 0, check: 0, over: 0, tooLong: 0, done: 0 };
   for (const p of plan.cells) {
-    const d = finished.get(`${p.contextTokens}x${p.concurrency}`);
+    const d = finished.get(cellKey(p.contextTokens, p.concurrency));
     const kind = d ? doneKind(d) : plannedKind(p);
     n.cells += 1;
     n[kind] += 1;

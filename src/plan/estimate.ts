@@ -1,5 +1,6 @@
 import { CONNECT_PROMPT_TOKENS, runContexts, type Plan } from './plan.js';
 import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-model.js';
+import { cellKey } from '../cell-rules.js';
 
 export interface EstimateInput {
   duration: number; // window length
@@ -92,11 +93,13 @@ export function planLeft(
   doneCells: readonly { contextTokens: number; concurrency: number }[],
   donePrefill: readonly { contextTokens: number }[],
 ): Plan {
-  const cells = new Set(doneCells.map((c) => `${c.contextTokens}x${c.concurrency}`));
+  const cells = new Set(doneCells.map((c) => cellKey(c.contextTokens, c.concurrency)));
   const points = new Set(donePrefill.map((p) => p.contextTokens));
   return {
     ...plan,
-    cells: plan.cells.filter((c) => c.status === 'run' && !cells.has(`${c.contextTokens}x${c.concurrency}`)),
+    cells: plan.cells.filter(
+      (c) => c.status === 'run' && !cells.has(cellKey(c.contextTokens, c.concurrency)),
+    ),
     prefill: plan.prefill.filter((p) => !points.has(p.contextTokens)),
   };
 }

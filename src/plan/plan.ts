@@ -7,6 +7,7 @@ import {
   type KvBound,
 } from './capacity.js';
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
+import { kvDemandTokens } from '../cell-rules.js';
 
 export interface PlanInput {
   maxModelLen?: number;
@@ -106,7 +107,7 @@ function contextCells(
     if (o.tooLong) return { contextTokens: c, concurrency: n, status: 'Too long', reason: o.tooLong };
     if (kvCapacityTokens === undefined || !isOverCapacity(c, n, maxOutput, kvCapacityTokens))
       return { contextTokens: c, concurrency: n, status: 'run' };
-    const need = n * (c + maxOutput);
+    const need = kvDemandTokens(c, n, maxOutput);
     const check = checked
       ? undefined
       : capacityCheckFor(need, kvCapacityTokens, o.kvCapacityBound ?? 'exact', o.verifyCapacity ?? false);

@@ -5,6 +5,7 @@ import { cellShort, measuredSoFar, prefillLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import { liveScreen } from './screen.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
+import { cellKey } from '../cell-rules.js';
 
 // The live area: header, matrix and status line. Prefill results and warnings are permanent lines above it.
 function frame(s: ProgressStart, cells: Map<string, string>, status: string): string[] {
@@ -13,7 +14,7 @@ function frame(s: ProgressStart, cells: Map<string, string>, status: string): st
   const rows = s.contexts.map((c) =>
     [
       contextLabel(c).padEnd(8),
-      ...s.concurrency.map((n) => (cells.get(`${c}x${n}`) ?? '·').padStart(w)),
+      ...s.concurrency.map((n) => (cells.get(cellKey(c, n)) ?? '·').padStart(w)),
     ].join(' '),
   );
   return [
@@ -52,7 +53,7 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
     start(x) {
       s = x;
       eta.start(x);
-      for (const c of x.done) cells.set(`${c.contextTokens}x${c.concurrency}`, cellShort(c));
+      for (const c of x.done) cells.set(cellKey(c.contextTokens, c.concurrency), cellShort(c));
       render();
     },
     phase(text) {
@@ -66,7 +67,7 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
     cellDone(c: DecodeCell, now: CellCounts) {
       counts = now;
       eta.cellDone(c);
-      cells.set(`${c.contextTokens}x${c.concurrency}`, cellShort(c));
+      cells.set(cellKey(c.contextTokens, c.concurrency), cellShort(c));
       render();
     },
     warn(text) {

@@ -2,6 +2,8 @@
 // user and a rough prefill rate; the plan then fits the budget (about a minute) with windows long enough that a
 // request ends a few times in each, and a second, longer context only where its prefill is cheap. Pure.
 
+import { TEMPLATE_MARGIN_TOKENS } from '../plan/contexts.js';
+
 export interface ServerSpeed {
   tokensPerS: number; // one request's decode rate
   ttftMs: number; // its first token, a cold prompt of promptTokens
@@ -23,10 +25,9 @@ const MIN_WINDOW_S = 1;
 const MAX_WINDOW_S = 10;
 const SHORT_CONTEXT = 4096;
 const LONG_CONTEXTS = [32_768, 16_384, 8192];
-const TEMPLATE_MARGIN = 1024; // the plan's own margin under the max model length (docs/method.md "Plan")
 
 const fits = (c: number, maxOutput: number, maxModelLen: number | undefined) =>
-  maxModelLen === undefined || c + maxOutput + TEMPLATE_MARGIN <= maxModelLen;
+  maxModelLen === undefined || c + maxOutput + TEMPLATE_MARGIN_TOKENS <= maxModelLen;
 
 export function sizeQuickPlan(
   speed: ServerSpeed,

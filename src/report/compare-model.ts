@@ -1,7 +1,8 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
 import { alignedPrefillContexts, findPrefill } from './full-window.js';
-import { cellKey, cellMap, metadata, reportTitle, sortedUnique } from './model.js';
+import { cellMap, metadata, reportTitle, sortedUnique } from './model.js';
+import { cellKey, isMeasured, shortStatus } from '../cell-rules.js';
 
 // What every compare renderer shows: runs labelled A, B, C..., the union of their cells, ratios to A.
 export interface CompareRun {
@@ -23,11 +24,7 @@ export const runLabel = (i: number) =>
   String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
 
 const measurable = (c: DecodeCell | undefined): c is DecodeCell =>
-  !!c &&
-  c.status !== 'Over capacity' &&
-  c.status !== 'Failed' &&
-  c.totalTokensPerS !== null &&
-  c.totalTokensPerS > 0;
+  !!c && isMeasured(c.status) && c.totalTokensPerS !== null && c.totalTokensPerS > 0;
 
 /** B/A total tok/s for one cell, when both runs measured it. */
 export function cellRatio(a: DecodeCell | undefined, b: DecodeCell | undefined): number | undefined {
@@ -46,11 +43,11 @@ export function missingReason(
   lb: string,
 ): string {
   if (!a && !b) return '';
-  const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? 'over cap.' : 'failed');
+  const bad = (c: DecodeCell) => (c.status === 'Over capacity' ? shortStatus(c.status) : 'failed');
   // A cell one run skipped is that run's verdict, not a measurement only it has.
   if (!a) return measurable(b) ? `only ${lb}` : `${lb} ${bad(b!)}`;
   if (!b) return measurable(a) ? `only ${la}` : `${la} ${bad(a)}`;
-  if (a.status === 'Over capacity' && b.status === 'Over capacity') return 'over cap.';
+  if (a.status === 'Over capacity' && b.status === 'Over capacity') return shortStatus(a.status);
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
 import { cellName, contextLabel } from '../format/index.js';
+import { isMeasured } from '../cell-rules.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
 
@@ -37,8 +38,6 @@ export function prefillMeasured(p: PrefillPoint | undefined): Measured {
   return { value: p.tokensPerS, interval };
 }
 
-const measurable = (s: string | undefined) => s === 'Valid' || s === 'Requests queued';
-
 export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): VerdictSet {
   const verdicts: Verdict[] = [];
   for (const ctx of m.prefillContexts) {
@@ -55,7 +54,7 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
     for (const n of m.concurrency) {
       const ca = getCell(a, ctx, n);
       const cb = getCell(b, ctx, n);
-      if (!ca || !cb || !measurable(ca.status) || !measurable(cb.status)) continue;
+      if (!ca || !cb || !isMeasured(ca.status) || !isMeasured(cb.status)) continue;
       if (!ca.totalTokensPerS || !cb.totalTokensPerS) continue;
       verdicts.push({
         where: cellName({ contextTokens: ctx, concurrency: n }),

@@ -7,7 +7,6 @@ import { anomaliesByCell, findAnomalies, prefillOutlierContexts } from './anomal
 import { flagLegends, flaggedFigures } from './flags.js';
 import { contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import {
-  cellKey,
   cellMap,
   decodeConcurrency,
   decodeContexts,
@@ -21,6 +20,7 @@ import {
   subtitle,
   TTFT_NOTE,
 } from './model.js';
+import { cellKey } from '../cell-rules.js';
 
 // GitHub-flavoured Markdown: the seeds' sections and tables, strings from the result escaped.
 

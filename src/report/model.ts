@@ -13,6 +13,7 @@ import {
   kvBoundNote,
   fmtTokS,
 } from '../format/index.js';
+import { cellKey } from '../cell-rules.js';
 
 // The view every renderer shares: what the seeds show, derived once from a result file.
 export type MetaSection = { name: 'Hardware' | 'Engine' | 'Run'; rows: Array<[string, string]> };
@@ -55,8 +56,6 @@ export function decodeConcurrency(r: RunResult): number[] {
 export function prefillPoints(r: RunResult): PrefillPoint[] {
   return [...r.prefill].sort((a, b) => a.contextTokens - b.contextTokens);
 }
-
-export const cellKey = (contextTokens: number, concurrency: number) => `${contextTokens}x${concurrency}`;
 
 export function cellMap(r: RunResult): Map<string, DecodeCell> {
   return new Map(r.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));

@@ -4,7 +4,8 @@ import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { mdEscape, mdTable } from './markdown.js';
-import { cellKey, cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
+import { cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
+import { cellKey } from '../cell-rules.js';
 
 // `share`: a result in under 40 lines of Markdown to paste into an issue or a pull request (docs/quick.md
 // "share"): the answer, the hardware and engine in one line, the matrix at a glance. Pure.

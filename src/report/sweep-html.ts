@@ -4,9 +4,9 @@ import { esc } from './html/escape.js';
 import { matrixMinWidth } from './html/heatmap.js';
 import { lineChartSvg, type Series } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
-import { cellKey } from './model.js';
 import { bestShort, configName, marginText, type SweepModel } from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
+import { cellKey } from '../cell-rules.js';
 
 // The sweep report as one self-contained page: configurations, the words, each context's matrix with the
 // configurations side by side (coloured by the ratio to the cell's fastest), and the Pareto frontier.

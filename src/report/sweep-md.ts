@@ -1,9 +1,9 @@
 import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
 import { csvField } from './csv.js';
 import { mdEscape, mdFence, mdTable } from './markdown.js';
-import { cellKey } from './model.js';
 import { bestShort, configName, marginText, type SweepModel } from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
+import { cellKey } from '../cell-rules.js';
 
 // The sweep report as Markdown, CSV (one row per configuration and cell) and JSON (the model's verdicts).
 

@@ -4,7 +4,8 @@ import type { Interval } from '../stats/interval.js';
 import { compareFigure, type Comparison } from '../stats/verdict.js';
 import { contextLabel, fmtTokS } from '../format/index.js';
 import { runLabel } from './compare-model.js';
-import { cellKey, cellMap, sortedUnique } from './model.js';
+import { cellMap, sortedUnique } from './model.js';
+import { cellKey, isMeasured } from '../cell-rules.js';
 
 // What every sweep renderer shows (docs/sweep.md "The report"): the configurations side by side, per cell the
 // fastest and its margin over the runner-up with `compare`'s verdict (docs/method.md "Verdicts"), the Pareto
@@ -68,10 +69,7 @@ export interface SweepModel {
 }
 
 const measured = (c: DecodeCell | undefined): c is DecodeCell =>
-  !!c &&
-  (c.status === 'Valid' || c.status === 'Requests queued') &&
-  c.totalTokensPerS !== null &&
-  c.totalTokensPerS > 0;
+  !!c && isMeasured(c.status) && c.totalTokensPerS !== null && c.totalTokensPerS > 0;
 
 // "np=4 c=64K" less the words every configuration shares ("profile=tiny"), unless nothing would be left.
 export function shortLabels(names: readonly string[]): string[] {

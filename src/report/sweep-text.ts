@@ -1,7 +1,7 @@
 import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
-import { cellKey } from './model.js';
 import { bestShort, configName, type SweepModel } from './sweep-model.js';
 import { makePaint, wrap, type Paint, type TextOptions } from './text.js';
+import { cellKey } from '../cell-rules.js';
 
 // The sweep report in a terminal: readable at 80 columns (configurations in groups that fit side by side).
 

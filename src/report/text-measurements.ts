@@ -2,6 +2,7 @@ import { findAnomalies } from './anomalies.js';
 import { flagLegends, flaggedFigures } from './flags.js';
 import { MEASUREMENT_HEADERS, measurementRows } from './model.js';
 import type { RunResult } from '../results/schema.js';
+import { shortStatus, type CellStatus } from '../cell-rules.js';
 
 // Short headers for a terminal; the full names are in the md, HTML and CSV reports.
 const SHORT = [
@@ -21,7 +22,6 @@ const SHORT = [
 // Which columns stay when the width is short, most wanted first.
 const PRIORITY = [1, 2, 0, 4, 6, 3, 5, 7, 10, 11, 8, 9];
 const PHASE: Record<string, string> = { Prefill: 'prefill', 'Sustained decode': 'decode' };
-const STATUS: Record<string, string> = { 'Requests queued': 'queued', 'Over capacity': 'over cap.' };
 
 // The All measurements table as text: as many columns as the width holds, the dropped ones named.
 export function measurementLines(r: RunResult, width: number): { lines: string[]; notes: string[] } {
@@ -30,7 +30,7 @@ export function measurementLines(r: RunResult, width: number): { lines: string[]
   const rows = measurementRows(r).map((row) => {
     const key = row.slice(0, 3).join('|');
     return row.map((v, i) => {
-      const text = i === 0 ? (PHASE[v] ?? v) : i === 3 ? (STATUS[v] ?? v) : v;
+      const text = i === 0 ? (PHASE[v] ?? v) : i === 3 ? shortStatus(v as CellStatus) : v;
       return flagged.has(`${key}|${i}`) ? `${text} ⚠` : text;
     });
   });

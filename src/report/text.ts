@@ -8,7 +8,6 @@ import { answerOf } from '../answer/answer.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { answerTextLines, type WhatIfNote } from './answer-view.js';
 import {
-  cellKey,
   cellMap,
   decodeConcurrency,
   decodeContexts,
@@ -19,6 +18,7 @@ import {
   subtitle,
   TTFT_NOTE,
 } from './model.js';
+import { cellKey } from '../cell-rules.js';
 
 // Terminal report: readable at 80 columns; colour only when the caller says so (CLI decides from TTY/env).
 export interface TextOptions {

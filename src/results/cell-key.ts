@@ -1,3 +1,4 @@
+import { cellKey } from '../cell-rules.js';
 // The `cell` field of requests.jsonl: "prefill 8192" or "decode 8192x4". Built and read back only here.
 export type CellKey =
   { kind: 'prefill'; contextTokens: number } | { kind: 'decode'; contextTokens: number; concurrency: number };
@@ -5,7 +6,7 @@ export type CellKey =
 export const prefillKey = (contextTokens: number): string => `prefill ${contextTokens}`;
 
 export const decodeKey = (contextTokens: number, concurrency: number): string =>
-  `decode ${contextTokens}x${concurrency}`;
+  `decode ${cellKey(contextTokens, concurrency)}`;
 
 const PATTERN = /^(?:prefill (\d+)|decode (\d+)x(\d+))$/;
 

@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
+import { resultHeader } from './header.js';
 import { BenchError } from '../errors.js';
 import { contextLabel, parseContextLabel } from '../format/labels.js';
 import { crossCheck, gpuCountCheck, matrixFigures, type TableRow } from './import-crosscheck.js';
 import type { CellStatus, DecodeCell, Hardware, PrefillPoint, RunResult } from './schema.js';
-import {
-  CELL_STATUSES,
-  RESULT_SCHEMA_ID,
-  RESULT_SCHEMA_VERSION,
-  RunResult as RunResultSchema,
-} from './schema.js';
+import { RunResult as RunResultSchema } from './schema.js';
+import { CELL_STATUSES, DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
 // Reads the text form of a llm-inference-bench v0.6.2 report (the seeds). The matrix cells concatenate
 // figures ("108.1114 ms TTFT"), so the "All measurements" table is the source of every number.
@@ -196,15 +193,15 @@ export function importV062Text(text: string): RunResult {
   const duration = int(run.get('Time per measurement')) ?? 30;
 
   const result = {
-    schema: RESULT_SCHEMA_ID,
-    version: RESULT_SCHEMA_VERSION,
-    runId: `imported-${createHash('sha256').update(normalized).digest('hex').slice(0, 12)}`,
+    ...resultHeader({
+      runId: `imported-${createHash('sha256').update(normalized).digest('hex').slice(0, 12)}`,
+      tool: { name: tool?.[1] ?? 'llm-inference-bench', version: tool?.[2] ?? '0.6.2' },
+      status: 'imported',
+      startedAt: '',
+      decodeTest: run.get('Decode test'),
+      prefillMode: run.get('Prefill mode'),
+    }),
     title: lines[1]?.trim() || undefined,
-    tool: { name: tool?.[1] ?? 'llm-inference-bench', version: tool?.[2] ?? '0.6.2' },
-    status: 'imported',
-    startedAt: '',
-    decodeTest: run.get('Decode test') ?? 'Fixed duration',
-    prefillMode: run.get('Prefill mode') ?? 'Measured during decode warm-up',
     target: {
       baseUrl: '',
       model: run.get('Served model') ?? 'unknown',
@@ -220,7 +217,7 @@ export function importV062Text(text: string): RunResult {
       contexts: sorted(decodeCtx),
       prefillContexts: sorted(prefill.map((p) => p.contextTokens)),
       concurrency: sorted(decodeRows.map((r) => r.concurrency)),
-      maxOutput: int(run.get('Max output')) ?? 4096,
+      maxOutput: int(run.get('Max output')) ?? DEFAULT_MAX_OUTPUT,
       duration,
       prefillRepeats: 1,
       ignoreEos: true,

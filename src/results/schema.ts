@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CELL_STATUSES } from '../cell-rules.js';
 import { ERROR_KINDS } from '../failures/kinds.js';
 
 // The result document is the contract between `run` (writer) and every report, compare and import (readers).
@@ -6,7 +7,6 @@ import { ERROR_KINDS } from '../failures/kinds.js';
 export const RESULT_SCHEMA_ID = 'llm-inference-bench/result';
 export const RESULT_SCHEMA_VERSION = 1;
 
-export const CELL_STATUSES = ['Valid', 'Requests queued', 'Over capacity', 'Failed'] as const;
 export const CellStatus = z.enum(CELL_STATUSES);
 export type CellStatus = z.infer<typeof CellStatus>;
 

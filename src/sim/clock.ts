@@ -1,18 +1,4 @@
-import { nowMs } from '../clock.js';
-
-// The sim's time source, injectable so the engine loop can run in virtual time in tests.
-export interface Clock {
-  now(): number; // epoch ms, sub-ms precision
-  setTimer(fn: () => void, delayMs: number): () => void; // returns cancel
-}
-
-export const realClock: Clock = {
-  now: nowMs,
-  setTimer(fn, delayMs) {
-    const t = setTimeout(fn, Math.max(0, delayMs));
-    return () => clearTimeout(t);
-  },
-};
+import type { Clock } from '../clock.js';
 
 // Virtual clock for tests: advance() fires due timers in time order.
 export class VirtualClock implements Clock {

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { EngineLoop } from './engine-loop.js';
 import type { FaultPlan } from './faults.js';
 import type { FlavorSpec } from './flavors/flavor.js';

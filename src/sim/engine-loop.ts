@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { LagStats } from './lag.js';
 import type { FinishReason, RequestSpec, Scheduler, Seq, StepPlan } from './scheduler.js';
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BenchError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import { realClock, type Clock } from './clock.js';
+import { realClock, type Clock } from '../clock.js';
 import { Histogram, type SimContext } from './context.js';
 import { EngineLoop } from './engine-loop.js';
 import { FaultPlan, parseFaults } from './faults.js';

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { SeqSink } from './engine-loop.js';
 import { streamErrorEvent } from './flavors/errors.js';
 import type { FlavorSpec } from './flavors/flavor.js';

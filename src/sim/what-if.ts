@@ -6,6 +6,7 @@ import { windowFigures, type TimedRequest } from '../stats/window.js';
 import { apiDelayMs } from './curves.js';
 import type { Profile } from './profile-schema.js';
 import { Scheduler, type RequestSpec } from './scheduler.js';
+import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
 // The method (METHOD.md) applied to the engine model in virtual time, without HTTP: a what-if planner and the
 // model half of calibration (bench/calibrate.ts runs the real client against the HTTP sim for the other half).
@@ -20,7 +21,7 @@ const SAMPLE_INTERVAL_MS = 1000; // --metrics-interval's default: the waiting sa
 export interface CellPlan {
   contextTokens: number;
   concurrency: number;
-  maxOutput?: number; // default 4096
+  maxOutput?: number; // default DEFAULT_MAX_OUTPUT
   windowS?: number; // default 30
   rampTimeoutS?: number; // default 30
   seed?: number;
@@ -91,7 +92,7 @@ interface Track {
 }
 
 export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
-  const maxOutput = plan.maxOutput ?? 4096;
+  const maxOutput = plan.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const windowMs = (plan.windowS ?? DEFAULT_WINDOW_S) * 1000;
   const rampTimeoutMs = (plan.rampTimeoutS ?? DEFAULT_RAMP_TIMEOUT_S) * 1000;
   const N = plan.concurrency;
@@ -214,7 +215,7 @@ export function overCapacity(
   profile: Profile,
   contextTokens: number,
   concurrency: number,
-  maxOutput = 4096,
+  maxOutput = DEFAULT_MAX_OUTPUT,
 ): boolean {
   return isOverCapacity(contextTokens, concurrency, maxOutput, profile.kvCapacityTokens);
 }

@@ -2,6 +2,7 @@ import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from '../plan/co
 import type { RunResult } from '../results/schema.js';
 import { selectObservations, type Observations } from './observe.js';
 import type { TwinMeta } from './twin.js';
+import { cellKey } from '../cell-rules.js';
 
 // The cells that pin a twin's parameters (docs/twin.md "A short run for fitting"), one rule for `plan --for-twin`
 // and `fit --twin-cells`: at the smallest context every concurrency level that fits (the batch curve, measured
@@ -70,10 +71,12 @@ export function chooseTwinCells(
 /** What the plan that measured a result knew of the KV capacity: its Over capacity cells, or nothing. */
 export function resultFits(obs: Observations, result: RunResult): Fits {
   const over = new Set(
-    obs.decode.filter((d) => d.status === 'Over capacity').map((d) => `${d.contextTokens}x${d.concurrency}`),
+    obs.decode
+      .filter((d) => d.status === 'Over capacity')
+      .map((d) => cellKey(d.contextTokens, d.concurrency)),
   );
   const known = result.target.kvCapacityTokens !== undefined || over.size > 0;
-  return (ctx, n) => (known ? !over.has(`${ctx}x${n}`) : undefined);
+  return (ctx, n) => (known ? !over.has(cellKey(ctx, n)) : undefined);
 }
 
 /** The observations of a full result that a `--for-twin` run would have measured (its Over capacity cells
@@ -82,7 +85,7 @@ export function twinSubset(obs: Observations, result: RunResult): Observations {
   const c = result.config;
   const choice = chooseTwinCells(c.contexts, c.concurrency, c.prefillContexts, resultFits(obs, result));
   return selectObservations(obs, {
-    decode: new Set(choice.cells.map((x) => `${x.contextTokens}x${x.concurrency}`)),
+    decode: new Set(choice.cells.map((x) => cellKey(x.contextTokens, x.concurrency))),
     prefill: new Set(choice.prefillContexts),
   });
 }

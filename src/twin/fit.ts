@@ -5,6 +5,7 @@ import { validateProfile } from '../sim/profiles.js';
 import { relativeLeastSquares } from './lsq.js';
 import { demand, type DecodeObs, type Observations } from './observe.js';
 import { profilePoints, stepAt, type StepCurve } from './step-model.js';
+import { isMeasured } from '../cell-rules.js';
 
 // Fits a sim profile (src/sim/profile-schema.ts) to measured cells. Linear parts by least squares (decode step
 // time against batch size and context; API time against context), the rest read off directly (max sequences
@@ -47,7 +48,7 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-const ran = (d: DecodeObs) => d.status === 'Valid' || d.status === 'Requests queued';
+const ran = (d: DecodeObs) => isMeasured(d.status);
 
 const pct = (se: number | null, v: number) =>
   se === null ? 'exact fit (no spare cells to judge it)' : `± ${((100 * se) / Math.abs(v)).toFixed(1)}%`;

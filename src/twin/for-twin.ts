@@ -4,6 +4,7 @@ import { estimateDuration } from '../plan/estimate.js';
 import { fmtEta } from '../format/index.js';
 import { cliCommand } from '../invocation.js';
 import { chooseTwinCells } from './choose.js';
+import { cellKey } from '../cell-rules.js';
 
 // `plan --for-twin`: the short runs that pin a twin (one run per context, since a run measures a grid), the
 // `fit` that joins them, and what they cost. The runner needs nothing new: fit reads several results.
@@ -14,14 +15,14 @@ export interface TwinRun {
 }
 
 export function twinRuns(plan: Plan): { runs: TwinRun[]; prefillContexts: number[] } {
-  const cell = new Map(plan.cells.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const cell = new Map(plan.cells.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
   const known = plan.kvCapacityTokens !== undefined;
   const contexts = plan.contexts.filter(
-    (c) => cell.get(`${c}x${plan.concurrency[0]}`)?.status !== 'Too long',
+    (c) => cell.get(cellKey(c, plan.concurrency[0]!))?.status !== 'Too long',
   );
   const choice = chooseTwinCells(contexts, plan.concurrency, contexts, (c, n) => {
     if (!known) return undefined;
-    const x = cell.get(`${c}x${n}`);
+    const x = cell.get(cellKey(c, n));
     return x?.status === 'run' && !x.capacityCheck;
   });
   const runs: TwinRun[] = [];

@@ -1,4 +1,5 @@
 import type { DecodeCell, Interval, RunResult } from '../results/schema.js';
+import { cellKey } from '../cell-rules.js';
 
 // How a prediction did against a measurement on the cells the twin did not see (docs/twin.md acceptance): per
 // figure, the share of measured Valid cells whose prediction falls within its tolerance (10% for tok/s, 25% for
@@ -53,7 +54,7 @@ const interval: Record<Figure, (c: DecodeCell) => Interval | null | undefined> =
 const emptyTally = (): Tally => ({ judged: 0, within: 0, over: 0, under: 0, inInterval: 0, withInterval: 0 });
 
 export function judge(measured: RunResult, predicted: RunResult, fitted: ReadonlySet<string>): Judgement {
-  const pred = new Map(predicted.decode.map((c) => [`${c.contextTokens}x${c.concurrency}`, c]));
+  const pred = new Map(predicted.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
   const j: Judgement = {
     cells: 0,
     statusRight: 0,
@@ -64,7 +65,7 @@ export function judge(measured: RunResult, predicted: RunResult, fitted: Readonl
     `${Math.round(c.contextTokens / 1024)}K × ${c.concurrency}`;
   const off = (p: number, m: number) => `${p >= m ? '+' : ''}${Math.round((100 * (p - m)) / m)}%`;
   for (const m of measured.decode) {
-    const key = `${m.contextTokens}x${m.concurrency}`;
+    const key = cellKey(m.contextTokens, m.concurrency);
     const p = pred.get(key);
     if (!p || fitted.has(key) || m.status === 'Failed') continue;
     j.cells++;

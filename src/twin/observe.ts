@@ -1,4 +1,5 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
+import { cellKey, kvDemandTokens } from '../cell-rules.js';
 
 // What a fit can use from results: one row per decode cell and per prefill point, with the run settings that
 // shape them (max output and window), so results with different settings fit together.
@@ -40,7 +41,7 @@ export interface Observations {
 }
 
 export const demand = (o: { contextTokens: number; concurrency: number; maxOutput: number }): number =>
-  o.concurrency * (o.contextTokens + o.maxOutput);
+  kvDemandTokens(o.contextTokens, o.concurrency, o.maxOutput);
 
 export function observe(results: ReadonlyArray<{ result: RunResult; source: string }>): Observations {
   const decode: DecodeObs[] = [];
@@ -103,7 +104,7 @@ export function selectObservations(
 ): Observations {
   return {
     ...obs,
-    decode: obs.decode.filter((d) => keep.decode.has(`${d.contextTokens}x${d.concurrency}`)),
+    decode: obs.decode.filter((d) => keep.decode.has(cellKey(d.contextTokens, d.concurrency))),
     prefill: obs.prefill.filter((p) => keep.prefill.has(p.contextTokens)),
   };
 }

@@ -1,8 +1,7 @@
 import { buildPlan } from '../plan/plan.js';
+import { resultHeader } from '../results/header.js';
 import { contextLabel, fmtInt } from '../format/index.js';
 import {
-  RESULT_SCHEMA_ID,
-  RESULT_SCHEMA_VERSION,
   RunResult as RunResultSchema,
   type DecodeCell,
   type Interval,
@@ -13,9 +12,9 @@ import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill } from '../sim/what-if.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { decodeCellFrom } from './sim-result.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { TwinMeta } from './twin.js';
 import { restartGapMs } from './restart-loss.js';
+import { kvDemandTokens } from '../cell-rules.js';
 
 // The whole matrix from a twin: the plan's capacity rule decides Over capacity, the what-if engine (the method
 // on the engine model in virtual time) gives every other figure and status; each figure gets an interval from
@@ -130,7 +129,7 @@ function applyWhatIf(profile: Profile, meta: TwinMeta, whatIf: WhatIf): Setup {
 function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): DecodeCell {
   const { meta, kv, seen, seqsKnown } = s;
   const { contextTokens: C, concurrency: N } = cell;
-  const need = N * (C + s.maxOutput);
+  const need = kvDemandTokens(C, N, s.maxOutput);
   const capacityOpen = kv.hi !== null && kv.lo !== kv.hi && need > kv.lo && need <= kv.hi;
   if (cell.status === 'Over capacity') {
     return {
@@ -235,14 +234,12 @@ function predictedResult(
   const changed: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(whatIf)) if (v !== undefined) changed[k] = v;
   return {
-    schema: RESULT_SCHEMA_ID,
-    version: RESULT_SCHEMA_VERSION,
-    runId: `predicted-${profile.name}`,
-    tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: 'complete',
-    startedAt: new Date().toISOString(),
-    decodeTest: 'Fixed duration',
-    prefillMode: 'Predicted by a twin',
+    ...resultHeader({
+      runId: `predicted-${profile.name}`,
+      status: 'complete',
+      startedAt: new Date().toISOString(),
+      prefillMode: 'Predicted by a twin',
+    }),
     target: {
       baseUrl: '',
       model: profile.servedModelName,

@@ -1,15 +1,11 @@
 import { buildPlan } from '../plan/plan.js';
-import {
-  RESULT_SCHEMA_ID,
-  RESULT_SCHEMA_VERSION,
-  type DecodeCell,
-  type RunResult,
-} from '../results/schema.js';
+import { resultHeader } from '../results/header.js';
+import { type DecodeCell, type RunResult } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill, type CellFigures } from '../sim/what-if.js';
 import { restartGapMs } from './restart-loss.js';
 import { emptyCell } from '../results/empty-cell.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
 // The result `run` would record against a sim profile, made in virtual time (the what-if engine): the ground
 // truth a twin is judged on when the engine's parameters are known and hidden from the fit.
@@ -26,7 +22,7 @@ export interface SimGrid {
 }
 
 export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
-  const maxOutput = grid.maxOutput ?? 4096;
+  const maxOutput = grid.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const windowS = grid.windowS ?? 30;
   const plan = buildPlan({
     maxModelLen: profile.maxModelLen,
@@ -37,14 +33,11 @@ export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
     concurrency: grid.concurrency,
   });
   return {
-    schema: RESULT_SCHEMA_ID,
-    version: RESULT_SCHEMA_VERSION,
-    runId: `sim-${profile.name}`,
-    tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: 'complete',
-    startedAt: new Date(0).toISOString(),
-    decodeTest: 'Fixed duration',
-    prefillMode: 'Measured during decode warm-up',
+    ...resultHeader({
+      runId: `sim-${profile.name}`,
+      status: 'complete',
+      startedAt: new Date(0).toISOString(),
+    }),
     target: {
       baseUrl: 'sim',
       model: profile.servedModelName,

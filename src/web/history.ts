@@ -1,5 +1,6 @@
 import { cellName, contextLabel } from '../format/index.js';
 import type { Range, RunEntry } from './run-entry.js';
+import { isMeasured } from '../cell-rules.js';
 
 // One cell ("8192x4") or prefill point ("p8192") followed across runs, oldest first.
 
@@ -78,7 +79,7 @@ export function historyPoints(runs: readonly RunEntry[], cell: CellRef, figure: 
       if (!f) return { run, status: null, value: null };
       const value = (f as unknown as Record<string, number | null>)[figure] ?? null;
       // Over capacity and Failed cells have no figure worth a point, whatever a partial window left behind.
-      const measured = f.status === 'Valid' || f.status === 'Requests queued';
+      const measured = isMeasured(f.status);
       const interval = (f.iv as Record<string, Range> | undefined)?.[figure];
       const held = measured && 'held' in f && f.held === true && HELD_FIGURES.has(figure);
       return {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
+import { cellKey } from '../cell-rules.js';
 
 // What the results browser keeps in memory per run: the metadata it lists and filters by, and the headline
 // figures of every cell and prefill point (for the history view). The result file stays the source of truth:
@@ -104,7 +105,7 @@ export function runEntry(
       const x = range(c.intervals?.[k]);
       if (x) iv[k] = x;
     }
-    decode[`${c.contextTokens}x${c.concurrency}`] = {
+    decode[cellKey(c.contextTokens, c.concurrency)] = {
       status: c.status,
       totalTokensPerS: c.totalTokensPerS,
       perRequestTokensPerS: c.perRequestTokensPerS,

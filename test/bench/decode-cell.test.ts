@@ -6,7 +6,6 @@ import {
   VIRTUAL_START_MS,
   memoryStream,
   simTargetInfo,
-  virtualBenchClock,
   virtualRig,
   type VirtualRunOptions,
 } from './virtual-run.js';
@@ -15,7 +14,7 @@ import {
 // arithmetic on the engine model (tiny: 2 ms decode steps), whatever the load on the machine.
 function cellRig(sim: VirtualRunOptions['sim'] = {}) {
   const rig = virtualRig({ sim });
-  const clock = virtualBenchClock(rig.clock);
+  const clock = rig.clock;
   const sender = new Sender(
     { baseUrl: 'http://127.0.0.1:9/v1', api: 'chat', ignoreEos: true, sampling: {}, idPrefix: 't' },
     simTargetInfo(rig.sim),

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { realClock, type PromptSource } from '../../src/bench/context.js';
+import { realClock } from '../../src/clock.js';
+import type { PromptSource } from '../../src/bench/context.js';
 import { measurePrefill, prefillWarnings } from '../../src/bench/prefill.js';
 import { promptTokensFromError, shortenedTarget } from '../../src/bench/prefill-shorten.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';

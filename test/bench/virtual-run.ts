@@ -9,7 +9,7 @@ import { StreamSession } from '../../src/client/decode/stream-session.js';
 import type { StreamRequestOptions } from '../../src/client/stream.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/transport/timeouts.js';
 import type { RequestRecord } from '../../src/client/types.js';
-import type { BenchClock, StreamFn } from '../../src/bench/context.js';
+import type { StreamFn } from '../../src/bench/context.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
@@ -26,24 +26,6 @@ import type { TargetInfo } from '../../src/target/types.js';
 
 export const VIRTUAL_START_MS = Date.UTC(2026, 0, 1);
 const BASE_URL = 'http://127.0.0.1:9/v1'; // never dialled: the transport is in memory
-
-export function virtualBenchClock(clock: VirtualClock): BenchClock {
-  return {
-    now: () => clock.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        if (signal?.aborted || ms <= 0) return resolve();
-        const done = () => {
-          cancel();
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const cancel = clock.setTimer(done, ms);
-        signal?.addEventListener('abort', done, { once: true });
-      }),
-    wallIso: () => new Date(clock.now()).toISOString(),
-  };
-}
 
 // A middlebox between the sim and the client that holds the stream back (docs/method.md "Streams held back"): it
 // collects what the server writes and passes it on every `flushEveryMs` from the request's send (a proxy that
@@ -257,7 +239,7 @@ export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualR
   const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
   const info = simTargetInfo(sim, o.info);
   const deps: BenchRunDeps = {
-    clock: virtualBenchClock(clock),
+    clock,
     stream: memoryStream(sim, clock, o.hold),
     probe: async () => info,
     createSampler: () => undefined,

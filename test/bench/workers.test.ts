@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realClock } from '../../src/clock.js';
 import { streamRequest } from '../../src/client/stream.js';
-import { realClock, type PromptSource } from '../../src/bench/context.js';
+import type { PromptSource } from '../../src/bench/context.js';
 import { runDecodeCell, type DecodeCellRun } from '../../src/bench/decode-cell.js';
 import { Sender } from '../../src/bench/sender.js';
 import { assignSlots } from '../../src/bench/workers/pool.js';

@@ -1,12 +1,12 @@
 import { clientSaturated } from '../../client/self-check.js';
 import { BenchError } from '../../errors.js';
+import { isoTime, type Clock } from '../../clock.js';
 import { contextLabel } from '../../format/labels.js';
 import { decodeKey } from '../../results/cell-key.js';
 import type { DecodeCell } from '../../results/schema.js';
 import type { QueueReference } from '../../stats/queue.js';
 import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import { buildDecodeCell, type CellRequest } from '../cell-result.js';
-import type { BenchClock } from '../context.js';
 import { pinEstimatedChunks, withClientFigures, type Tokenize } from '../cell-client.js';
 import { clientThreads, runDecodeCell, type CellMonitor } from '../decode-cell.js';
 import type { Sender, Sent } from '../sender.js';
@@ -17,7 +17,7 @@ import type { Measured } from './outcome.js';
 
 export interface CellEnv {
   sender: Sender;
-  clock: BenchClock;
+  clock: Clock;
   sampler: MetricsSampler | undefined;
   stop: AbortSignal;
   settings: RunSettings;
@@ -83,7 +83,7 @@ export async function measureCell(
   });
   const cell = withClientFigures(built, cellSent, run.window, run.clientLoad);
   cell.startedAt = startedAt;
-  cell.finishedAt = clock.wallIso();
+  cell.finishedAt = isoTime(clock);
   if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };
   const fatal = new BenchError('TARGET_UNREACHABLE', `the server stopped answering during decode ${label}.`, {
     hint: `Finished cells are kept; continue later with --resume ${env.dir}.`,

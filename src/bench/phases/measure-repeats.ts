@@ -1,4 +1,5 @@
 import type { DecodeCell } from '../../results/schema.js';
+import { isoTime } from '../../clock.js';
 import { mergeCellRepeats } from '../cell-repeats.js';
 import type { Sent } from '../sender.js';
 import { measureCell } from './measure-cell.js';
@@ -18,7 +19,7 @@ export const measureRepeats: typeof measureCell = async (env, ctx, n, startedAt,
   for (let i = 1; i <= repeats; i++) {
     if (env.stop.aborted) return { sent: [], interrupted: true };
     const phase = (label: string) => env.phase(`${label} (repeat ${i} of ${repeats})`);
-    const began = i === 1 ? startedAt : env.clock.wallIso();
+    const began = i === 1 ? startedAt : isoTime(env.clock);
     const r = await measureCell({ ...env, phase }, ctx, n, began, queueReference);
     if ('interrupted' in r) return { sent: [], interrupted: true }; // measured again, all repeats, on resume
     sent.push(...r.sent.map((x) => ({ ...x, repeat: i })));

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../errors.js';
-import type { BenchClock } from '../context.js';
+import { sleep, type Clock } from '../../clock.js';
 import { fatalCode } from '../fatal.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
@@ -38,7 +38,7 @@ export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 
 export async function runSlotLoop(
   slot: number,
   sender: Sender,
-  clock: BenchClock,
+  clock: Clock,
   spec: SlotSpec,
   inflight: AbortSignal,
   early: AbortSignal,
@@ -70,6 +70,6 @@ export async function runSlotLoop(
     }
     consecutive += 1;
     if (hooks.onError(s, fatalCode(s.record))) return;
-    await clock.sleep(backoffMs(consecutive), early);
+    await sleep(clock, backoffMs(consecutive), early);
   }
 }

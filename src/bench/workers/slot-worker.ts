@@ -4,7 +4,8 @@
 import { setMaxListeners } from 'node:events';
 import { parentPort } from 'node:worker_threads';
 import { streamRequest } from '../../client/stream.js';
-import { realClock, type PromptSource } from '../context.js';
+import { realClock } from '../../clock.js';
+import type { PromptSource } from '../context.js';
 import { Sender, type Sent } from '../sender.js';
 import type { FromWorker, InitMessage, ToWorker } from './protocol.js';
 import { runSlotLoop } from './slot-loop.js';

@@ -16,6 +16,7 @@ import { errorTotal, repeatsText } from '../model.js';
 import { esc } from './escape.js';
 import { cellId } from './heatmap.js';
 import { n1 } from './svg.js';
+import { cellKey, STATUS_CLASS } from '../../cell-rules.js';
 
 // Per-cell detail panels, rendered up front (hidden) so the page needs no client-side templating.
 
@@ -92,8 +93,8 @@ export function cellDetailHtml(c: DecodeCell, flags: Anomaly[], gpus?: number): 
   const flagList = flags.length
     ? `<ul class="flags">${flags.map((f) => `<li class="sev-${f.severity}">${esc(f.text)}</li>`).join('')}</ul>`
     : '';
-  return `<section class="cell-detail" id="detail-${cellId(c)}" data-detail="${c.contextTokens}x${c.concurrency}" hidden>
-<header><h3>${esc(title)}</h3><span class="pill st-${c.status === 'Valid' ? 'valid' : c.status === 'Requests queued' ? 'queued' : c.status === 'Failed' ? 'failed' : 'over'}">${esc(c.status)}</span><button type="button" class="close" aria-label="Close details">×</button></header>
+  return `<section class="cell-detail" id="detail-${cellId(c)}" data-detail="${cellKey(c.contextTokens, c.concurrency)}" hidden>
+<header><h3>${esc(title)}</h3><span class="pill ${STATUS_CLASS[c.status]}">${esc(c.status)}</span><button type="button" class="close" aria-label="Close details">×</button></header>
 ${c.error ? `<p class="err-msg">${esc(c.error)}</p>` : ''}${flagList}
 <div class="detail-grid">
 <div><h4>Figures</h4>${kv(detailFigures(c, gpus))}${extra.length ? kv(extra) : ''}</div>

@@ -1,9 +1,10 @@
 import type { DecodeCell, RunResult } from '../../results/schema.js';
 import type { Anomaly } from '../anomalies.js';
 import { contextLabel, fmtMs, fmtTokS, fmtTokSChart } from '../../format/index.js';
-import { cellKey, cellMap, decodeConcurrency, decodeContexts, intervalLines, repeatsText } from '../model.js';
+import { cellMap, decodeConcurrency, decodeContexts, intervalLines, repeatsText } from '../model.js';
 import { cssVars, seqColor } from './color.js';
 import { esc } from './escape.js';
+import { cellKey, type CellStatus, STATUS_CLASS } from '../../cell-rules.js';
 
 // The decode matrix as a table heatmap: colour = total tok/s (log scale), TTFT in every cell,
 // status as pattern and badge so it survives greyscale printing. Cells open their details on click.
@@ -13,7 +14,7 @@ export const matrixMinWidth = (columns: number, compact = false) =>
   `min-width:${compact ? 48 + columns * 54 : 70 + columns * 64}px`;
 
 export const cellId = (c: { contextTokens: number; concurrency: number }) =>
-  `cell-${c.contextTokens}x${c.concurrency}`;
+  `cell-${cellKey(c.contextTokens, c.concurrency)}`;
 
 function cellTitle(c: DecodeCell, flags: Anomaly[]): string {
   const head = `${contextLabel(c.contextTokens)} context × ${c.concurrency} requests: ${c.status}`;
@@ -61,17 +62,16 @@ export function heatmapHtml(
           ? `<span class="hm-flag" aria-label="anomaly">!</span>`
           : '';
         if (c.status === 'Over capacity')
-          return `<td class="hm-cell st-over" ${attrs}><span class="hm-over">Over<br>capacity</span></td>`;
+          return `<td class="hm-cell ${STATUS_CLASS['Over capacity']}" ${attrs}><span class="hm-over">Over<br>capacity</span></td>`;
         if (c.totalTokensPerS === null || c.status === 'Failed')
-          return `<td class="hm-cell st-failed" ${attrs}>${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></td>`;
+          return `<td class="hm-cell ${STATUS_CLASS.Failed}" ${attrs}>${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></td>`;
         const col = cssVars(seqColor(Math.max(c.totalTokensPerS, min), min, max));
         const badge = c.status === 'Requests queued' ? `<span class="hm-badge">queued</span>` : '';
         const gpu = perGpu
           ? `<span class="hm-g">${esc(fmtTokSChart(c.totalTokensPerS / perGpu))}/GPU</span>`
           : '';
-        const cls = c.status === 'Requests queued' ? 'st-queued' : 'st-valid';
         return (
-          `<td class="hm-cell ${cls}" style="${col}" ${attrs}>${cornerMarks(badge, mark)}` +
+          `<td class="hm-cell ${STATUS_CLASS[c.status]}" style="${col}" ${attrs}>${cornerMarks(badge, mark)}` +
           `<span class="hm-v">${esc(fmtTokS(c.totalTokensPerS))}</span>` +
           `<span class="hm-t">${esc(fmtMs(c.ttftMs))}${run ? '' : ' TTFT'}</span>${run ? '' : gpu}</td>`
         );
@@ -94,17 +94,17 @@ export function heatmapLegend(r: RunResult): string {
   const scale = values.length
     ? `<div class="lg-scale"><span>${esc(fmtTokSChart(Math.min(...values)))}</span><span class="lg-grad" aria-hidden="true"></span><span>${esc(fmtTokSChart(Math.max(...values)))} tok/s total (log scale)</span></div>`
     : '';
-  const items: Array<[string, string, string]> = [
-    ['st-valid', 'Valid', 'measured with all requests running at once'],
-    ['st-queued', 'Requests queued', 'the server could not run all requests at once; some waited in a queue'],
-    ['st-over', 'Over capacity', "not run: this many requests at this context exceed the server's KV cache"],
-    ['st-failed', 'Failed', 'could not be measured (errors, timeouts); the error is kept'],
+  const items: Array<[CellStatus, string]> = [
+    ['Valid', 'measured with all requests running at once'],
+    ['Requests queued', 'the server could not run all requests at once; some waited in a queue'],
+    ['Over capacity', "not run: this many requests at this context exceed the server's KV cache"],
+    ['Failed', 'could not be measured (errors, timeouts); the error is kept'],
   ];
   const chips = items
-    .filter(([, s]) => s === 'Valid' || statuses.has(s as DecodeCell['status']))
+    .filter(([s]) => s === 'Valid' || statuses.has(s))
     .map(
-      ([cls, name, what]) =>
-        `<li><span class="lg-chip ${cls}" aria-hidden="true"></span><b>${name}</b> <span class="muted">${what}</span></li>`,
+      ([name, what]) =>
+        `<li><span class="lg-chip ${STATUS_CLASS[name]}" aria-hidden="true"></span><b>${name}</b> <span class="muted">${what}</span></li>`,
     )
     .join('');
   const flag = `<li><span class="lg-chip lg-flag" aria-hidden="true">!</span><b>Anomaly</b> <span class="muted">see “Anomalies” below</span></li>`;

@@ -22,6 +22,7 @@ import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
 import { card, htmlPage, topHeader, type PageOptions } from './page.js';
 import { paretoSvg } from './pareto.js';
 import { prefillChartSvg } from './prefill-chart.js';
+import { CELL_STATUSES, cellKey, type CellStatus, STATUS_CLASS } from '../../cell-rules.js';
 
 function kpi(k: string, v: string, d: string, cls = ''): string {
   return `<div class="kpi ${cls}"><div class="k">${esc(k)}</div><div class="v">${v}</div><div class="d">${esc(d)}</div></div>`;
@@ -127,15 +128,9 @@ function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
   const flagged = flaggedFigures(anomalies);
   const rows = measurementRows(r)
     .map((row) => {
-      const st = row[3];
-      const cls =
-        st === 'Over capacity'
-          ? 'st-over'
-          : st === 'Requests queued'
-            ? 'st-queued'
-            : st === 'Failed'
-              ? 'st-failed'
-              : '';
+      const st = row[3] as CellStatus;
+      // A measured row keeps the page's colours; the others take their status's.
+      const cls = st === 'Valid' || !CELL_STATUSES.includes(st) ? '' : STATUS_CLASS[st];
       const key = row.slice(0, 3).join('|');
       return `<tr class="${cls}">${row
         .map((v, i) =>
@@ -225,7 +220,7 @@ function prefillCard(pre: ReturnType<typeof prefillPoints>, anomalies: Anomalies
 function decodeCards(r: RunResult, anomalies: Anomalies, gpus: number | undefined): string[] {
   const byCell = anomaliesByCell(anomalies);
   const details = r.decode
-    .map((c) => cellDetailHtml(c, byCell.get(`${c.contextTokens}x${c.concurrency}`) ?? [], gpus))
+    .map((c) => cellDetailHtml(c, byCell.get(cellKey(c.contextTokens, c.concurrency)) ?? [], gpus))
     .join('\n');
   const notes = [...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE];
   const cards = [
