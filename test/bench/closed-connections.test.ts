@@ -49,7 +49,11 @@ describe('a server that closes kept-alive connections right after a response (ll
       // every request the sim answered is one line of the log, once
       const answered = sim.truth().map((t) => t.requestId);
       expect(new Set(answered).size).toBe(answered.length);
-      expect(new Set(answered)).toEqual(new Set(lines.map((l) => l.requestId)));
+      const logged = new Set(lines.map((l) => l.requestId));
+      expect(answered.filter((id) => !logged.has(id))).toEqual([]);
+      // a request aborted at the window's close may never have reached the sim's handler
+      const done = lines.filter((l) => l.errorKind !== 'aborted').map((l) => l.requestId);
+      expect(done.filter((id) => !answered.includes(id))).toEqual([]);
       const [cell] = r.result!.decode;
       expect(cell).toMatchObject({ contextTokens: 1024, concurrency: 1, status: 'Valid' });
       expect(cell!.errors ?? {}).toEqual({});
