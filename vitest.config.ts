@@ -11,6 +11,7 @@ const INTEGRATION = [
   'test/integration/run-matrix.test.ts',
   'test/integration/hints-run.test.ts', // the printed hints pasted into a shell: npx, real processes
   'test/integration/twin-recipe.test.ts', // plan --for-twin's commands pasted: npx, real runs
+  'test/integration/prefill-gate.test.ts', // three real-time runs against sims on their own threads
   'test/integration/demo.test.ts', // a full real-time matrix over sockets (17 s idle); runner logic: test/bench/*
   'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
   'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts

@@ -16,7 +16,7 @@ export type OptionKind =
   | 'tokens' // 8K, 1M, 8192
   | 'tokens-list'
   | 'int-list'
-  | 'percent' // 5% or 5: a share strictly between 0 and 100%, as a fraction
+  | 'percent' // 5% or 5: a share from 0 up to (not including) 100%, as a fraction
   | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
   | 'capacity' // KV tokens (3M) or a factor of a fitted capacity (1.5x)
   | 'slo'; // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
@@ -173,11 +173,11 @@ export const OPTION_TABLE = {
   prefillRepeats: {
     flag: '--prefill-repeats <n>',
     kind: 'int',
-    defaultValue: 1,
+    defaultValue: 3, // three give each point an interval, so compare judges prefill (docs/method.md "Prefill")
     commands: runPlan,
     configFile: true,
     result: 'config',
-    description: 'cold prefill requests per context (median reported, outliers flagged)',
+    description: 'cold prefill requests per context (median reported, outliers flagged; 1 saves time, but compare cannot judge a point without its spread)',
     min: 1,
   },
   repeats: {
@@ -597,7 +597,13 @@ export const OPTION_TABLE = {
     kind: 'percent',
     commands: ['compare'],
     description:
-      'exit with code 12 when any run is significantly slower than A by more than this (e.g. 5%) in any cell or prefill point',
+      'exit with code 12 when any run is significantly slower than A by more than this (e.g. 5%; 0%: any significant slowdown) in any cell or prefill point',
+  },
+  verbose: {
+    flag: '--verbose',
+    kind: 'bool',
+    commands: ['compare'],
+    description: "list every cell's and prefill point's verdict in the terminal (md and html always do)",
   },
   config: {
     flag: '--config <file>',
