@@ -47,7 +47,7 @@ describe('a server that closes kept-alive connections right after a response (ll
         expect(l.firstSentAtMs!).toBeLessThan(l.sentAtMs);
       }
       // every request the sim answered is one line of the log, once
-      const answered = sim.truth().map((t) => t.requestId);
+      const answered = sim.truth().map((t) => t.requestId ?? '(none)');
       expect(new Set(answered).size).toBe(answered.length);
       const logged = new Set(lines.map((l) => l.requestId));
       expect(answered.filter((id) => !logged.has(id))).toEqual([]);
