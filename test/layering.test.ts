@@ -41,6 +41,19 @@ const FORBIDDEN: Record<string, string[]> = {
   plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
   // The answer (capacity under a service level, its reason) is judged from a result alone, for every report.
   answer: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli', 'web'],
+  // client/: transport/ carries bytes (sockets, undici) into a sink; decode/ turns bytes into a record and
+  // knows no socket; stream.ts and http.ts at the top compose them. Neither sub-folder imports the other.
+  'client/transport': ['client/decode', 'client/stream', 'client/http', 'bench', 'target', 'report', 'cli'],
+  'client/decode': [
+    ...IO,
+    'client/transport',
+    'client/stream',
+    'client/http',
+    'bench',
+    'target',
+    'report',
+    'cli',
+  ],
   // deploy prints a scheduler's job: text from the options, nothing of the measuring side.
   deploy: [...IO, 'bench', 'client', 'target', 'report', 'cli', 'web', 'sim', 'results/io'],
   // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
