@@ -1,6 +1,6 @@
 import type { RequestRecord } from '../client/types.js';
 import { type Clock } from '../clock.js';
-import { firstTokenTimeoutMs } from '../client/timeouts.js';
+import { firstTokenTimeoutMs } from '../client/transport/timeouts.js';
 import type { RequestLine } from '../results/io.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';
@@ -87,6 +87,12 @@ export class Sender {
     });
     return { spec, requestId, record, estTokens };
   }
+}
+
+// A record that crosses a thread or a machine: the spec's signal and callback stay behind.
+export function plainSent(s: Sent): Sent {
+  const { signal: _signal, onFirstToken: _cb, ...spec } = s.spec;
+  return { ...s, spec };
 }
 
 export function toRequestLine(s: Sent): RequestLine {
