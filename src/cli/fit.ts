@@ -16,7 +16,10 @@ export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('fit')
     .description('fit a sim profile (a twin of the server) to measured results; prints the fit quality')
-    .argument('<results...>', 'result files, run folders or folders holding one run each (v0.6.2 text reports too), of one server');
+    .argument(
+      '<results...>',
+      'result files, run folders or folders holding one run each (v0.6.2 text reports too), of one server',
+    );
   const resolve = withOptions(cmd, 'fit');
   cmd.action((paths: string[], raw: Record<string, unknown>) => {
     const flags = resolve(raw).options;

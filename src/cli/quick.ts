@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { answerOf } from '../answer/answer.js';
+import { whatIfFor } from '../answer/what-if.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
@@ -152,6 +153,9 @@ export function register(program: Command, io: CliIo): void {
       io,
     );
     const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
-    io.stdout.write(quickAnswerLines(answerOf(out.result), { report, result: out.dir }).join('\n') + '\n');
+    io.stdout.write(
+      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result)).join('\n') +
+        '\n',
+    );
   });
 }

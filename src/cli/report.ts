@@ -2,6 +2,7 @@ import type { CliIo } from './io.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { withOptions } from '../config/resolve.js';
+import { whatIfFor } from '../answer/what-if.js';
 import { renderReport } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { resolveResultPath } from '../results/read.js';
@@ -14,7 +15,10 @@ export function register(program: Command, io: CliIo): void {
   const cmd = program
     .command('report')
     .description('render a result file as text, Markdown, HTML, CSV or JSON')
-    .argument('<result>', 'result.json, its run folder, a folder holding one run (run --out), a sweep folder, or a v0.6.2 text report');
+    .argument(
+      '<result>',
+      'result.json, its run folder, a folder holding one run (run --out), a sweep folder, or a v0.6.2 text report',
+    );
   const resolve = withOptions(cmd, 'report');
   cmd.action((resultPath: string, flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
@@ -33,7 +37,11 @@ export function register(program: Command, io: CliIo): void {
     if (sweep) {
       const { file, results } = loadSweep(resultPath);
       text = renderSweep(file, results, o.format, textOptions);
-    } else text = renderReport(resultReader(io)(resultPath), o.format, textOptions);
+    } else {
+      const result = resultReader(io)(resultPath);
+      // The suggested change's effect, where a twin of the run can be fitted (docs/report.md "The answer").
+      text = renderReport(result, o.format, { ...textOptions, whatIf: whatIfFor(result, o.slo) });
+    }
     if (output) {
       writeOutput(output, text);
       io.stderr.write(`wrote ${output}\n`);

@@ -16,6 +16,7 @@ import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
 import { renderAnswerText } from '../report/text.js';
+import { whatIfFor } from '../answer/what-if.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function register(program: Command, io: CliIo): void {
@@ -99,8 +100,11 @@ export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
   // The answer first (docs/report.md "The answer"), then where the result and the full reports are.
   if (!quiet && out.result.decode.length)
     io.stdout.write(
-      renderAnswerText(out.result, { width: terminalWidth(io.stdout), color: useColor(io.stdout, io.env) }) +
-        '\n',
+      renderAnswerText(out.result, {
+        width: terminalWidth(io.stdout),
+        color: useColor(io.stdout, io.env),
+        whatIf: whatIfFor(out.result),
+      }) + '\n',
     );
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
   for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);

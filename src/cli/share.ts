@@ -3,8 +3,8 @@ import { withOptions } from '../config/resolve.js';
 import { cliCommand } from '../invocation.js';
 import { renderShare } from '../report/share.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
-import { loadResult } from '../results/read.js';
 import type { CliIo } from './io.js';
+import { resultReader } from './load-result.js';
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -14,7 +14,7 @@ export function register(program: Command, io: CliIo): void {
   const resolve = withOptions(cmd, 'share');
   cmd.action((resultPath: string, flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
-    const text = renderShare(loadResult(resultPath), {
+    const text = renderShare(resultReader(io)(resultPath), {
       ...(o.slo ? { slo: o.slo } : {}),
       reportCommand: cliCommand('report', resultPath),
     });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { whatIfFor } from '../answer/what-if.js';
 import { renderReport } from '../report/index.js';
 import { renderSweep } from '../report/sweep.js';
 import { writeFileAtomic } from '../results/io.js';
@@ -9,12 +10,13 @@ import { redactSecrets } from '../secrets.js';
 // report.html and report.md beside a run's result; the runner calls it before the complete status is saved.
 export async function writeReportsBeside(dir: string, result: RunResult): Promise<string[]> {
   const out: string[] = [];
+  const whatIf = whatIfFor(result); // the suggested change's effect, from a twin of the run (docs/report.md)
   for (const [fmt, name] of [
     ['html', 'report.html'],
     ['md', 'report.md'],
   ] as const) {
     const path = join(dir, name);
-    writeFileAtomic(path, redactSecrets(renderReport(result, fmt)));
+    writeFileAtomic(path, redactSecrets(renderReport(result, fmt, { whatIf })));
     out.push(path);
   }
   return out;

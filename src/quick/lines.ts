@@ -3,6 +3,7 @@ import { engineSettings } from '../answer/engines.js';
 import { contextLabel, fmtTokS } from '../format/index.js';
 import { formatServiceLevel } from '../stats/slo.js';
 import type { TargetInfo } from '../target/types.js';
+import type { WhatIfNote } from '../answer/what-if.js';
 
 // What `quick` prints: the server it found in one line, and the answer in at most ten lines of 80 columns
 // (docs/quick.md). Pure.
@@ -38,7 +39,11 @@ function wrapped(text: string, prefix = '', width = QUICK_WIDTH): string[] {
   return out;
 }
 
-export function quickAnswerLines(a: Answer, where: { report: string; result: string }): string[] {
+export function quickAnswerLines(
+  a: Answer,
+  where: { report: string; result: string },
+  whatIf: readonly WhatIfNote[] = [],
+): string[] {
   const level = `${a.slo.name ? `${a.slo.name}: ` : ''}${formatServiceLevel(a.slo)}`;
   const head = [
     fit(`Answer for ${level}${a.sloFrom === 'default' ? ' (the default; --slo to change)' : ''}`),
@@ -69,5 +74,9 @@ export function quickAnswerLines(a: Answer, where: { report: string; result: str
   }
   const lines = [...head, ...perContext];
   for (const r of reasons) if (lines.length + r.length + tail.length <= QUICK_MAX_LINES) lines.push(...r);
+  for (const w of whatIf) {
+    const l = wrapped(`What if (predicted): ${w.text}`, '  ');
+    if (lines.length + l.length + tail.length <= QUICK_MAX_LINES) lines.push(...l);
+  }
   return [...lines.slice(0, QUICK_MAX_LINES - tail.length), ...tail];
 }

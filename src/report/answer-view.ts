@@ -17,10 +17,8 @@ import { mdEscape, mdTable } from './markdown.js';
 // context how many users at once meet it, why not more and what to change. A what-if from a twin, when the caller
 // computed one, is printed under it, marked as a prediction.
 
-export interface WhatIfNote {
-  contextTokens: number;
-  text: string; // "with --max-num-seqs 16 the twin predicts 16 users at 38.2 tok/s each (meets)"
-}
+export type { WhatIfNote } from '../answer/what-if.js';
+import type { WhatIfNote } from '../answer/what-if.js';
 
 export const ANSWER_TITLE = 'The answer · users at once under a service level';
 
@@ -79,7 +77,7 @@ export function answerTextLines(
         paint(`  ${l}`, 'cyan'),
       ),
     );
-  for (const w of whatIf) out.push(...para(`What if (predicted): ${w.text}`));
+  for (const w of whatIf) out.push(...para(`What if (predicted): ${w.text}`, 'dim'));
   return out;
 }
 

@@ -6,6 +6,7 @@ import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { renderHtml } from '../report/html/template.js';
 import { loadResult } from '../results/read.js';
+import { whatIfFor } from '../answer/what-if.js';
 import { loadSweep, readSweepFile } from '../results/sweep-io.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { sweepModel } from '../report/sweep-model.js';
@@ -146,7 +147,8 @@ async function reportRoute(o: AppOptions, c: Context) {
     [href('/history', [['run', id]]), 'History of this run'],
     [href('/', [['model', e.model]]), 'Runs of this model'],
   ]);
-  return c.html(renderHtml(r, { ...page, nav: `${page.nav ?? ''}${sloForm(id, slo)}` }, slo ? { slo } : {}));
+  const answer = { ...(slo ? { slo } : {}), whatIf: whatIfFor(r, slo) };
+  return c.html(renderHtml(r, { ...page, nav: `${page.nav ?? ''}${sloForm(id, slo)}` }, answer));
 }
 
 async function compareRoute(o: AppOptions, c: Context) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerOf } from '../../src/answer/answer.js';
+import { whatIfNotes } from '../../src/answer/what-if.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { measureCapacity, SLO } from './capacity-rig.js';
 
@@ -8,6 +9,7 @@ import { measureCapacity, SLO } from './capacity-rig.js';
 // (./capacity-rig.ts).
 function summary(r: RunResult) {
   const a = answerOf(r, SLO);
+  const whatIf = whatIfNotes(r, a).map((w) => w.text);
   const c = a.contexts[0]!;
   return {
     verdicts: c.cells.map((j) => `${j.cell.concurrency} ${j.cell.status} ${j.verdict}`),
@@ -17,6 +19,7 @@ function summary(r: RunResult) {
     seats: c.reason.seats,
     setting: c.reason.setting,
     change: c.reason.change,
+    whatIf,
   };
 }
 
@@ -32,6 +35,7 @@ describe('capacity under a service level and why it stops there (virtual time, s
     ]);
     expect(s).toMatchObject({ capacity: 8, reason: 'speed', users: 16 });
     expect(s.change).toContain('no setting raises it');
+    expect(s.whatIf).toEqual([]); // no setting to try
   });
 
   it.each([
@@ -51,6 +55,13 @@ describe('capacity under a service level and why it stops there (virtual time, s
       ]);
       expect(s).toMatchObject({ capacity: 4, reason: 'queue', users: 8, seats: 4, setting });
       expect(s.change).toContain(`raise ${setting} (about 4 now)`);
+      // The twin of the run, with the seats raised to 8: all 8 running at once, marked as a prediction.
+      expect(s.whatIf).toHaveLength(1);
+      expect(s.whatIf[0]).toMatch(
+        new RegExp(
+          `^1K with ${setting.replace(/[()]/g, '\\$&')} 8 \\(about 4 now\\): a twin of this run predicts 8 users at .* all running at once: .*\\(median request, predicted\\)\\.$`,
+        ),
+      );
     },
   );
 

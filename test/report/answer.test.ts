@@ -59,6 +59,10 @@ describe('the answer in every report', () => {
     expect(plain.stdout).toContain('Service level chat (the default; --slo to change)');
     expect(strict.stdout).toMatch(/\n {2}1K {4}4 users /);
     expect(looser.stdout).toMatch(/\n {2}1K {4}8 users /);
+    // The suggested change, predicted by a twin of the run: at 200 ms, 8 seats for the 8 users that queued.
+    expect(strict.stdout.replace(/\s+/g, ' ')).toContain(
+      'What if (predicted): 1K with --max-num-seqs 8 (about 4 now): a twin of this run predicts 8 users',
+    );
     expect(looser.stdout).toContain(
       'Service level (--slo): first token within 1 s and at least 40 tok/s each',
     );
@@ -101,5 +105,9 @@ describe('the answer in every report', () => {
     expect(looser).toContain('<strong>8 users</strong>');
     expect(looser).toContain('value="ttft=1s,tok/s=40,share=90%"');
     expect((await get(id, 'fast')).status).toBe(400);
+    // The what-if of the suggested change, marked as a prediction.
+    expect(await (await get(id, 'ttft=200ms,tok/s=40')).text()).toContain(
+      '<strong>What if (predicted):</strong> 1K with --max-num-seqs 8 (about 4 now): a twin of this run predicts 8 users',
+    );
   });
 });

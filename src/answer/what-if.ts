@@ -1,0 +1,95 @@
+import { isMeasured, kvDemandTokens } from '../cell-rules.js';
+import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
+import { planOfResults } from '../twin/choose.js';
+import { observe } from '../twin/observe.js';
+import { predict, type WhatIf } from '../twin/predict.js';
+import { fitTwin } from '../twin/twin.js';
+import { answerOf, type Answer, type ContextAnswer } from './answer.js';
+import { judgeCell } from './capacity.js';
+
+// The what-if of the answer's suggested change (docs/method.md "Why the limit is there"): a twin fitted on the run
+// itself (src/twin, docs/twin.md), the setting changed as suggested, and the limit cell predicted and judged against
+// the same service level. Only for the changes a twin models (seats, KV cache); only where the run pins a twin.
+// A prediction: the reports say so beside it.
+
+export interface WhatIfNote {
+  contextTokens: number;
+  text: string;
+}
+
+function change(c: ContextAnswer, r: RunResult): { whatIf: WhatIf; setting: string } | undefined {
+  const L = c.limit?.cell;
+  const reason = c.reason;
+  if (!L || !reason.setting) return undefined;
+  const N = L.concurrency;
+  if (reason.kind === 'queue' && reason.seats !== undefined)
+    return { whatIf: { maxNumSeqs: N }, setting: `${reason.setting} ${N} (about ${reason.seats} now)` };
+  if (reason.kind === 'kv' || reason.kind === 'kv-queue') {
+    const need = kvDemandTokens(c.contextTokens, N, r.config.maxOutput);
+    const now = r.target.kvCapacityTokens;
+    return {
+      whatIf: { kvCapacity: { tokens: Math.max(need, now ?? 0) } },
+      setting: `a KV cache of ${need.toLocaleString('en-US')} tokens${now ? ` (${now.toLocaleString('en-US')} now)` : ''}`,
+    };
+  }
+  return undefined;
+}
+
+/** The suggested change's effect per context, predicted by a twin of the run; empty where none can be fitted. */
+export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo): WhatIfNote[] {
+  if (r.predicted || r.status === 'imported') return [];
+  const changes = a.contexts.flatMap((c) => {
+    const ch = change(c, r);
+    return ch ? [{ c, ...ch }] : [];
+  });
+  if (!changes.length) return [];
+  // The what-if stays at a measured context, so a run of one context needs no context slope; a KV cache the server
+  // did not report is taken to hold what ran (the queue what-if asks for no more than that).
+  const contexts = new Set(r.decode.filter((d) => d.status !== 'Over capacity').map((d) => d.contextTokens));
+  const ran = Math.max(
+    0,
+    ...r.decode
+      .filter((d) => isMeasured(d.status))
+      .map((d) => kvDemandTokens(d.contextTokens, d.concurrency, r.config.maxOutput)),
+  );
+  let twin;
+  try {
+    twin = fitTwin(observe([{ result: r, source: r.runId }]), planOfResults([r]), {
+      ...(contexts.size < 2 ? { contextSlopeMsPerMTokens: 0 } : {}),
+      ...(r.target.kvCapacityTokens === undefined && ran > 0 ? { kvCapacityTokens: ran } : {}),
+    });
+  } catch {
+    return []; // the run cannot pin a twin (one concurrency level, no capacity): no what-if, no guess
+  }
+  return changes.flatMap(({ c, whatIf, setting }) => {
+    const N = c.limit!.cell.concurrency;
+    const p = predict(twin.profile, twin.meta, {
+      ...whatIf,
+      contexts: [c.contextTokens],
+      prefillContexts: [c.contextTokens],
+      concurrency: [N],
+    });
+    const cell = p.decode.find((d) => d.concurrency === N && d.contextTokens === c.contextTokens);
+    if (!cell || cell.status === 'Over capacity') return [];
+    const j = judgeCell(cell, slo, true);
+    const verdict =
+      j.verdict === 'meets' ? 'meets it' : j.verdict === 'fails' ? 'still fails it' : 'too close to call';
+    const ttft = cell.ttftMs !== null ? `, first token ${fmtMs(cell.ttftMs)}` : '';
+    return [
+      {
+        contextTokens: c.contextTokens,
+        text:
+          `${contextLabel(c.contextTokens)} with ${setting}: a twin of this run predicts ${N} users at ` +
+          `${fmtTokS(cell.perRequestTokensPerS)} tok/s each${ttft} (${fmtTokS(cell.totalTokensPerS)} total), ` +
+          `${cell.status === 'Valid' ? 'all running at once' : cell.status}: ${verdict} (median request, predicted).`,
+      },
+    ];
+  });
+}
+
+/** The what-if of a result's answer under a service level (the result's own, else the default). */
+export const whatIfFor = (r: RunResult, slo?: ServiceLevel): WhatIfNote[] => {
+  const a = answerOf(r, slo);
+  return whatIfNotes(r, a, a.slo);
+};
