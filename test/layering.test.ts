@@ -15,7 +15,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
   stats: ['results'],
   plan: ['results'],
-  answer: ['stats', 'results', 'format'], // capacity under a service level, judged from a result alone
+  // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
+  answer: ['twin', 'stats', 'results', 'format'],
   // The option table and its resolution (flags over YAML over defaults): below every command that takes options.
   config: ['plan', 'stats', 'results'],
   // The server side of a run: the streaming client, what a server is, the prompts it is sent.
@@ -27,7 +28,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   twin: ['sim', 'plan', 'results', 'format'],
   // Readers of results: they never reach a server.
   report: ['answer', 'stats', 'results', 'format'],
-  web: ['report', 'stats', 'results', 'format'],
+  web: ['report', 'answer', 'stats', 'results', 'format'],
   progress: ['plan', 'results', 'format'],
   quick: ['answer', 'target', 'plan', 'stats', 'format'],
   // The runner, and the sweep that runs it once per server configuration.
@@ -125,6 +126,7 @@ describe('layering', () => {
 
   it('judges an import by its folder rule (the judge itself)', () => {
     expect(wrongImport('report/text.ts', 'bench/run')).toMatch(/report may import answer, stats/);
+    expect(wrongImport('answer/what-if.ts', 'client/stream')).toMatch(/answer may import twin/);
     expect(wrongImport('report/text.ts', 'results/schema')).toBeUndefined();
     expect(wrongImport('report/text.ts', 'results/io')).toMatch(/pure/);
     expect(wrongImport('stats/window.ts', 'node:fs')).toMatch(/pure/);
