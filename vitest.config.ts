@@ -11,17 +11,20 @@ const INTEGRATION = [
   'test/integration/run-matrix.test.ts',
   'test/integration/hints-run.test.ts', // the printed hints pasted into a shell: npx, real processes
   'test/integration/twin-recipe.test.ts', // plan --for-twin's commands pasted: npx, real runs
+  'test/integration/prefill-gate.test.ts', // three real-time runs against sims on their own threads
   'test/integration/demo.test.ts', // a full real-time matrix over sockets (17 s idle); runner logic: test/bench/*
   'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
   'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
   'test/bench/workers-cli.test.ts',
   'test/integration/estimate-vs-sim.test.ts',
+  'test/twin/plan-for-twin-virtual.test.ts', // the printed short runs through the runner in virtual time, twice
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
   'test/integration/sweep.test.ts', // servers launched as process groups, killed, resumed
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
+  'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/agents
   'test/integration/conformance/*.test.ts', // the conformance matrix against those stacks (harness.ts)
   'test/integration/held-stream-nginx.test.ts', // nginx and haproxy processes in front of the sim
 ];

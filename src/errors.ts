@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   REGRESSION: 12, // compare --fail-on: a significant slowdown past the threshold
   NO_SERVER: 13, // quick: nothing answered on the ports it looked at
   SEVERAL_SERVERS: 14, // quick without a terminal to ask on: several answered, --base-url picks one
+  COORDINATOR_UNREACHABLE: 15, // an agent found no coordinator, or was refused by it (docs/distributed.md)
   INTERRUPTED: 130,
   INTERNAL: 1,
 } as const;

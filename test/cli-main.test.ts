@@ -82,14 +82,16 @@ describe('cli main', () => {
     const steps = async (...more: string[]) =>
       (JSON.parse((await runCliInProcess([...args, ...more])).stdout) as { estimate: { steps: Step[] } })
         .estimate.steps;
-    const one = await steps();
-    const three = await steps('--repeats', '3');
+    const one = await steps('--prefill-repeats', '1');
+    const three = await steps('--prefill-repeats', '1', '--repeats', '3');
     expect(three.map((s) => s.kind)).toEqual(one.map((s) => s.kind));
     one.forEach((s, i) => {
       const t = three[i]!;
       if (s.kind === 'cell') expect(t.fixedS).toBeCloseTo(3 * s.fixedS, 9);
       if (s.kind === 'prefill') expect([s.prompts, t.prompts]).toEqual([1, 3]);
     });
+    // the default: three cold prefills per point, so each has an interval (issue 24)
+    expect((await steps()).find((s) => s.kind === 'prefill')!.prompts).toBe(3);
     // --prefill-repeats above --repeats stands
     const five = await steps('--repeats', '3', '--prefill-repeats', '5');
     expect(five.find((s) => s.kind === 'prefill')!.prompts).toBe(5);

@@ -45,7 +45,29 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'format',
   ],
   sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'format'],
+  deploy: [], // a scheduler's job as text, from the options: nothing of the measuring side
   cli: ['*'],
+};
+
+// Inside a folder, a part that must stay below the rest of it: path -> what it must not import.
+const MUST_NOT: Record<string, readonly string[]> = {
+  // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
+  'bench/agents': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
+  // The protocol's pure parts: offsets, slot shares, the merge and the wire schemas (no I/O, no network).
+  ...Object.fromEntries(
+    ['offsets', 'shard', 'merge', 'protocol'].map((f) => [
+      `bench/agents/${f}`,
+      [
+        'node:fs',
+        'node:http',
+        'node:https',
+        'node:net',
+        'node:child_process',
+        'node:worker_threads',
+        'undici',
+      ],
+    ]),
+  ),
 };
 
 // Pure folders: no I/O of their own (files, sockets, processes, threads), so they are tested without any.
@@ -58,7 +80,18 @@ const IO = [
   'node:worker_threads',
   'undici',
 ];
-const PURE = ['format', 'failures', 'stats', 'plan', 'answer', 'report', 'progress', 'quick', 'prompts'];
+const PURE = [
+  'format',
+  'failures',
+  'stats',
+  'plan',
+  'answer',
+  'report',
+  'progress',
+  'quick',
+  'prompts',
+  'deploy',
+];
 // Modules of an allowed folder that a pure folder still may not import: they read and write files.
 const IO_MODULES = ['results/io', 'results/read', 'results/sweep-io'];
 
@@ -95,6 +128,10 @@ export function wrongImport(rel: string, target: string): string | undefined {
   const base = !target.includes('/') && BASE.has(target);
   if (from === undefined)
     return folder && rel !== 'index.ts' ? `${rel} (a base module) imports ${target}` : undefined;
+  const path = rel.replace(/\.ts$/, '');
+  for (const [at, rules] of Object.entries(MUST_NOT))
+    if (hits(path, at))
+      for (const r of rules) if (hits(target, r)) return `${rel} imports ${target} (${at} stays below it)`;
   const allowed = MAY_IMPORT[from];
   if (!allowed) return `${rel}: the folder ${from} has no layering rule in test/layering.test.ts`;
   if (PURE.includes(from) && (IO.some((io) => hits(target, io)) || IO_MODULES.some((m) => hits(target, m))))
@@ -136,6 +173,8 @@ describe('layering', () => {
     expect(wrongImport('index.ts', 'bench/run')).toBeUndefined();
     expect(wrongImport('newfolder/x.ts', 'results/schema')).toMatch(/no layering rule/);
     expect(wrongImport('cli/run.ts', 'bench/run')).toBeUndefined();
+    expect(wrongImport('bench/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
+    expect(wrongImport('bench/agents/shard.ts', 'node:net')).toMatch(/stays below/);
   });
 
   it('gives every folder of src/ a rule', () => {

@@ -31,6 +31,7 @@ export interface CellMeasurement {
   rampTimedOut: boolean;
   errorLimitHit: boolean;
   queueReference: QueueReference | null; // unqueued TTFT of this context, from its lower-concurrency cells
+  failedBy?: string; // a part of the client was lost (an agent, docs/distributed.md): the cell cannot stand
   // The client's own state over the window (src/client/self-check.ts): a late loop reads in bursts too.
   client?: { loopDelayTimeP50Ms: number; saturated: boolean };
 }
@@ -87,6 +88,7 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     queueReference: m.queueReference,
     samples: m.samples,
     errorLimitHit: m.errorLimitHit,
+    ...(m.failedBy ? { failedBy: m.failedBy } : {}),
     streamHeld: batching.batched,
   });
   let promptSum = 0;

@@ -11,6 +11,8 @@ import type { Sender, Sent } from './sender.js';
 import type { RunSettings } from './settings.js';
 import { inThreadSlots, type SlotEvents, type SlotRunner } from './slots.js';
 import { workerSlots } from './workers/worker-slots.js';
+import type { CellAgentsRun } from './agents/cell-agents.js';
+import { worstLoad } from './agents/merge.js';
 import { errorLimit, type CellAt, type SlotSpec } from './workers/slot-loop.js';
 
 // One cell's coordinates and the run settings its window reads (seconds, as the options; workers > 1: the slots'
@@ -32,8 +34,12 @@ export interface DecodeCellRun {
   samples: ServerSample[];
   fatal?: BenchError; // a refusal no retry can fix (key, model, too long): the cell stops
   interrupted: boolean;
-  clientLoad?: ClientLoad;
+  clientLoad?: ClientLoad; // over several agents: the busiest one's (agents/merge.ts worstLoad)
+  agents?: CellAgentsRun; // the slots ran on several machines (docs/distributed.md)
 }
+
+// Where a cell's slots run, when not in this process alone: the agents' runner (agents/hub.ts).
+export type SlotsOn = (spec: SlotSpec) => SlotRunner;
 
 export { errorLimit };
 
@@ -49,6 +55,7 @@ export async function runDecodeCell(
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
   monitor?: CellMonitor,
+  slotsOn?: SlotsOn,
 ): Promise<DecodeCellRun> {
   const n = spec.concurrency;
   const durationMs = spec.duration * 1000;
@@ -61,8 +68,9 @@ export async function runDecodeCell(
     // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
     firstTokenTimeoutMs: rampTimeoutMs + durationMs + 60_000,
   };
-  const slots: SlotRunner =
-    clientThreads(spec.workers) > 1
+  const slots: SlotRunner = slotsOn
+    ? slotsOn(slotSpec)
+    : clientThreads(spec.workers) > 1
       ? workerSlots(sender, slotSpec, spec.workers!)
       : inThreadSlots(sender, clock, slotSpec);
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits
@@ -93,15 +101,19 @@ export async function runDecodeCell(
     await sleep(clock, rampTimeoutMs, AbortSignal.any([rampDone.signal, early.signal]));
     const rampTimedOut = firstSeen.size < n;
     const openMs = clock.now();
-    slots.openWindow();
+    slots.openWindow({ openMs, closeMs: openMs + durationMs });
     sampler?.start(openMs);
     monitor?.start(slots.loops?.() ?? []);
     await sleep(clock, durationMs, early.signal);
     const closeMs = clock.now();
-    const clientLoad = monitor?.stop();
+    const ownLoad = monitor?.stop();
     slots.close();
     const samples = sampler ? await sampler.stop() : [];
     const sent = await slots.finished();
+    const agents = slots.agents?.();
+    const clientLoad = agents
+      ? worstLoad([...(ownLoad ? [{ agent: 0, load: ownLoad }] : []), ...agents.loads])
+      : ownLoad;
     const run: DecodeCellRun = {
       window: { openMs, closeMs },
       sent,
@@ -110,6 +122,7 @@ export async function runDecodeCell(
       samples,
       interrupted: stop.aborted,
       ...(clientLoad ? { clientLoad } : {}),
+      ...(agents ? { agents } : {}),
     };
     if (fatal)
       run.fatal = fatalError(

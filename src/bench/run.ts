@@ -30,6 +30,7 @@ import { Sender, type Sent } from './sender.js';
 import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { failedRequests } from '../cell-rules.js';
+import type { AgentHub } from './agents/hub.js';
 
 export interface BenchRunDeps {
   clock?: Clock;
@@ -48,6 +49,9 @@ export interface BenchRunDeps {
   clientMonitor?: (threads: number) => CellMonitor | undefined;
   // Reports beside the result (the CLI passes src/cli/write-reports.ts); none when absent.
   writeReports?: (dir: string, result: RunResult) => Promise<string[]>;
+  // The agents of a run spread over several machines (docs/distributed.md): each decode cell's slots are shared
+  // with them; the run itself (probe, plan, prefill, statuses) stays here, on agent 0.
+  agents?: AgentHub;
 }
 
 export interface RunOutcome {
@@ -99,16 +103,21 @@ export class BenchRun {
     registerSecret(this.settings.apiKey);
     const run = await openRun(this.settings, this.deps.probe ?? probeTarget, () => isoTime(clock));
     const cp = run.checkpoint;
-    const env = await this.cellEnv(run, clock, progress);
-    announce(run, progress);
-    const tooLong = new TooLong();
     try {
-      cp.log(await connect(env.sender, env.stop, progress));
-      await measureContexts(run, env, tooLong, progress);
-    } catch (e) {
-      throw failed(cp, e, clock);
+      const env = await this.cellEnv(run, clock, progress);
+      announce(run, progress);
+      const tooLong = new TooLong();
+      try {
+        cp.log(await connect(env.sender, env.stop, progress));
+        await measureContexts(run, env, tooLong, progress);
+      } catch (e) {
+        throw failed(cp, e, clock);
+      }
+      return await this.finish(run, clock, tooLong);
+    } finally {
+      // The agents go home only after a complete run; otherwise they wait for it to be resumed.
+      this.deps.agents?.finish(cp.result.status);
     }
-    return this.finish(run, clock, tooLong);
   }
 
   private async cellEnv(run: OpenedRun, clock: Clock, progress: ProgressSink): Promise<CellEnv> {
@@ -148,6 +157,12 @@ export class BenchRun {
       this.deps.stream ?? streamRequest,
       clock,
     );
+    const agents = this.deps.agents;
+    if (agents) {
+      const { cfg, info } = sender.workerParts();
+      const { apiKey: _key, ...shared } = cfg; // each agent reads its own key
+      agents.open({ runId: run.runId, cfg: shared, info });
+    }
     const makeSampler = this.deps.createSampler ?? defaultSampler;
     return {
       monitor: this.deps.clientMonitor ?? ((threads) => new ClientMonitor(threads)),
@@ -159,6 +174,7 @@ export class BenchRun {
       settings: s,
       dir: run.checkpoint.dir,
       phase: (label) => progress.phase(label),
+      ...(agents ? { agents } : {}),
     };
   }
 

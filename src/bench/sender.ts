@@ -89,6 +89,12 @@ export class Sender {
   }
 }
 
+// A record that crosses a thread or a machine: the spec's signal and callback stay behind.
+export function plainSent(s: Sent): Sent {
+  const { signal: _signal, onFirstToken: _cb, ...spec } = s.spec;
+  return { ...s, spec };
+}
+
 export function toRequestLine(s: Sent): RequestLine {
   const r = s.record;
   const line: RequestLine = {

@@ -2,7 +2,7 @@ import type { Options, WithoutDefaults } from '../config/options.js';
 import type { Hardware } from '../results/schema.js';
 
 // Read by the CLI alone: the config file is merged, the key file read into apiKey, the display chosen.
-export type CliOnlyKey = 'config' | 'apiKeyFile' | 'quiet';
+export type CliOnlyKey = 'config' | 'apiKeyFile' | 'quiet' | 'agentTokenFile';
 
 // Everything a run needs: the run options of the table (src/config/options.ts) under their names and types, so a
 // new run option reaches the runner without another declaration; plus what only a program passes.

@@ -3,7 +3,9 @@ import { type Clock } from '../clock.js';
 import { setMaxListeners } from 'node:events';
 import type { ErrorCode } from '../errors.js';
 import type { Sender, Sent } from './sender.js';
-import { runSlotLoop, type SlotSpec } from './workers/slot-loop.js';
+import type { MeasureWindow } from '../stats/window.js';
+import type { CellAgentsRun } from './agents/cell-agents.js';
+import { runSlotLoop, slotsOfSpec, type SlotSpec } from './workers/slot-loop.js';
 
 // What the slots tell the cell as they run: a slot's first token, and each failed request. onError returns
 // true when the slot must stop (a fatal error, or the error limit the cell counts over all slots).
@@ -18,10 +20,11 @@ export interface SlotEvents {
 // cell (decode-cell.ts) keeps the ramp, the window and the close; a runner only sends and reports.
 export interface SlotRunner {
   start(events: SlotEvents): Promise<void>; // resolves once the loops run
-  openWindow(): void; // requests sent from now on are window requests
+  openWindow(window: MeasureWindow): void; // requests sent from now on are window requests; it closes at closeMs
   close(): void; // aborts everything in flight; the loops end
   finished(): Promise<Sent[]>; // every record, in end order, once the loops have ended
   loops?(): LoopGauge[]; // worker threads' event-loop gauges, for the client's self-check
+  agents?(): CellAgentsRun; // slots on several machines: who drove the cell, their clocks, a lost agent
 }
 
 export function inThreadSlots(sender: Sender, clock: Clock, spec: SlotSpec): SlotRunner {
@@ -34,8 +37,8 @@ export function inThreadSlots(sender: Sender, clock: Clock, spec: SlotSpec): Slo
   return {
     async start(events) {
       setMaxListeners(0, events.early);
-      loops = Array.from({ length: spec.concurrency }, (_, i) =>
-        runSlotLoop(i + 1, sender, clock, spec, inflight.signal, events.early, {
+      loops = slotsOfSpec(spec).map((slot) =>
+        runSlotLoop(slot, sender, clock, spec, inflight.signal, events.early, {
           closing: () => closing,
           phase: () => phase,
           onFirstToken: (slot) => events.onFirstToken(slot),

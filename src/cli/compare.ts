@@ -7,12 +7,16 @@ import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { resultReader } from './load-result.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 import { compareModel } from '../report/compare-model.js';
-import { allVerdicts, significantSlowdowns } from '../report/compare-verdicts.js';
+import { allVerdicts, notJudged, significantSlowdowns } from '../report/compare-verdicts.js';
 import type { RunResult } from '../results/schema.js';
 
-// The CI gate: a significant slowdown past the threshold anywhere fails the command, naming where.
-function gate(results: RunResult[], failOn: number): void {
-  const offending = allVerdicts(compareModel(results)).flatMap((vs) =>
+// The CI gate: a significant slowdown past the threshold anywhere fails the command, naming where. What it could
+// not judge (no interval) is said on stderr, pass or fail.
+function gate(results: RunResult[], failOn: number, io: CliIo): void {
+  const sets = allVerdicts(compareModel(results));
+  for (const vs of sets)
+    for (const l of notJudged(vs)) io.stderr.write(`note: the gate did not judge ${vs.b.label}: ${l}\n`);
+  const offending = sets.flatMap((vs) =>
     significantSlowdowns(vs, failOn).map(
       (v) =>
         `${vs.b.label} ${v.where} ${Math.round((v.comparison.change ?? 0) * 100)}%` +
@@ -24,7 +28,9 @@ function gate(results: RunResult[], failOn: number): void {
   if (offending.length)
     throw new BenchError(
       'REGRESSION',
-      `${offending.length} significant slowdown${offending.length > 1 ? 's' : ''} beyond ${Math.round(failOn * 1000) / 10}% against A: ${offending.join('; ')}.`,
+      `${offending.length} significant slowdown${offending.length > 1 ? 's' : ''}` +
+        (failOn > 0 ? ` beyond ${Math.round(failOn * 1000) / 10}%` : '') +
+        ` against A (99% test; ± is the 95% interval): ${offending.join('; ')}.`,
     );
 }
 
@@ -47,11 +53,12 @@ export function register(program: Command, io: CliIo): void {
       width: o.width ?? terminalWidth(io.stdout),
       color: !o.output && useColor(io.stdout, io.env),
       ...(o.slo ? { slo: o.slo } : {}),
+      ...(o.verbose ? { verbose: true } : {}),
     });
     if (o.output) {
       writeOutput(o.output, text);
       io.stderr.write(`wrote ${o.output}\n`);
     } else io.stdout.write(text);
-    if (o.failOn !== undefined) gate(results, o.failOn);
+    if (o.failOn !== undefined) gate(results, o.failOn, io);
   });
 }

@@ -11,6 +11,7 @@ import { processIo, type CliIo } from './io.js';
 import { isUsageMistake, usageError } from './usage-error.js';
 import { register as registerCompare } from './compare.js';
 import { register as registerDemo } from './demo.js';
+import { register as registerDeploy } from './deploy.js';
 import { register as registerFit } from './fit.js';
 import { register as registerImport } from './import.js';
 import { register as registerPlan } from './plan.js';
@@ -55,6 +56,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     registerSim,
     registerDemo,
     registerServe,
+    registerDeploy,
     registerSweep,
     registerShare,
   ]) {

@@ -1,6 +1,7 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
-import type { RunOutcome } from '../bench/run.js';
+import type { BenchRunDeps, RunOutcome } from '../bench/run.js';
+import { agentRole, coordinate, runAsAgent } from './agents.js';
 import type { RunInput } from '../bench/settings.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,10 +30,23 @@ export function register(program: Command, io: CliIo): void {
   cmd.action(async (flags: Record<string, unknown>) => {
     const { options, given } = resolve(flags);
     const o = resumed(options, given, io);
+    const role = agentRole(o, io.env);
     const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
+    if (role.role === 'agent') return runAsAgent(o, given, role, apiKey, io);
     const settings = toRunSettings(o, apiKey);
     const progress = chooseProgress({ quiet: o.quiet === true, stream: io.stderr });
-    const out = await runWithSignals(settings, progress, io);
+    const note = (line: string) => {
+      if (o.quiet) return;
+      if (progress.note) progress.note(line);
+      else io.stderr.write(`${line}\n`);
+    };
+    const agents = role.role === 'coordinator' ? await coordinate(o, role, apiKey, io, note) : undefined;
+    let out: RunOutcome;
+    try {
+      out = await runWithSignals(settings, progress, io, agents ? { agents: agents.hub } : {});
+    } finally {
+      await agents?.close();
+    }
     printOutcome(out, o.quiet === true, io);
   });
 }
@@ -53,13 +67,14 @@ export async function runWithSignals(
   settings: RunInput,
   progress: ProgressSink,
   io: CliIo,
+  deps: Pick<BenchRunDeps, 'agents'> = {},
 ): Promise<RunOutcome> {
   // loaded on use: other commands start faster
   const [{ BenchRun }, { writeReportsBeside }] = await Promise.all([
     import('../bench/run.js'),
     import('./write-reports.js'),
   ]);
-  const run = new BenchRun(settings, { progress, writeReports: writeReportsBeside });
+  const run = new BenchRun(settings, { progress, writeReports: writeReportsBeside, ...deps });
   let signals = 0;
   const onSignal = () => {
     signals += 1;

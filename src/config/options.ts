@@ -16,7 +16,7 @@ export type OptionKind =
   | 'tokens' // 8K, 1M, 8192
   | 'tokens-list'
   | 'int-list'
-  | 'percent' // 5% or 5: a share strictly between 0 and 100%, as a fraction
+  | 'percent' // 5% or 5: a share from 0 up to (not including) 100%, as a fraction
   | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
   | 'capacity' // KV tokens (3M) or a factor of a fitted capacity (1.5x)
   | 'slo'; // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
@@ -34,6 +34,7 @@ export const COMMANDS = [
   'import',
   'sweep',
   'quick',
+  'deploy',
   'share',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -80,6 +81,8 @@ const RUN = ['run', 'sweep'] as const;
 const TARGET = ['run', 'plan', 'probe', 'sweep', 'quick'] as const; // the options that reach a server
 const META = ['run', 'probe', 'sweep'] as const; // facts for the report that discovery cannot always find
 const SWEEP = ['sweep'] as const;
+// One run over several agents (docs/distributed.md): a sweep's runs are one client each.
+const AGENTS = ['run'] as const;
 
 export const OPTION_TABLE = {
   baseUrl: {
@@ -173,11 +176,11 @@ export const OPTION_TABLE = {
   prefillRepeats: {
     flag: '--prefill-repeats <n>',
     kind: 'int',
-    defaultValue: 1,
+    defaultValue: 3, // three give each point an interval, so compare judges prefill (docs/method.md "Prefill")
     commands: runPlan,
     configFile: true,
     result: 'config',
-    description: 'cold prefill requests per context (median reported, outliers flagged)',
+    description: 'cold prefill requests per context (median reported, outliers flagged; 1 saves time, but compare cannot judge a point without its spread)',
     min: 1,
   },
   repeats: {
@@ -331,6 +334,65 @@ export const OPTION_TABLE = {
     description:
       'run the slots of each decode cell on N worker threads (one clock, one merged result; docs/performance.md); 1, the default, keeps them on the main thread',
     min: 1,
+  },
+  agents: {
+    flag: '--agents <k>',
+    kind: 'int',
+    commands: AGENTS,
+    configFile: true,
+    result: 'config',
+    description:
+      'spread each decode cell over K agent processes or machines, agent 0 coordinating (docs/distributed.md); 1, the default, is one client',
+    min: 1,
+    max: 4096,
+  },
+  agentIndex: {
+    flag: '--agent-index <i>',
+    kind: 'int',
+    commands: AGENTS,
+    computedDefault: { run: 'JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, else 0' },
+    description: 'this agent of --agents K: 0 coordinates, 1..K-1 drive their share of the slots',
+    min: 0,
+  },
+  coordinator: {
+    flag: '--coordinator <url>',
+    kind: 'url',
+    commands: AGENTS,
+    configFile: true,
+    description:
+      "agent 0's address, e.g. http://bench-0.bench:7070 (agent 0 listens on its port; --local: 127.0.0.1, a free port)",
+  },
+  local: {
+    flag: '--local',
+    kind: 'bool',
+    commands: AGENTS,
+    description: 'with --agents K: start agents 1..K-1 as processes on this machine (same protocol)',
+  },
+  agentTimeout: {
+    flag: '--agent-timeout <seconds>',
+    kind: 'duration',
+    defaultValue: 10,
+    commands: AGENTS,
+    configFile: true,
+    description: 'an agent or coordinator silent this long is lost (an agent lost mid-cell fails that cell)',
+    min: 0.1,
+  },
+  agentWait: {
+    flag: '--agent-wait <seconds>',
+    kind: 'duration',
+    defaultValue: 600,
+    commands: AGENTS,
+    configFile: true,
+    description:
+      'the first decode cell waits this long for every agent to join; an agent waits this long for the coordinator',
+    min: 0,
+  },
+  agentTokenFile: {
+    flag: '--agent-token-file <path>',
+    kind: 'string',
+    commands: AGENTS,
+    description:
+      "file holding the run's token that agents show the coordinator (or env LLM_BENCH_AGENT_TOKEN); never read from --config",
   },
   httpClient: {
     flag: '--http-client <client>',
@@ -561,8 +623,59 @@ export const OPTION_TABLE = {
   name: {
     flag: '--name <name>',
     kind: 'string',
-    commands: ['fit'],
+    commands: ['fit', 'deploy'],
+    defaultFor: { deploy: 'llm-inference-bench' },
+    about: { deploy: "the job's name (Kubernetes: the Job and its headless Service; a DNS label)" },
     description: 'profile name (default twin-<model>)',
+  },
+  namespace: {
+    flag: '--namespace <ns>',
+    kind: 'string',
+    commands: ['deploy'],
+    description: "k8s: the namespace of the Job, the Service and the Secret (default: kubectl's)",
+  },
+  image: {
+    flag: '--image <image>',
+    kind: 'string',
+    defaultValue: 'node:22-slim',
+    commands: ['deploy'],
+    description: 'k8s: the container image every agent runs (with --tool-command)',
+  },
+  toolCommand: {
+    flag: '--tool-command <cmd>',
+    kind: 'string',
+    commands: ['deploy'],
+    computedDefault: { deploy: 'npx --yes llm-inference-bench@<this version>' },
+    description: 'how each agent starts the tool (an image with it installed: llm-inference-bench)',
+  },
+  secret: {
+    flag: '--secret <name>',
+    kind: 'string',
+    commands: ['deploy'],
+    computedDefault: { deploy: 'the --name' },
+    description: 'k8s: the Secret holding run-token (and api-key); created by you, only referenced',
+  },
+  cpus: {
+    flag: '--cpus <n>',
+    kind: 'int',
+    defaultValue: 2,
+    commands: ['deploy'],
+    description: 'cores per agent (requested and limited); a client core drives about 50K tok/s',
+    min: 1,
+  },
+  keepResults: {
+    flag: '--keep-results <seconds>',
+    kind: 'duration',
+    defaultValue: 3600,
+    commands: ['deploy'],
+    description: 'k8s: agent 0 stays up this long after the run so its results can be copied (kubectl cp)',
+    min: 0,
+  },
+  partition: {
+    flag: '--partition <name>',
+    kind: 'string',
+    commands: ['deploy'],
+    description: 'slurm: the partition (#SBATCH --partition)',
   },
   format: {
     flag: '--format <format>',
@@ -597,7 +710,13 @@ export const OPTION_TABLE = {
     kind: 'percent',
     commands: ['compare'],
     description:
-      'exit with code 12 when any run is significantly slower than A by more than this (e.g. 5%) in any cell or prefill point',
+      'exit with code 12 when any run is significantly slower than A by more than this (e.g. 5%; 0%: any significant slowdown) in any cell or prefill point',
+  },
+  verbose: {
+    flag: '--verbose',
+    kind: 'bool',
+    commands: ['compare'],
+    description: "list every cell's and prefill point's verdict in the terminal (md and html always do)",
   },
   config: {
     flag: '--config <file>',
@@ -762,8 +881,9 @@ export const OPTION_TABLE = {
   port: {
     flag: '--port <n>',
     kind: 'int',
-    defaultFor: { sim: 0, serve: 8321 },
-    commands: ['sim', 'serve'],
+    defaultFor: { sim: 0, serve: 8321, deploy: 7070 },
+    commands: ['sim', 'serve', 'deploy'],
+    about: { deploy: "where agent 0 listens for the others (the Service's port)" },
     description: 'port to listen on (0: a free one)',
     min: 0,
     max: 65535,
@@ -812,8 +932,7 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
     : KindValues[KindOf<S, C>];
 // `plan` takes every flag `run` takes, so a user can swap the verb (issue 24; commandsOf below).
 type CommandsOf<K extends OptionKey> =
-  | Table[K]['commands'][number]
-  | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
+  Table[K]['commands'][number] | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
 type KeysOf<C extends CommandName> = {
   [K in OptionKey]: C extends CommandsOf<K> ? K : never;
 }[OptionKey];

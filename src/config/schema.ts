@@ -13,11 +13,12 @@ export function parseDuration(text: string): number | undefined {
   return Number(m[1]) * UNIT_S[(m[2] ?? 's').toLowerCase()]!;
 }
 
-// A share from 5% or 5 (percent) as a fraction; undefined unless strictly between 0 and 100%.
+// A share from 5% or 5 (percent) as a fraction, 0 included (--fail-on 0%: any significant slowdown); undefined
+// from 100% up.
 export function parsePercent(v: unknown): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(String(v));
-  const share = m ? Number(m[1]) / 100 : 0;
-  return share > 0 && share < 1 ? share : undefined;
+  const share = m ? Number(m[1]) / 100 : -1;
+  return share >= 0 && share < 1 ? share : undefined;
 }
 
 // A decode cell "8Kx16" as its key "8192x16" (context tokens x concurrency).
@@ -62,7 +63,7 @@ const durationFromString = (v: unknown): unknown => (typeof v === 'string' ? (pa
 
 const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
 const DURATION_MSG = 'expected a duration like 30, 30s or 2m';
-const PERCENT_MSG = 'expected a percentage between 0 and 100, such as 5%';
+const PERCENT_MSG = 'expected a percentage from 0 up to 100, such as 5%';
 const CELL_MSG = 'expected a cell like 8Kx16 (context x concurrency)';
 const CAPACITY_MSG = 'expected tokens like 3000000 or 3M, or a factor like 1.5x';
 

@@ -11,7 +11,7 @@ import {
   type CompareModel,
 } from './compare-model.js';
 import { cellName, contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
-import { allVerdicts, verdictSummary } from './compare-verdicts.js';
+import { allVerdicts, VERDICT_HEADS, verdictRows, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
 import { heatmapHtml, matrixMinWidth } from './html/heatmap.js';
@@ -175,13 +175,21 @@ function differencesCard(m: CompareModel): string {
   );
 }
 
+const verdictClass = (col: number, text: string) =>
+  col !== 5 ? '' : text === 'slower' ? ' class="bad"' : text === 'faster' ? ' class="good"' : '';
+
 function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
   const lines = verdictSummary(vs);
   return card(
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
     'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
-    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>`,
+    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>` +
+      `<div class="tbl-wrap"><table class="data verdict-list"><thead><tr>${VERDICT_HEADS(vs)
+        .map((h) => `<th>${esc(h)}</th>`)
+        .join('')}</tr></thead><tbody>${verdictRows(vs)
+        .map((r) => `<tr>${r.map((c, i) => `<td${verdictClass(i, c)}>${esc(c)}</td>`).join('')}</tr>`)
+        .join('')}</tbody></table></div>`,
   );
 }
 

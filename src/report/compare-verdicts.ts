@@ -9,7 +9,7 @@ import {
   type Measured,
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
-import { cellName, contextLabel } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
 import { isMeasured } from '../cell-rules.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
@@ -17,7 +17,10 @@ import { isMeasured } from '../cell-rules.js';
 export interface Verdict {
   where: string; // "64K × 16" or "prefill 64K"
   figure: string; // "total tok/s" or "prompt tok/s"
+  a: number; // A's figure
+  b: number; // B's figure
   comparison: Comparison;
+  why?: string; // for 'no interval': which side lacks one and what gives it one
 }
 
 export interface VerdictSet {
@@ -26,15 +29,17 @@ export interface VerdictSet {
   verdicts: Verdict[];
 }
 
-// A prefill point's interval from the spread of its repeats (mean ± t × s / √n); none from a single repeat.
+// A prefill point's 95% interval from the spread of its repeats that are not outliers, on the log scale where a
+// rate's noise is relative and the verdict works: median × exp(± t × s / √n), s the spread of ln(tok/s). Never
+// below zero, however few or far apart the repeats; none from a single repeat (docs/method.md "Prefill").
 export function prefillMeasured(p: PrefillPoint | undefined): Measured {
-  if (!p || p.tokensPerS === null) return { value: null };
-  const reps = p.repeats.filter((r) => !r.outlier).map((r) => r.tokensPerS);
-  if (reps.length < 2) return { value: p.tokensPerS };
-  const mean = reps.reduce((s, v) => s + v, 0) / reps.length;
-  const sd = Math.sqrt(reps.reduce((s, v) => s + (v - mean) ** 2, 0) / (reps.length - 1));
-  const half = (tQuantile(0.975, reps.length - 1) * sd) / Math.sqrt(reps.length);
-  const interval: Interval = { lo: Math.max(1e-9, p.tokensPerS - half), hi: p.tokensPerS + half };
+  if (!p || p.tokensPerS === null || p.tokensPerS <= 0) return { value: null };
+  const logs = p.repeats.filter((r) => !r.outlier && r.tokensPerS > 0).map((r) => Math.log(r.tokensPerS));
+  if (logs.length < 2) return { value: p.tokensPerS };
+  const mean = logs.reduce((s, v) => s + v, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((s, v) => s + (v - mean) ** 2, 0) / (logs.length - 1));
+  const half = (tQuantile(0.975, logs.length - 1) * sd) / Math.sqrt(logs.length);
+  const interval: Interval = { lo: p.tokensPerS * Math.exp(-half), hi: p.tokensPerS * Math.exp(half) };
   return { value: p.tokensPerS, interval };
 }
 
@@ -44,10 +49,16 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
     const pa = findPrefill(a.result, ctx);
     const pb = findPrefill(b.result, ctx);
     if (!pa?.tokensPerS || !pb?.tokensPerS) continue;
+    const [ma, mb] = [prefillMeasured(pa), prefillMeasured(pb)];
+    const comparison = compareFigure(ma, mb, 'higher-is-better');
+    const lacking = [ma.interval ? [] : [a], mb.interval ? [] : [b]].flat();
     verdicts.push({
       where: `prefill ${contextLabel(ctx)}`,
       figure: 'prompt tok/s',
-      comparison: compareFigure(prefillMeasured(pa), prefillMeasured(pb), 'higher-is-better'),
+      a: pa.tokensPerS,
+      b: pb.tokensPerS,
+      comparison,
+      ...(comparison.verdict === 'no interval' ? { why: noIntervalWhy(lacking, 'prefill') } : {}),
     });
   }
   for (const ctx of m.contexts)
@@ -56,18 +67,41 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
       const cb = getCell(b, ctx, n);
       if (!ca || !cb || !isMeasured(ca.status) || !isMeasured(cb.status)) continue;
       if (!ca.totalTokensPerS || !cb.totalTokensPerS) continue;
+      const comparison = compareFigure(
+        { value: ca.totalTokensPerS, interval: ca.intervals?.totalTokensPerS ?? null },
+        { value: cb.totalTokensPerS, interval: cb.intervals?.totalTokensPerS ?? null },
+        'higher-is-better',
+      );
+      const lacking = [
+        ca.intervals?.totalTokensPerS ? [] : [a],
+        cb.intervals?.totalTokensPerS ? [] : [b],
+      ].flat();
       verdicts.push({
         where: cellName({ contextTokens: ctx, concurrency: n }),
         figure: 'total tok/s',
-        comparison: compareFigure(
-          { value: ca.totalTokensPerS, interval: ca.intervals?.totalTokensPerS ?? null },
-          { value: cb.totalTokensPerS, interval: cb.intervals?.totalTokensPerS ?? null },
-          'higher-is-better',
-        ),
+        a: ca.totalTokensPerS,
+        b: cb.totalTokensPerS,
+        comparison,
+        ...(comparison.verdict === 'no interval' ? { why: noIntervalWhy(lacking, 'cell') } : {}),
       });
     }
   return { a, b, verdicts };
 }
+
+// Why a figure has no interval: an imported v0.6.2 report keeps none; a prefill point of one repeat has no spread.
+function noIntervalWhy(lacking: CompareRun[], kind: 'prefill' | 'cell'): string {
+  const imported = lacking.filter((r) => r.result.status === 'imported');
+  const who = (rs: CompareRun[]) => rs.map((r) => r.label).join(' and ');
+  if (imported.length)
+    return `${who(imported)} ${imported.length > 1 ? 'are imported reports' : 'is an imported report'}: no intervals`;
+  if (kind === 'prefill')
+    return `${who(lacking)} measured one repeat${lacking.length > 1 ? ' each' : ''}: no spread`;
+  return `no interval in ${who(lacking)}`;
+}
+
+// The confidence levels, said once wherever verdicts are shown (docs/ci.md says the same).
+export const VERDICT_RULE =
+  'significant: the 99% interval of the log ratio excludes no change and the change is at least 2%; ± is the 95% interval';
 
 export const significantSlowdowns = (vs: VerdictSet, atLeast = 0): Verdict[] =>
   vs.verdicts
@@ -87,8 +121,9 @@ export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
   const noInterval = count('no interval');
   const lines = [
     `${b.label} vs ${a.label}: ${count('faster')} faster, ${count('slower')} slower, ${count('no significant difference')} no significant difference` +
-      (noInterval ? `, ${noInterval} without intervals (significance unknown)` : '') +
-      ` (99% test on the log ratio, changes under 2% ignored).`,
+      (noInterval ? `, ${noInterval} not judged (no interval)` : '') +
+      ` (${VERDICT_RULE}).`,
+    ...notJudged(vs),
   ];
   const sig = verdicts.filter((v) => v.comparison.verdict === 'faster' || v.comparison.verdict === 'slower');
   const gm = geometricMean(sig.map((v) => v.comparison.ratio!));
@@ -99,6 +134,61 @@ export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
   const slow = significantSlowdowns(vs).slice(0, worst);
   if (slow.length) lines.push('Worst slowdowns:', ...slow.map((v) => `  ${verdictLine(v, vs)}`));
   return lines;
+}
+
+// The prefill points (and cells) nobody judged, named, with what would give them an interval: the gate cannot
+// fail on them, so it says so rather than passing in silence.
+export function notJudged(vs: VerdictSet): string[] {
+  const none = vs.verdicts.filter((v) => v.comparison.verdict === 'no interval');
+  if (none.length === 0) return [];
+  const prefill = none.filter((v) => v.where.startsWith('prefill '));
+  const cells = none.filter((v) => !v.where.startsWith('prefill '));
+  const fix = prefill.some((v) => v.why?.includes('one repeat'))
+    ? '; --prefill-repeats 3, the default, on both runs gives each point an interval'
+    : '';
+  const whys = (vs: Verdict[]) => [...new Set(vs.map((v) => v.why))].join('; ');
+  return [
+    ...(prefill.length
+      ? [
+          `Prefill not judged at ${prefill.map((v) => v.where.slice('prefill '.length)).join(', ')} (${whys(prefill)}${fix}).`,
+        ]
+      : []),
+    ...(cells.length ? [`Cells not judged: ${cells.map((v) => v.where).join(', ')} (${whys(cells)}).`] : []),
+  ];
+}
+
+// Every verdict as a row: where, figure, A, B, change ± 95% half width, verdict (md, html, --verbose).
+export function verdictRows(vs: VerdictSet): string[][] {
+  return vs.verdicts.map((v) => {
+    const c = v.comparison;
+    const change =
+      c.change === null
+        ? DASH
+        : `${c.change >= 0 ? '+' : '−'}${fmtPct(c.change)}${c.changeHalfWidth === null ? '' : ` ± ${fmtPct(c.changeHalfWidth)}`}`;
+    return [
+      v.where,
+      v.figure,
+      fmtTokS(v.a),
+      fmtTokS(v.b),
+      change,
+      c.verdict === 'no interval' ? `not judged: ${v.why ?? 'no interval'}` : c.verdict,
+    ];
+  });
+}
+
+export const VERDICT_HEADS = (vs: VerdictSet): string[] => [
+  'Where',
+  'Figure',
+  vs.a.label,
+  vs.b.label,
+  'Change',
+  'Verdict',
+];
+
+// 9.7%, 10%: one decimal under ten.
+function fmtPct(x: number): string {
+  const tenths = Math.round(Math.abs(x) * 1000) / 10;
+  return `${tenths >= 10 ? Math.round(tenths) : tenths.toFixed(1)}%`;
 }
 
 export function allVerdicts(m: CompareModel): VerdictSet[] {

@@ -12,7 +12,13 @@ import {
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
-import { allVerdicts, verdictSummary } from './compare-verdicts.js';
+import {
+  allVerdicts,
+  VERDICT_HEADS,
+  verdictRows,
+  verdictSummary,
+  type VerdictSet,
+} from './compare-verdicts.js';
 import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
 import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
@@ -73,6 +79,14 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
       '',
       ...verdictSummary(vs).map((l) => (l.startsWith('  ') ? `- ${mdEscape(l.trim())}` : mdEscape(l))),
       '',
+      `Every cell and prefill point ${vs.b.label} and ${vs.a.label} both measured:`,
+      '',
+      mdTable(
+        VERDICT_HEADS(vs),
+        verdictRows(vs).map((r) => r.map(mdEscape)),
+        ['l', 'l', 'r', 'r', 'r', 'l'],
+      ),
+      '',
     );
   const a = m.runs[0]!;
   for (let bi = 1; bi < m.runs.length; bi++) {
@@ -132,7 +146,12 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
   }
   for (const vs of allVerdicts(m)) {
     out.push('', paint(`Verdicts ${vs.b.label} vs ${vs.a.label}`, 'bold'));
-    for (const l of verdictSummary(vs)) out.push(...wrap(l, width - 2, '    ').map((x) => `  ${x}`));
+    for (const l of verdictSummary(vs)) {
+      const item = l.startsWith('  '); // a worst slowdown, under its heading
+      out.push(...wrap(l.trim(), width - (item ? 4 : 2), '    ').map((x) => `${item ? '    ' : '  '}${x}`));
+    }
+    if (opts.verbose) out.push(...verdictTable(vs, width));
+    else out.push(paint(`  Every cell's verdict: --verbose, or --format md / html.`, 'dim'));
   }
   const a = m.runs[0]!;
   for (let bi = 1; bi < m.runs.length; bi++) {
@@ -183,6 +202,21 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
     out.push(...decodeMatrixLines(r.result, width, paint));
   }
   return out.join('\n') + '\n';
+}
+
+// --verbose: every verdict, one line each, columns aligned; the verdict wraps under itself when long.
+function verdictTable(vs: VerdictSet, width: number): string[] {
+  const rows = [VERDICT_HEADS(vs), ...verdictRows(vs)];
+  const cols = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const right = [false, false, true, true, true];
+  const lead = (r: string[]) =>
+    '  ' + cols.map((w, i) => (right[i] ? r[i]!.padStart(w) : r[i]!.padEnd(w))).join('  ') + '  ';
+  return rows.flatMap((r) => {
+    const head = lead(r);
+    const room = Math.max(20, width - head.length);
+    const [first, ...more] = wrap(r[5]!, room, '');
+    return [head + first, ...more.map((l) => ' '.repeat(head.length) + l)];
+  });
 }
 
 export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {

@@ -26,6 +26,7 @@ export interface TextOptions {
   width?: number;
   slo?: ServiceLevel; // the answer's service level (default: the result's, else chat)
   whatIf?: WhatIfNote[];
+  verbose?: boolean; // compare: every verdict, not only the counts and the worst five
 }
 
 const CODES = {

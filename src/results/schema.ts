@@ -97,6 +97,7 @@ export const RunConfig = z.object({
   sampling: z.record(z.string(), z.unknown()), // exactly the sampling fields that were sent
   seed: z.number().int(),
   workers: z.number().int().positive().optional(),
+  agents: z.number().int().positive().optional(), // decode cells spread over K agents (docs/distributed.md)
   httpClient: z.enum(['lean', 'undici']).optional(), // the streaming transport (--http-client); absent: lean
   verifyCapacity: z.boolean().optional(), // measure the first Over capacity cell of each context anyway
   slo: ServiceLevel.optional(), // the service level the reports judge by (--slo); absent: the default
@@ -256,6 +257,27 @@ export const WindowRequests = z
   });
 export type WindowRequests = z.infer<typeof WindowRequests>;
 
+// A cell driven by several agent machines (docs/distributed.md): each agent's clock against the coordinator's,
+// measured before and after the cell (NTP-style, ± half the best round trip), which every stamp of its requests was
+// moved by; the widest uncertainty beside the window bounds, and a flag when it is wide enough to matter.
+export const AgentOffset = z.object({ offsetMs: z.number(), uncertaintyMs: z.number().nonnegative() });
+export const CellAgents = z.object({
+  count: z.number().int().positive(), // agents that drove slots, the coordinator (agent 0) included
+  clocks: z.array(
+    z.object({
+      agent: z.number().int().positive(),
+      host: z.string().optional(),
+      slots: z.number().int().nonnegative(),
+      before: AgentOffset.optional(),
+      after: AgentOffset.optional(),
+    }),
+  ),
+  windowUncertaintyMs: z.number().nonnegative(),
+  clockFlag: z.string().optional(), // the uncertainty could move the window's token count by more than 0.1%
+  lost: z.string().optional(), // the agent that died or fell silent: the cell is Failed
+});
+export type CellAgents = z.infer<typeof CellAgents>;
+
 export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
   concurrency: z.number().int().positive(),
@@ -315,6 +337,7 @@ export const DecodeCell = z.object({
   windowTokenErrorBound: z.number().int().nonnegative().optional(),
   repeats: z.array(CellRepeat).optional(),
   windowRequests: WindowRequests.optional(),
+  agents: CellAgents.optional(),
   prediction: PredictionNote.optional(),
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
@@ -347,6 +370,11 @@ export const RunResult = z.object({
       fittedFrom: z.array(z.string()), // the results the twin was fitted on
       whatIf: z.record(z.string(), z.unknown()).optional(), // settings changed from the fit
       note: z.string().optional(),
+      // Share of the predicted Valid cells each figure is expected within tolerance of a measurement (10% for
+      // tok/s, 25% for TTFT), from the fit's own misses (src/twin/predict.ts).
+      expectedWithin: z
+        .object({ totalTokensPerS: z.number(), perRequestTokensPerS: z.number(), ttftMs: z.number() })
+        .optional(),
     })
     .optional(),
 });

@@ -5,6 +5,7 @@ import type { QuantileSet } from '../stats/sorted.js';
 import { windowFigures, type TimedRequest } from '../stats/window.js';
 import { apiDelayMs } from './curves.js';
 import type { Profile } from './profile-schema.js';
+import { mixSeed } from './rng.js';
 import { Scheduler, type RequestSpec } from './scheduler.js';
 import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
@@ -28,6 +29,9 @@ export interface CellPlan {
   // Idle time between a request's end and its slot's next send: how a twin models a restart loss its TTFT does
   // not show (src/twin/restart-loss.ts); 0 for a client that re-sends at once, as the runner does.
   resendGapMs?: number;
+  // Slots whose prompts the cell before (same context, a lower level) left in the prefix cache: a run measures a
+  // context's levels in ascending order with the same slot prompts, so only the new slots warm up cold.
+  cachedSlots?: number;
 }
 
 export interface CellFigures {
@@ -38,6 +42,7 @@ export interface CellFigures {
   ttft: QuantileSet; // p50 (= ttftMs), p90, p99 over the ramp's and the window's first tokens
   chunkGapMs: QuantileSet; // gaps between a request's chunks in the window (a speculative step's tokens share one)
   specAcceptanceLength: number | null; // 1 + accepted / drafts over the cell, as the server's counters give it
+  rampTimedOut: boolean; // the window opened at the ramp timeout, before every slot had a first token
   avgActive: number;
   completed: number;
   outputTokens: number;
@@ -83,6 +88,40 @@ export function simulatePrefill(
   }
 }
 
+// The client's first-token deadline: 60 s + 1 ms per prompt token (docs/method.md "Timeouts";
+// src/client/timeouts.ts, which the sim may not import; a test keeps the two equal).
+export const firstTokenDeadlineMs = (promptTokens: number): number => 60_000 + Math.ceil(promptTokens);
+
+// Cache warm-up (after the slots the cell before left cached): every slot once with max_tokens 1, all at once
+// through the API server. One still waiting for its first token at the client's deadline is given up (the runner
+// aborts it; what it computed stays cached), so a cell whose cold prefill outlasts it starts its ramp half cold,
+// as a measured one does. Returns the time the ramp starts.
+function warmUp(s: Scheduler, N: number, C: number, cachedSlots: number): number {
+  const bs = s.profile.blockSize;
+  let t = 0;
+  for (let i = 0; i < Math.min(cachedSlots, N); i++) s.submit(slotSpec(`c${i}`, i, C, bs, 0, 1));
+  for (let p = s.plan(t); p; p = s.plan(t)) {
+    s.complete(p);
+    t = p.endMs;
+  }
+  for (let i = 0; i < cachedSlots; i++) s.abort(`c${i}`); // any the cache could not take
+  for (let i = 0; i < N; i++) s.submit(slotSpec(`w${i}`, i, C, bs, s.api.arrivalMs(t, C), 1));
+  const deadline = t + firstTokenDeadlineMs(C);
+  while (t < deadline) {
+    const p = s.plan(t);
+    if (p) {
+      s.complete(p);
+      t = p.endMs;
+      continue;
+    }
+    const next = s.nextArrivalMs();
+    if (next === undefined) return t;
+    t = Math.max(t, next);
+  }
+  for (let i = 0; i < N; i++) s.abort(`w${i}`);
+  return t;
+}
+
 interface Track {
   slot: number;
   sentMs: number;
@@ -99,15 +138,11 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const C = plan.contextTokens;
   const resendGapMs = plan.resendGapMs ?? 0;
   const bs = profile.blockSize;
-  const s = new Scheduler(profile, plan.seed ?? 1);
-  let t = 0;
-  let nextId = 0;
-  // Cache warm-up: every slot once with max_tokens 1.
-  for (let i = 0; i < N; i++) s.submit(slotSpec(`w${nextId++}`, i, C, bs, 0, 1));
-  for (let p = s.plan(t); p; p = s.plan(t)) {
-    s.complete(p);
-    t = p.endMs;
-  }
+  // Each cell draws its own (speculative steps, early stops), as cells measured one after another do: one seed
+  // for every cell would repeat the same draws at every context and lean a whole row one way.
+  const s = new Scheduler(profile, mixSeed(mixSeed(plan.seed ?? 1, C), N));
+  let t = warmUp(s, N, C, plan.cachedSlots ?? 0);
+  let nextId = N;
   const tracks = new Map<string, Track>();
   const send = (slot: number, at: number) => {
     const id = `r${nextId++}`;
@@ -156,11 +191,13 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
     if (openMs !== undefined && t >= openMs + windowMs) break;
   }
   const window = { openMs: openMs ?? t, closeMs: (openMs ?? t) + windowMs };
+  const rampTimedOut = !ramp.every((r) => r.firstMs !== undefined && r.firstMs <= window.openMs);
   const c = s.counters;
   const acceptance = profile.speculative && c.specDrafts > 0 ? 1 + c.specAcceptedTokens / c.specDrafts : null;
   return {
     ...cellFigures([...tracks.values()], window, samples, N, maxWaiting),
     specAcceptanceLength: acceptance,
+    rampTimedOut,
   };
 }
 
@@ -172,7 +209,7 @@ function cellFigures(
   samples: readonly ServerSample[],
   concurrency: number,
   maxWaiting: number,
-): Omit<CellFigures, 'specAcceptanceLength'> {
+): Omit<CellFigures, 'specAcceptanceLength' | 'rampTimedOut'> {
   const requests: TimedRequest[] = tracks
     .filter((tr) => tr.sentMs < window.closeMs)
     .map((tr) => {

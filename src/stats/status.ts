@@ -21,6 +21,7 @@ export interface StatusInput {
   queueReference: QueueReference | null; // unqueued TTFT of this context (src/stats/queue.ts)
   samples: readonly ServerSample[];
   errorLimitHit: boolean;
+  failedBy?: string; // the client lost a part of itself (an agent): whatever the figures, the cell is Failed
   streamHeld?: boolean; // held back between client and server (src/stats/batching.ts): first tokens are late
 }
 
@@ -41,6 +42,7 @@ export function decideStatus(input: StatusInput): StatusDecision {
   const errorText = Object.entries(f.errors)
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');
+  if (input.failedBy) return { status: 'Failed', evidence: input.failedBy, error: input.failedBy };
   if (input.errorLimitHit)
     return {
       status: 'Failed',

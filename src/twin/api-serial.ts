@@ -1,3 +1,4 @@
+import { isMeasured } from '../cell-rules.js';
 import type { Profile } from '../sim/profile-schema.js';
 import type { CellFigures } from '../sim/what-if.js';
 import { cellLabel, type ParamFit } from './fit.js';
@@ -14,6 +15,7 @@ import type { DecodeObs } from './observe.js';
 // API time serial (the H200 seed's 11 s at 8K × 32: a pause) is left out and named.
 
 export interface ApiSerialFit {
+  pinned: boolean; // some cell with several requests at once said what the serial time is
   serialMs: number;
   serialTokensPerS: number; // 0: no per-token part
   param: ParamFit;
@@ -64,7 +66,8 @@ interface Implied {
   weight: number; // (N - 1) / 2 / TTFT: how much one ms of serial time moves this cell's TTFT, relatively
 }
 
-/** Each Valid cell with several requests at once: the share of its API time that would match its TTFT. */
+/** Each cell that ran with several requests at once (its ramp in time): the share of its API time that would
+ * match its TTFT. A queued cell counts: the twin queues its requests behind the same seats. */
 function impliedShares(
   profile: Profile,
   cells: readonly DecodeObs[],
@@ -72,7 +75,8 @@ function impliedShares(
 ): Implied[] {
   const idx = cells
     .map((d, i) => [d, i] as const)
-    .filter(([d]) => d.status === 'Valid' && d.concurrency >= 2 && d.ttftMs !== null && d.ttftMs > 0);
+    .filter(([d]) => isMeasured(d.status) && !d.rampTimedOut)
+    .filter(([d]) => d.concurrency >= 2 && d.ttftMs !== null && d.ttftMs > 0);
   const pts: Point[] = idx.map(([d]) => ({ d, at: [] }));
   const record = (share: number) => {
     const figs = simulate(share);
@@ -132,11 +136,24 @@ export function fitApiSerial(
   cells: readonly DecodeObs[],
   simulate: (share: number) => Array<CellFigures | null>,
 ): ApiSerialFit {
+  if (profile.requestOverheadMs === 0 && profile.apiTokensPerS === 0)
+    return {
+      pinned: true,
+      serialMs: 0,
+      serialTokensPerS: 0,
+      param: {
+        name: API_SERIAL,
+        value: '0',
+        quality: 'no API server time to queue for',
+        from: 'API server time',
+      },
+    };
   const all = impliedShares(profile, cells, simulate);
   const used = all.filter((x) => x.share <= 1);
   const beyond = all.filter((x) => x.share > 1).map((x) => x.d);
   if (used.length === 0)
     return {
+      pinned: false,
       serialMs: 0,
       serialTokensPerS: 0,
       param: {
@@ -159,6 +176,7 @@ export function fitApiSerial(
   const rate = fit.b > 0 ? Math.round(1000 / fit.b) : 0; // fit.b: ms per prompt token
   const ms = Math.round(fit.a * 10) / 10;
   return {
+    pinned: true,
     serialMs: ms,
     serialTokensPerS: rate,
     param: {

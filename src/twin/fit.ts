@@ -3,7 +3,8 @@ import { cellName, contextLabel } from '../format/index.js';
 import { FLAVORS, type Flavor, type Profile } from '../sim/profile-schema.js';
 import { validateProfile } from '../sim/profiles.js';
 import { relativeLeastSquares } from './lsq.js';
-import { demand, type DecodeObs, type Observations } from './observe.js';
+import { demand, type DecodeObs, type Observations, type PrefillObs } from './observe.js';
+import { firstTokenDeadlineMs } from '../sim/what-if.js';
 import { profilePoints, stepAt, type StepCurve } from './step-model.js';
 import { isMeasured } from '../cell-rules.js';
 
@@ -128,6 +129,16 @@ function fitSpeculative(cells: DecodeObs[], params: ParamFit[], notes: string[])
   return 1;
 }
 
+// Whether a cell's warm-up outlasted the client's first-token deadline (docs/twin.md "TTFT"): its cold slots (those
+// the cell before did not leave cached) at the measured prefill speed of the nearest context.
+function warmUpOutlasts(d: DecodeObs, prefill: readonly PrefillObs[]): boolean {
+  if (prefill.length === 0) return false;
+  const far = (x: PrefillObs) => Math.abs(Math.log(x.contextTokens / d.contextTokens));
+  const near = prefill.reduce((a, b) => (far(b) < far(a) ? b : a));
+  const coldMs = ((d.concurrency - d.previousLevel) * d.contextTokens * 1000) / near.tokensPerS;
+  return coldMs > firstTokenDeadlineMs(d.contextTokens);
+}
+
 interface DecodeFit {
   curve: StepCurve;
   slope: number;
@@ -143,13 +154,14 @@ interface DecodeRow {
 
 function fitDecode(
   cells: DecodeObs[],
+  coldWarmUp: (d: DecodeObs) => boolean,
   maxNumSeqs: number,
   m: number,
   opts: FitOptions,
   params: ParamFit[],
   notes: string[],
 ): DecodeFit {
-  const rows = decodeRows(cells, maxNumSeqs, m, notes);
+  const rows = decodeRows(cells, maxNumSeqs, m, notes, coldWarmUp);
   const knots = [...new Set(rows.map((r) => r.b))].sort((a, b) => a - b);
   const contextsAt = new Map<number, Set<number>>();
   for (const r of rows) contextsAt.set(r.b, (contextsAt.get(r.b) ?? new Set()).add(r.d.contextTokens));
@@ -182,7 +194,13 @@ function fitDecode(
   return { curve: { batch: knots, ms }, slope };
 }
 
-function decodeRows(cells: DecodeObs[], maxNumSeqs: number, m: number, notes: string[]): DecodeRow[] {
+function decodeRows(
+  cells: DecodeObs[],
+  maxNumSeqs: number,
+  m: number,
+  notes: string[],
+  coldWarmUp: (d: DecodeObs) => boolean,
+): DecodeRow[] {
   // A cell that queued with no more requests than the engine has seats queued for KV room: its batch is
   // neither N nor the seats, so it says nothing clean about step time.
   const kvQueued = cells.filter((d) => d.status === 'Requests queued' && d.concurrency <= maxNumSeqs);
@@ -190,7 +208,18 @@ function decodeRows(cells: DecodeObs[], maxNumSeqs: number, m: number, notes: st
     notes.push(
       `decode steps: left out ${listCells(kvQueued)}, queued at no more than ${maxNumSeqs} requests (waiting for KV room, at an unknown batch).`,
     );
+  // A cell whose warm-up outlasted the client's first-token deadline (or whose ramp timed out with a seat for
+  // every request) ran prefill inside its window: its steps carry prompt chunks, so its rate is not the decode
+  // step's. A queued cell's ramp times out anyway, waiting for seats.
+  const prefilling = cells.filter(
+    (d) => d.status !== 'Over capacity' && (coldWarmUp(d) || (d.rampTimedOut && d.concurrency <= maxNumSeqs)),
+  );
+  if (prefilling.length)
+    notes.push(
+      `decode steps: left out ${listCells(prefilling)}, whose cold prefill outlasted the warm-up (still running inside the window).`,
+    );
   return cells
+    .filter((d) => !prefilling.includes(d))
     .filter((d) => d.status === 'Valid' || (d.status === 'Requests queued' && d.concurrency > maxNumSeqs))
     .filter((d) => d.perRequestTokensPerS !== null && d.perRequestTokensPerS > 0)
     .map((d) => {
@@ -419,7 +448,7 @@ export function fitProfile(obs: Observations, opts: FitOptions = {}, engineTtft?
   const cells = obs.decode;
   const seqs = fitMaxNumSeqs(cells, opts, params);
   const m = fitSpeculative(cells, params, notes);
-  const decode = fitDecode(cells, seqs.value, m, opts, params, notes);
+  const decode = fitDecode(cells, (d) => warmUpOutlasts(d, obs.prefill), seqs.value, m, opts, params, notes);
   const api = fitApi(cells, m, params, notes, engineTtft);
   const prefill = fitPrefill(obs, api, params);
   const kv = fitKvCapacity(obs, opts, params);

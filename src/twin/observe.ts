@@ -14,8 +14,11 @@ export interface DecodeObs {
   totalTokensPerS: number | null;
   perRequestTokensPerS: number | null;
   ttftMs: number | null;
+  ttftP90Ms: number | null; // runs carry it; imported seeds have one TTFT per cell
   tbtMs: number | null;
   avgActive: number | null;
+  rampTimedOut: boolean; // the window opened before every slot had a first token: prefill ran inside it
+  previousLevel: number; // the level the run measured before this one at its context (its prompts cached), or 0
   specAcceptanceLength: number | null;
   chunkGapP50Ms: number | null;
 }
@@ -54,6 +57,14 @@ export function observe(results: ReadonlyArray<{ result: RunResult; source: stri
     kv ??= r.target.kvCapacityTokens;
     maxLen = Math.max(maxLen ?? 0, r.target.maxModelLen ?? 0) || undefined;
     for (const n of r.config.concurrency) levels.add(n);
+    const ranBefore = (c: { contextTokens: number; concurrency: number }) =>
+      Math.max(
+        0,
+        ...r.decode
+          .filter((x) => x.contextTokens === c.contextTokens && x.concurrency < c.concurrency)
+          .filter((x) => x.status !== 'Over capacity')
+          .map((x) => x.concurrency),
+      );
     for (const c of r.decode) {
       decode.push({
         source,
@@ -65,8 +76,11 @@ export function observe(results: ReadonlyArray<{ result: RunResult; source: stri
         totalTokensPerS: c.totalTokensPerS,
         perRequestTokensPerS: c.perRequestTokensPerS,
         ttftMs: c.ttftMs,
+        ttftP90Ms: c.ttft?.p90 ?? null,
         tbtMs: c.tbtMs,
         avgActive: c.avgActive,
+        rampTimedOut: c.rampTimedOut === true,
+        previousLevel: ranBefore(c),
         specAcceptanceLength: c.specAcceptanceLength ?? null,
         chunkGapP50Ms: c.chunkGapMs?.p50 ?? null,
       });

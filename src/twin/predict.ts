@@ -11,7 +11,7 @@ import {
 import type { Profile } from '../sim/profile-schema.js';
 import { simulateCell, simulatePrefill } from '../sim/what-if.js';
 import { emptyCell } from '../results/empty-cell.js';
-import { decodeCellFrom } from './sim-result.js';
+import { decodeCellFrom, previousLevel } from './sim-result.js';
 import type { TwinMeta } from './twin.js';
 import { restartGapMs } from './restart-loss.js';
 import { kvDemandTokens } from '../cell-rules.js';
@@ -32,6 +32,8 @@ export interface WhatIf {
 
 const Z95 = 1.96;
 const PER_DOUBLING = 0.05; // extra relative spread per doubling past the measured range
+const UNPINNED_SERIAL = 0.35; // a wave's TTFT with no serial time fitted: could be twice or half
+const NO_P90 = 1.5; // a p90 the fit never saw: half as wide again as the median's
 
 function beyond(x: number, [lo, hi]: readonly [number, number]): number {
   if (x > hi) return Math.log2(x / hi);
@@ -63,7 +65,10 @@ interface Setup {
   seen: number; // pinned max sequences, or the most that ran unqueued
   seqs: number;
   warnings: Set<string>;
+  expected: Array<Record<ExpectedKey, number | null>>; // per predicted Valid cell, the share its spread keeps within
 }
+
+type ExpectedKey = 'totalTokensPerS' | 'perRequestTokensPerS' | 'ttftMs';
 
 export function predict(profile: Profile, meta: TwinMeta, whatIf: WhatIf = {}): RunResult {
   const setup = applyWhatIf(profile, meta, whatIf);
@@ -123,6 +128,7 @@ function applyWhatIf(profile: Profile, meta: TwinMeta, whatIf: WhatIf): Setup {
     seen,
     seqs,
     warnings: new Set<string>(),
+    expected: [],
   };
 }
 
@@ -140,6 +146,7 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
   const f = simulateCell(s.profile, {
     contextTokens: C,
     concurrency: N,
+    cachedSlots: previousLevel(s.layout.cells, cell),
     maxOutput: s.maxOutput,
     windowS: s.windowS,
     resendGapMs: restartGapMs(meta.restartLossMsPerMTokens, C),
@@ -148,29 +155,87 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
   const dc = beyond(C, meta.ranges.contexts);
   const db = beyond(batch, meta.ranges.batch);
   const extrapolates = decodeExtrapolations(s, C, N, batch, dc > 0, db > 0);
-  const ext = PER_DOUBLING * (dc + db);
-  const sd = (v: number) => Math.sqrt(v * v + ext * ext);
+  const sd = (v: number, doublings = dc + db) => Math.hypot(v, PER_DOUBLING * doublings);
+  const ttft = ttftSpread(s, N, dc + db);
+  extrapolates.push(...ttft.reasons);
   let otherStatus: DecodeCell['status'] | undefined;
   if (capacityOpen) otherStatus = 'Over capacity';
   else if (!seqsKnown && N > seen) otherStatus = 'Requests queued';
   for (const e of extrapolates) s.warnings.add(e);
+  const figures = decodeCellFrom(C, N, f, s.windowS);
+  const intervals = {
+    totalTokensPerS: band(f.totalTokensPerS, sd(meta.sigma.total)),
+    perRequestTokensPerS: band(f.perRequestTokensPerS, sd(meta.sigma.perRequest)),
+    ttftMs: band(f.ttftMs, ttft.p50),
+    tbtMs: band(f.tbtMs, sd(meta.sigma.perRequest)),
+  };
+  if (f.status === 'Valid')
+    s.expected.push(expectedWithin(intervals, sd(meta.sigma.total), sd(meta.sigma.perRequest), ttft.p50));
+  const p90 = band(f.ttft.p90, ttft.p90);
   return {
-    ...decodeCellFrom(C, N, f, s.windowS),
-    intervals: {
-      totalTokensPerS: band(f.totalTokensPerS, sd(meta.sigma.total)),
-      perRequestTokensPerS: band(f.perRequestTokensPerS, sd(meta.sigma.perRequest)),
-      ttftMs: band(f.ttftMs, sd(meta.sigma.ttft)),
-      tbtMs: band(f.tbtMs, sd(meta.sigma.perRequest)),
-    },
-    ...(extrapolates.length || otherStatus
+    ...figures,
+    intervals,
+    ...(extrapolates.length || otherStatus || p90
       ? {
           prediction: {
             ...(extrapolates.length ? { extrapolates } : {}),
             ...(otherStatus ? { otherStatus } : {}),
+            ...(p90 ? { ttftP90Ms: p90 } : {}),
           },
         }
       : {}),
   };
+}
+
+// TTFT's spread at one cell: the fit's own, wider past the measured contexts and batches, past the waves it saw
+// (requests at once beyond the measured ones extrapolate the API server's queue), where no cell pinned the serial
+// time, and for the p90 where the fitted results had none. Each widening names its reason.
+function ttftSpread(s: Setup, N: number, doublings: number) {
+  const { meta } = s;
+  const reasons: string[] = [];
+  const span = meta.ranges.concurrency;
+  const dn = span ? beyond(N, span) : 0;
+  if (dn > 0 && span)
+    reasons.push(
+      `TTFT of ${N} requests at once outside the measured ${range(span, String)}: the API server's queue extrapolated`,
+    );
+  let unpinned = 0;
+  if (!meta.apiSerialPinned && N >= 2) {
+    unpinned = UNPINNED_SERIAL;
+    reasons.push(
+      "TTFT with several requests at once: no fitted Valid cell had them, so the API server's serial time is not pinned",
+    );
+  }
+  const p50 = Math.hypot(meta.sigma.ttft, PER_DOUBLING * (doublings + dn), unpinned);
+  let p90 = meta.sigma.ttftP90;
+  if (p90 === undefined) {
+    p90 = meta.sigma.ttft * NO_P90;
+    reasons.push('TTFT p90 not fitted: the fitted results carry one TTFT per cell');
+  }
+  return { p50, p90: Math.hypot(p90, PER_DOUBLING * (doublings + dn), unpinned), reasons };
+}
+
+// The share of cells a log-normal miss of this spread keeps within the tolerance: Φ(ln(1 + t) / σ) − Φ(ln(1 − t) / σ).
+function withinShare(sigma: number, tolerance: number): number {
+  return normalCdf(Math.log(1 + tolerance) / sigma) - normalCdf(Math.log(1 - tolerance) / sigma);
+}
+
+function expectedWithin(i: DecodeCell['intervals'], total: number, perRequest: number, ttft: number) {
+  return {
+    totalTokensPerS: i?.totalTokensPerS ? withinShare(total, 0.1) : null,
+    perRequestTokensPerS: i?.perRequestTokensPerS ? withinShare(perRequest, 0.1) : null,
+    ttftMs: i?.ttftMs ? withinShare(ttft, 0.25) : null,
+  };
+}
+
+// Abramowitz and Stegun 7.1.26 (error below 1.5e-7): enough for a share printed in whole percent.
+function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const poly =
+    t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erf = 1 - poly * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
 function decodeExtrapolations(
@@ -231,6 +296,7 @@ function predictedResult(
   notes: string[],
 ): RunResult {
   const { kv, layout, meta } = s;
+  const expected = meanExpected(s.expected);
   const changed: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(whatIf)) if (v !== undefined) changed[k] = v;
   return {
@@ -266,6 +332,7 @@ function predictedResult(
     decode,
     warnings: [
       `Predicted by the twin ${profile.name} (fitted on ${meta.cells.length} decode cells and ${meta.prefillPoints.length} prefill points of ${meta.fittedFrom.join(', ')}): nothing here was measured; intervals are 95% from the fit's own misses, wider past the measured range.`,
+      ...(expected ? [expectedLine(expected)] : []),
       ...[...s.warnings].map((w) => `Extrapolates: ${w}.`),
       ...notes,
     ],
@@ -273,6 +340,30 @@ function predictedResult(
       twin: profile.name,
       fittedFrom: meta.fittedFrom,
       ...(Object.keys(changed).length ? { whatIf: changed } : {}),
+      ...(expected ? { expectedWithin: expected } : {}),
     },
   };
+}
+
+/** Over the predicted Valid cells, the mean share each figure's spread keeps within its tolerance. */
+function meanExpected(rows: Setup['expected']): Record<ExpectedKey, number> | undefined {
+  if (rows.length === 0) return undefined;
+  const mean = (k: ExpectedKey) => {
+    const v = rows.map((r) => r[k]).filter((x): x is number => x !== null);
+    return v.length ? Math.round((1000 * v.reduce((a, b) => a + b, 0)) / v.length) / 1000 : 0;
+  };
+  return {
+    totalTokensPerS: mean('totalTokensPerS'),
+    perRequestTokensPerS: mean('perRequestTokensPerS'),
+    ttftMs: mean('ttftMs'),
+  };
+}
+
+function expectedLine(e: Record<ExpectedKey, number>): string {
+  const pc = (v: number) => `${Math.round(100 * v)}%`;
+  return (
+    `Expected from the fit's own misses (measured on the cells it was fitted on, so at best): total tok/s within 10% ` +
+    `of a measurement on ${pc(e.totalTokensPerS)} of the Valid cells, per request on ${pc(e.perRequestTokensPerS)}, ` +
+    `TTFT within 25% on ${pc(e.ttftMs)}.`
+  );
 }

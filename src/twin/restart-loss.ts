@@ -28,7 +28,7 @@ interface Point {
 
 // Share of each slot's window not spent decoding, measured minus twin; and what one unit of g adds to it.
 function point(d: DecodeObs, twin: CellFigures | null): Point | null {
-  if (!twin || d.status !== 'Valid' || twin.status !== 'Valid') return null;
+  if (!twin || d.status !== 'Valid' || twin.status !== 'Valid' || d.rampTimedOut) return null;
   if (!d.totalTokensPerS || !d.perRequestTokensPerS || !twin.perRequestTokensPerS) return null;
   if (twin.completed < 1) return null;
   const N = d.concurrency;

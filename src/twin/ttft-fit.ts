@@ -21,6 +21,7 @@ export function twinCell(p: Profile, d: DecodeObs, restartLossMsPerMTokens: numb
     maxOutput: d.maxOutput,
     windowS: d.windowS,
     resendGapMs: restartGapMs(restartLossMsPerMTokens, d.contextTokens),
+    cachedSlots: d.previousLevel,
   });
 }
 
@@ -65,7 +66,7 @@ export function fitTtftSide(
   opts: FitOptions,
   cells: readonly DecodeObs[],
   at: SimulateAt,
-): TtftFit & { serialParam: ParamFit } {
+): TtftFit & { serialParam: ParamFit; serialPinned: boolean } {
   // Twice: the API server time is a warm TTFT less the engine's own part, which the first fit can simulate.
   const first = fitProfile(obs, opts);
   const engineOnly = { ...first.profile, requestOverheadMs: 0, apiTokensPerS: 0 };
@@ -79,5 +80,6 @@ export function fitTtftSide(
     fit,
     profile: { ...fit.profile, apiSerialMs: serial.serialMs, apiSerialTokensPerS: serial.serialTokensPerS },
     serialParam: serial.param,
+    serialPinned: serial.pinned,
   };
 }

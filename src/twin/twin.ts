@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { isMeasured } from '../cell-rules.js';
 import type { CellStatus } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
 import { simulatePrefill, type CellFigures } from '../sim/what-if.js';
-import { cellLabel, type FitOptions, type ParamFit } from './fit.js';
+import { cellLabel, type FitOptions, type FitState, type ParamFit } from './fit.js';
 import type { Observations } from './observe.js';
 import { fitRestartLoss } from './restart-loss.js';
 import { fitTtftSide, twinCell, type SimulateAt } from './ttft-fit.js';
@@ -19,9 +20,20 @@ export const TwinMeta = z.object({
     contexts: z.tuple([z.number(), z.number()]),
     batch: z.tuple([z.number(), z.number()]),
     prefill: z.tuple([z.number(), z.number()]),
+    // Requests at once in the cells that ran: a TTFT beyond it extrapolates the API server's queue.
+    concurrency: z.tuple([z.number(), z.number()]).optional(),
   }),
-  // Relative spread (log ratio, one sigma) of predicted vs measured on the fitted cells, floored.
-  sigma: z.object({ total: z.number(), perRequest: z.number(), ttft: z.number(), prefill: z.number() }),
+  // Relative spread (log ratio, one sigma) of predicted vs measured on the fitted cells, floored; TTFT's is
+  // robust (a pause in one cell does not widen every interval); ttftP90 only where the results carry a p90.
+  sigma: z.object({
+    total: z.number(),
+    perRequest: z.number(),
+    ttft: z.number(),
+    ttftP90: z.number().optional(),
+    prefill: z.number(),
+  }),
+  // Whether a cell with several requests at once pinned the API server's serial time (src/twin/api-serial.ts).
+  apiSerialPinned: z.boolean().default(true),
   kvCapacity: z.object({ lo: z.number(), hi: z.number().nullable(), source: z.string() }),
   maxNumSeqs: z.object({ value: z.number(), pinned: z.boolean() }),
   // Time a restart loses beyond its TTFT, per million prompt tokens (src/twin/restart-loss.ts).
@@ -44,6 +56,7 @@ export interface Residual {
   total: [number | null, number | null]; // measured, twin
   perRequest: [number | null, number | null];
   ttft: [number | null, number | null];
+  ttftP90: [number | null, number | null];
 }
 
 export interface Twin {
@@ -57,6 +70,16 @@ export interface Twin {
 
 // Floors: a handful of cells fitted by as many parameters says nothing about the spread of the rest.
 const FLOOR = { total: 0.03, perRequest: 0.03, ttft: 0.15, prefill: 0.05 };
+
+// Robust: 1.4826 x the median absolute log error estimates sigma whatever a few outliers do.
+function robustSpread(errs: Array<number | null>, params: number, floor: number): number {
+  const e = errs.filter((x): x is number => x !== null).map(Math.abs);
+  if (e.length === 0) return floor;
+  const s = [...e].sort((a, b) => a - b);
+  const med = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  const inflate = e.length > params ? Math.sqrt(e.length / (e.length - params)) : 2;
+  return Math.max(floor, 1.4826 * med * inflate);
+}
 
 const logErr = (pair: [number | null, number | null]): number | null =>
   pair[0] && pair[1] && pair[0] > 0 && pair[1] > 0 ? Math.log(pair[1] / pair[0]) : null;
@@ -78,7 +101,7 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
     if (!r) sims.set(key, (r = ran.map((d) => twinCell(p, d, g))));
     return r;
   };
-  const { fit, profile: p, serialParam } = fitTtftSide(obs, opts, ran, at);
+  const { fit, profile: p, serialParam, serialPinned } = fitTtftSide(obs, opts, ran, at);
   const simulate = (g: number) => at(`gap ${g}`, p, g);
   const gap = fitRestartLoss(ran, simulate);
   const apiAt = fit.params.findIndex((q) => q.name.startsWith('prefill speed'));
@@ -94,6 +117,7 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
       total: [d.totalTokensPerS, sim?.totalTokensPerS ?? null],
       perRequest: [d.perRequestTokensPerS, sim?.perRequestTokensPerS ?? null],
       ttft: [d.ttftMs, sim?.ttftMs ?? null],
+      ttftP90: [d.ttftP90Ms, sim?.ttft.p90 ?? null],
     };
   });
   const prefillResiduals = obs.prefill.map((pt) => ({
@@ -101,13 +125,37 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
     measured: pt.tokensPerS,
     twin: simulatePrefill(p, pt.promptTokens).tokensPerS,
   }));
-  const valid = residuals.filter((r) => r.measuredStatus === 'Valid' && r.twinStatus === 'Valid');
+  const meta = twinMeta(obs, fit, { residuals, prefillResiduals, plan, serialPinned, gap: gap.msPerMTokens });
+  return {
+    profile: { ...p, twin: meta },
+    meta,
+    params: fit.params,
+    notes: fit.notes,
+    residuals,
+    prefillResiduals,
+  };
+}
+
+interface MetaInputs {
+  residuals: Residual[];
+  prefillResiduals: Twin['prefillResiduals'];
+  plan: TwinMeta['plan'];
+  serialPinned: boolean;
+  gap: number;
+}
+
+function twinMeta(obs: Observations, fit: FitState, m: MetaInputs): TwinMeta {
+  const valid = m.residuals.filter((r) => r.measuredStatus === 'Valid' && r.twinStatus === 'Valid');
   const decodeParams = fit.params.filter((q) => q.name.startsWith('decode')).length;
-  const meta: TwinMeta = {
+  const ttftParams = 2 + (m.serialPinned ? 2 : 0); // API time, and its serial part
+  const p90 = valid.map((r) => logErr(r.ttftP90)).filter((e) => e !== null);
+  const ran = obs.decode.filter((d) => isMeasured(d.status));
+  const ns = ran.map((d) => d.concurrency);
+  return {
     fittedFrom: obs.sources,
     cells: obs.decode.map(cellLabel),
     prefillPoints: obs.prefill.map((x) => x.contextTokens),
-    ranges: fit.ranges,
+    ranges: { ...fit.ranges, ...(ns.length ? { concurrency: [Math.min(...ns), Math.max(...ns)] } : {}) },
     sigma: {
       total: spread(
         valid.map((r) => logErr(r.total)),
@@ -119,28 +167,22 @@ export function fitTwin(obs: Observations, plan: TwinMeta['plan'], opts: FitOpti
         decodeParams,
         FLOOR.perRequest,
       ),
-      ttft: spread(
+      ttft: robustSpread(
         valid.map((r) => logErr(r.ttft)),
-        2,
+        ttftParams,
         FLOOR.ttft,
       ),
+      ...(p90.length ? { ttftP90: robustSpread(p90, ttftParams, FLOOR.ttft) } : {}),
       prefill: spread(
-        prefillResiduals.map((r) => logErr([r.measured, r.twin])),
-        prefillResiduals.length,
+        m.prefillResiduals.map((r) => logErr([r.measured, r.twin])),
+        m.prefillResiduals.length,
         FLOOR.prefill,
       ),
     },
+    apiSerialPinned: m.serialPinned,
     kvCapacity: fit.kvCapacity,
     maxNumSeqs: fit.maxNumSeqs,
-    restartLossMsPerMTokens: gap.msPerMTokens,
-    plan,
-  };
-  return {
-    profile: { ...p, twin: meta },
-    meta,
-    params: fit.params,
-    notes: fit.notes,
-    residuals,
-    prefillResiduals,
+    restartLossMsPerMTokens: m.gap,
+    plan: m.plan,
   };
 }

@@ -26,7 +26,7 @@ describe('docs/cli.md', () => {
       '`config.duration`',
     ]);
     expect(byFlag.get('`--top-p <p>`')?.[5]).toBe('`config.sampling.top_p`');
-    expect(byFlag.get('`--port <n>`')?.[4]).toBe('sim: 0, serve: 8321');
+    expect(byFlag.get('`--port <n>`')?.[4]).toBe('sim: 0, serve: 8321, deploy: 7070');
     expect(byFlag.get('`-o, --output <file>`')?.slice(2, 4)).toEqual([
       '(flag only)',
       'report, compare, import, fit, share',

@@ -48,6 +48,7 @@ const ALL_FLAGS = [
   ['--top-p', '0.9'],
   ['--top-k', '40'],
   ['--workers', '2'],
+  ['--agents', '3'],
   ['--seed', '5'],
   ['--run-id', 'rt-1'],
   ['--title', 'Round trip'],
@@ -94,7 +95,21 @@ describe('options round-trip through result.json', () => {
     const unstored = OPTIONS.filter((o) => o.commands.includes('run') && o.result === undefined).map(
       (o) => o.key,
     );
-    expect(unstored.sort()).toEqual(['apiKey', 'apiKeyFile', 'config', 'out', 'quiet', 'resume']);
+    // The agents' address, token and patience belong to the deployment (docs/distributed.md); their count is stored.
+    expect(unstored.sort()).toEqual([
+      'agentIndex',
+      'agentTimeout',
+      'agentTokenFile',
+      'agentWait',
+      'apiKey',
+      'apiKeyFile',
+      'config',
+      'coordinator',
+      'local',
+      'out',
+      'quiet',
+      'resume',
+    ]);
   });
 
   it('--resume takes the stored values, names the flags that differ and keeps --base-url', () => {

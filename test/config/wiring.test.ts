@@ -61,9 +61,21 @@ describe('run options are declared once (the option table)', () => {
   it('land in the result where the table says, with a type it holds, or are named here as not stored', () => {
     expectTypeOf<Unfit>().toEqualTypeOf<never>();
     // Secrets, the output folder and per-invocation switches; a new run option is stored (for --resume and
-    // the report) or joins this list on purpose.
+    // the report) or joins this list on purpose. The agents' addresses, token and patience are the deployment's,
+    // not the measurement's (the count of agents is stored).
     expectTypeOf<Exclude<RunKey, Stored>>().toEqualTypeOf<
-      'apiKey' | 'apiKeyFile' | 'config' | 'out' | 'quiet' | 'resume'
+      | 'apiKey'
+      | 'apiKeyFile'
+      | 'config'
+      | 'out'
+      | 'quiet'
+      | 'resume'
+      | 'agentIndex'
+      | 'coordinator'
+      | 'local'
+      | 'agentTimeout'
+      | 'agentWait'
+      | 'agentTokenFile'
     >();
   });
 });

@@ -51,13 +51,55 @@ describe('compare verdicts', () => {
     vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
     expect(await main(['compare', pa, pb, '--fail-on', '5%'])).toBe(12);
     expect(err.join('')).toMatch(
-      /error \[REGRESSION\]: 1 significant slowdown beyond 5% against A: B .+ -10% ± 1%/,
+      /error \[REGRESSION\]: 1 significant slowdown beyond 5% against A \(99% test; ± is the 95% interval\): B .+ -10% ± 1%/,
     );
     err.length = 0;
     expect(await main(['compare', pa, pb, '--fail-on', '15'])).toBe(0);
+    // The synthetic runs' prefill points have one repeat: the gate says it did not judge them, even when it passes.
+    expect(err.join('')).toMatch(
+      /^note: the gate did not judge B: Prefill not judged at 1K, 2K, 8K, 16K \(A and B measured one repeat each: no spread; --prefill-repeats 3/,
+    );
+    err.length = 0;
     expect(await main(['compare', pa, pb, '--fail-on', 'lots'])).toBe(2);
     expect(err.join('')).toBe(
-      'error [CONFIG_INVALID]: invalid options: --fail-on: expected a percentage between 0 and 100, such as 5%\n',
+      'error [CONFIG_INVALID]: invalid options: --fail-on: expected a percentage from 0 up to 100, such as 5%\n',
     );
+  });
+
+  it('lists every verdict: in md and html always, in the terminal with --verbose', () => {
+    const key = (c: { contextTokens: number; concurrency: number }) => `${c.contextTokens}x${c.concurrency}`;
+    const both = a.decode.filter(
+      (c) => c.totalTokensPerS && b.decode.some((d) => key(d) === key(c) && d.totalTokensPerS),
+    ).length;
+    const points = a.prefill.filter((p) => p.tokensPerS).length;
+    const rows = (text: string, re: RegExp) => text.split('\n').filter((l) => re.test(l)).length;
+    const md = renderCompare([a, b], 'md');
+    expect(rows(md, /^\| (prefill \d+K|\d+K × \d+) +\|/)).toBe(both + points);
+    expect(md).toMatch(/^\| [^|]+ \| total tok\/s +\| [^|]+ \| [^|]+ \| −10% ± 1(\.\d)?% +\| slower +\|$/m);
+    const html = renderCompare([a, b], 'html');
+    expect(html.match(/<table class="data verdict-list">/g)).toHaveLength(1);
+    expect(html.split('verdict-list')[1]!.split('</table>')[0]!.match(/<tr>/g)).toHaveLength(
+      both + points + 1,
+    );
+    const quiet = renderCompare([a, b], 'txt', { width: 100 });
+    expect(quiet).toContain("Every cell's verdict: --verbose, or --format md / html.");
+    const verbose = renderCompare([a, b], 'txt', { width: 160, verbose: true });
+    expect(rows(verbose, /^ {2}(prefill \d+K|\d+K × \d+) +(total|prompt) tok\/s/)).toBe(both + points);
+    const single = a.prefill.filter((p) => p.tokensPerS && p.repeats.filter((r) => !r.outlier).length < 2);
+    expect(single.length).toBeGreaterThan(0);
+    expect(rows(verbose, /not judged: A and B measured one repeat each: no spread$/)).toBe(single.length);
+  });
+
+  it('--fail-on 0% fails on any significant slowdown, and never on a change inside the noise or under 2%', async () => {
+    const slight = withIntervals(syntheticResult());
+    for (const c of slight.decode) if (c.totalTokensPerS) c.totalTokensPerS *= 0.99; // 1% slower: under 2%
+    const [pa, pSlight] = writeResults(a, slight);
+    const [, pSlow] = writeResults(a, b);
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const err: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    expect(await main(['compare', pa, pSlight, '--fail-on', '0%'])).toBe(0);
+    expect(await main(['compare', pa, pSlow, '--fail-on', '0%'])).toBe(12);
+    expect(err.join('')).toMatch(/error \[REGRESSION\]: 1 significant slowdown against A \(99% test/);
   });
 });

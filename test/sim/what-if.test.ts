@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/plan/plan.js';
 import { loadProfile } from '../../src/sim/profiles.js';
-import { overCapacity, simulateCell } from '../../src/sim/what-if.js';
+import { firstTokenDeadlineMs, overCapacity, simulateCell } from '../../src/sim/what-if.js';
 
 const tiny = loadProfile('tiny'); // 16 sequences at once, 2 ms decode steps, 300,000 KV tokens
 
@@ -38,5 +38,25 @@ describe('what-if (the runner rules on the engine model)', () => {
       expect(overCapacity(tiny, c.contextTokens, c.concurrency, 4096)).toBe(c.status === 'Over capacity');
     expect(plan.cells.some((c) => c.status === 'Over capacity')).toBe(true);
     expect(plan.cells.some((c) => c.status === 'run')).toBe(true);
+  });
+});
+
+describe('what-if warm-up (as the runner warms the cache)', () => {
+  it("gives up a warm-up at the client's own first-token deadline", async () => {
+    const { firstTokenTimeoutMs } = await import('../../src/client/timeouts.js');
+    for (const tokens of [0, 1024, 131_072, 1_000_000])
+      expect(firstTokenDeadlineMs(tokens)).toBe(firstTokenTimeoutMs(tokens));
+  });
+
+  it('starts the ramp half cold when the cold prefill outlasts the deadline, warm when the cell before cached it', () => {
+    // 16 x 32K tokens at 4K tok/s: 128 s of cold prefill, past the 92.8 s deadline.
+    const slow = loadProfile('tiny', { prefillTokensPerS: [[1024, 4000]], kvCapacityTokens: 2_000_000 });
+    const plan = { contextTokens: 32_000, concurrency: 16, maxOutput: 64, windowS: 2 };
+    const cold = simulateCell(slow, plan);
+    expect(cold.rampTimedOut).toBe(true);
+    // The cell before (8 requests) left half the slots cached: 64 s of cold prefill, inside the deadline.
+    const warm = simulateCell(slow, { ...plan, cachedSlots: 8 });
+    expect(warm.rampTimedOut).toBe(false);
+    expect(warm.totalTokensPerS).toBeGreaterThan(cold.totalTokensPerS * 2);
   });
 });

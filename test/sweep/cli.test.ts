@@ -26,6 +26,8 @@ describe('sweep --dry-run', () => {
       '10',
       '--max-output',
       '1K',
+      '--prefill-repeats', // one cold prompt per point: the estimate below counts one (the default is 3)
+      '1',
       '--out',
       join(dir, 'out'),
       '--run-id',

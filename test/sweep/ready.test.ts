@@ -68,11 +68,21 @@ describe('waiting for a started server', () => {
 });
 
 describe('sweep options', () => {
-  it('takes every run flag but the two it sets itself', () => {
+  it('takes every run flag but the two it sets itself and the agent ones', () => {
     const sweep = new Set(optionsFor('sweep').map((o) => o.key));
+    // A sweep's runs are one client each: the options of a run over several agents (docs/distributed.md) are run's.
+    const agents = [
+      'agents',
+      'agentIndex',
+      'coordinator',
+      'local',
+      'agentTimeout',
+      'agentWait',
+      'agentTokenFile',
+    ];
     expect(
       optionsFor('run')
-        .filter((o) => !sweep.has(o.key))
+        .filter((o) => !sweep.has(o.key) && !agents.includes(o.key))
         .map((o) => o.key),
     ).toEqual(['baseUrl', 'launchCommand']);
   });

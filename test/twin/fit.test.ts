@@ -37,16 +37,22 @@ describe('fit', () => {
       expect(fitted).toBeGreaterThan(ms * 0.97);
       expect(fitted).toBeLessThan(ms * 1.06);
     }
+    // The slope moves a demo step by at most 1.3 ms (8 x 8K tokens), under each cell's own speculative-draw noise
+    // in 5 s windows: the fit must hold the truth within three of the standard errors it reports.
     const slope = twin.profile.decodeContextSlopeMsPerMTokens;
-    expect(slope).toBeGreaterThan(truth.decodeContextSlopeMsPerMTokens * 0.7);
-    expect(slope).toBeLessThan(truth.decodeContextSlopeMsPerMTokens * 1.3);
+    const se = Number(
+      /± ([\d.]+)/.exec(twin.params.find((p) => p.name === 'decode context slope')!.quality)![1],
+    );
+    expect(se).toBeLessThan(truth.decodeContextSlopeMsPerMTokens / 2);
+    expect(Math.abs(slope - truth.decodeContextSlopeMsPerMTokens)).toBeLessThan(3 * se);
   });
 
   it('reports a residual for every measured cell and reproduces them within a few percent', () => {
     expect(twin.residuals).toHaveLength(measured.decode.length);
     for (const r of twin.residuals) {
       expect(r.twinStatus).toBe(r.measuredStatus);
-      if (r.measuredStatus === 'Valid') expect(Math.abs(r.total[1]! / r.total[0]! - 1)).toBeLessThan(0.03);
+      // Each cell (measured and twin) draws its own speculative steps: 5 s windows differ by up to ~5%.
+      if (r.measuredStatus === 'Valid') expect(Math.abs(r.total[1]! / r.total[0]! - 1)).toBeLessThan(0.05);
     }
     expect(twin.params.map((p) => p.name)).toContain('decode context slope');
   });

@@ -9,8 +9,9 @@ import { cellKey } from '../../src/cell-rules.js';
 export const FIGURES = ['total', 'perRequest', 'ttft', 'ttftP90'] as const;
 export type Figure = (typeof FIGURES)[number];
 
-// A prediction within 1% is right, neither over nor under: the sim's own seeded noise is that large.
-const EVEN = 0.01;
+// A prediction within 2% is right, neither over nor under: one cell's own draws (speculative steps, a 30 s window) move
+// it that much, on the sim as on a server.
+const EVEN = 0.02;
 
 export const TOLERANCE: Record<Figure, number> = { total: 0.1, perRequest: 0.1, ttft: 0.25, ttftP90: 0.25 };
 
@@ -24,7 +25,7 @@ const LABEL: Record<Figure, string> = {
 export interface Tally {
   judged: number; // measured Valid cells where both sides have the figure
   within: number;
-  over: number; // predicted more than 1% above the measurement
+  over: number; // predicted more than 2% above the measurement
   under: number;
   inInterval: number; // of the cells whose prediction has an interval
   withInterval: number;

@@ -86,6 +86,7 @@ describe('predict', () => {
     expect(c16!.prediction?.extrapolates).toEqual([
       '16 running sequences outside the measured 1–8',
       'concurrency 16 above 8, the most that ran unqueued: predicted as if the server runs all 16 at once (its max sequences is unknown)',
+      "TTFT of 16 requests at once outside the measured 1–8: the API server's queue extrapolated",
     ]);
   });
 

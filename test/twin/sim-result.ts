@@ -6,7 +6,7 @@ import type { RunResult } from '../../src/results/schema.js';
 import type { Profile } from '../../src/sim/profile-schema.js';
 import { simulateCell, simulatePrefill } from '../../src/sim/what-if.js';
 import { restartGapMs } from '../../src/twin/restart-loss.js';
-import { decodeCellFrom } from '../../src/twin/sim-result.js';
+import { decodeCellFrom, previousLevel } from '../../src/twin/sim-result.js';
 
 // The result `run` would record against a sim profile, made in virtual time (the what-if engine): the ground
 // truth a twin is judged on when the engine's parameters are known and hidden from the fit.
@@ -77,6 +77,7 @@ export function simulatedResult(profile: Profile, grid: SimGrid): RunResult {
               c.concurrency,
               simulateCell(profile, {
                 ...c,
+                cachedSlots: previousLevel(plan.cells, c),
                 maxOutput,
                 windowS,
                 seed: grid.seed ?? 7,

@@ -14,6 +14,8 @@ import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
 import { warmUp, warmUpWarnings } from '../warmup.js';
 import type { Measured } from './outcome.js';
+import { cellAgentsField } from '../agents/cell-agents.js';
+import type { AgentHub } from '../agents/hub.js';
 
 export interface CellEnv {
   sender: Sender;
@@ -25,6 +27,7 @@ export interface CellEnv {
   phase: (label: string) => void;
   monitor?: (threads: number) => CellMonitor | undefined; // the client's self-check over each window
   tokenize?: Tokenize; // pins estimated per-chunk token counts after a cell
+  agents?: AgentHub; // the slots of each cell spread over agent machines (docs/distributed.md)
 }
 
 // One decode cell: warm-up, ramp -> window -> close, settle, figures. A request the server refuses for good
@@ -50,6 +53,7 @@ export async function measureCell(
     env.sampler,
     stop,
     env.monitor?.(clientThreads(s.workers)),
+    env.agents ? (spec) => env.agents!.slots(sender, clock, spec, s.workers) : undefined,
   );
   if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
   env.phase(`settle after ${label}`);
@@ -72,6 +76,7 @@ export async function measureCell(
     rampTimedOut: run.rampTimedOut,
     errorLimitHit: run.errorLimitHit,
     queueReference,
+    ...(run.agents?.lost ? { failedBy: run.agents.lost } : {}),
     ...(run.clientLoad
       ? {
           client: {
@@ -82,6 +87,10 @@ export async function measureCell(
       : {}),
   });
   const cell = withClientFigures(built, cellSent, run.window, run.clientLoad);
+  if (run.agents) {
+    cell.agents = cellAgentsField(run.agents, s.duration * 1000);
+    if (cell.agents.clockFlag) warnings.push(`decode ${label}: ${cell.agents.clockFlag}`);
+  }
   cell.startedAt = startedAt;
   cell.finishedAt = isoTime(clock);
   if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };

@@ -11,11 +11,13 @@ export function startSlotWorker(): Worker {
   );
 }
 
-// Slots 1..n dealt round-robin over at most n workers, so every worker carries the same load.
-export function assignSlots(n: number, workers: number): number[][] {
-  const w = Math.max(1, Math.min(workers, n));
+// Slots 1..n (or the given share of them) dealt round-robin over at most as many workers, so every worker carries
+// the same load.
+export function assignSlots(n: number, workers: number, slots?: readonly number[]): number[][] {
+  const all = slots ?? Array.from({ length: n }, (_, i) => i + 1);
+  const w = Math.max(1, Math.min(workers, all.length));
   const out: number[][] = Array.from({ length: w }, () => []);
-  for (let slot = 1; slot <= n; slot++) out[(slot - 1) % w]!.push(slot);
+  all.forEach((slot, i) => out[i % w]!.push(slot));
   return out;
 }
 

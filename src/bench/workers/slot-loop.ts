@@ -27,7 +27,12 @@ export type SlotSpec = CellAt &
   Pick<RunSettings, 'maxOutput'> & {
     cell: string; // the requests.jsonl key (src/results/cell-key.ts)
     firstTokenTimeoutMs: number;
+    share?: number[]; // the slots this runner drives (an agent's share, docs/distributed.md); default 1..concurrency
   };
+
+/** The slots a runner drives: its share, or all of 1..concurrency. */
+export const slotsOfSpec = (spec: Pick<SlotSpec, 'share' | 'concurrency'>): number[] =>
+  spec.share ?? Array.from({ length: spec.concurrency }, (_, i) => i + 1);
 
 // Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors
 // across all its slots.

@@ -6,19 +6,13 @@ import { parentPort } from 'node:worker_threads';
 import { streamRequest } from '../../client/stream.js';
 import { realClock } from '../../clock.js';
 import type { PromptSource } from '../context.js';
-import { Sender, type Sent } from '../sender.js';
+import { plainSent, Sender, type Sent } from '../sender.js';
 import type { FromWorker, InitMessage, ToWorker } from './protocol.js';
 import { runSlotLoop } from './slot-loop.js';
 
 const port = parentPort;
 if (!port) throw new Error('slot-worker must run in a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
-
-// A record crosses the thread boundary: the spec's signal and callback stay behind.
-function plain(s: Sent): Sent {
-  const { signal: _signal, onFirstToken: _cb, ...spec } = s.spec;
-  return { ...s, spec };
-}
 
 // One cell at a time; the thread itself lives on for the next cells of the run (warm JIT, open connections).
 let phase: 'ramp' | 'window' = 'ramp';
@@ -50,11 +44,11 @@ async function run(init: InitMessage): Promise<void> {
         closing: () => closing,
         phase: () => phase,
         onFirstToken: (slot, atMs) => post({ type: 'first', slot, atMs }),
-        onSent: (x) => sent.push(plain(x)),
+        onSent: (x) => sent.push(plainSent(x)),
         onError: (x, code) => {
           post(
             code
-              ? { type: 'error', slot: s.slot, fatal: { code, sent: plain(x) } }
+              ? { type: 'error', slot: s.slot, fatal: { code, sent: plainSent(x) } }
               : { type: 'error', slot: s.slot },
           );
           return code !== undefined;

@@ -12,7 +12,7 @@ let cellsStarted = 0;
 // window in this thread. Every timestamp is epoch ms on the clock all threads share, so the records merged in
 // end order mean what a single-threaded run's do.
 export function workerSlots(sender: Sender, spec: SlotSpec, workers: number): SlotRunner {
-  const groups = assignSlots(spec.concurrency, workers);
+  const groups = assignSlots(spec.concurrency, workers, spec.share);
   const pool = workerPool(sender, groups.length);
   const results: Array<Promise<{ sent: Sent[] }>> = [];
   let crashed: string | undefined;

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../../errors.js';
+import { ERROR_KINDS } from '../../failures/kinds.js';
+import type { ClientLoad } from '../../client/self-check.js';
+import type { SenderConfig, Sent } from '../sender.js';
+import type { SlotSpec } from '../workers/slot-loop.js';
+import type { WorkerInfo } from '../workers/protocol.js';
+import type { ClockOffset } from './offsets.js';
+
+// The messages between the coordinator (agent 0) and the other agents (docs/distributed.md "Protocol"). JSON on
+// the wire; whatever arrives is parsed by the schemas below before it is used (an agent's records become the
+// result). Times are on the sender's clock unless named otherwise.
+
+export const PROTOCOL_VERSION = 1;
+
+// The sender's settings without the API key: each agent reads its own (a Kubernetes Secret, a file), so the key
+// never crosses the coordinator's link.
+export type AgentSenderConfig = Omit<SenderConfig, 'apiKey'>;
+
+export interface AgentSlot {
+  slot: number;
+  estTokens: number;
+  text?: string; // absent: the agent has had this slot's prompt since an earlier cell of the same context
+}
+
+export type ToAgent =
+  | {
+      type: 'welcome';
+      runId: string;
+      agents: number;
+      cfg: AgentSenderConfig;
+      info: WorkerInfo;
+      timeoutMs: number; // silence after which either side takes the other for lost
+    }
+  | { type: 'cell'; seq: number; spec: SlotSpec; workers?: number; slots: AgentSlot[] }
+  | { type: 'start'; seq: number; atMs: number } // coordinator clock: when the ramp's requests go out
+  | { type: 'open'; seq: number; openMs: number; closeMs: number } // coordinator clock: the window
+  | { type: 'close'; seq: number } // now (the cell ended early, or the coordinator's close)
+  | { type: 'ping' }
+  | { type: 'done'; status: string }; // the run ended: 'complete' releases the agent, anything else it waits
+
+export type FromAgent =
+  | { type: 'ready'; seq: number; before: ClockOffset }
+  | { type: 'first'; seq: number; slot: number }
+  | { type: 'error'; seq: number; fatal?: { code: ErrorCode; sent: Sent } }
+  | { type: 'records'; seq: number; sent: Sent[] }
+  | { type: 'finished'; seq: number; after?: ClockOffset; load?: ClientLoad; records: number; crash?: string }
+  | { type: 'beat' };
+
+export interface Hello {
+  protocol: number;
+  index: number;
+  agents: number;
+  host: string; // the agent's host name, to name it in a failure
+  runId?: string; // an agent that has served a run rejoins only that run
+}
+
+// ---- schemas of what arrives ----
+
+const finite = z.number().finite();
+const Offset = z.object({ offsetMs: finite, uncertaintyMs: finite.nonnegative(), atMs: finite });
+const Chunk = z.tuple([finite, z.number().int().nonnegative()]);
+const Record_ = z.looseObject({
+  calledAtMs: finite.optional(),
+  sentAtMs: finite,
+  headersAtMs: finite.optional(),
+  firstTokenAtMs: finite.optional(),
+  endAtMs: finite,
+  chunks: z.array(Chunk),
+  outputTokens: z.number().int().nonnegative(),
+  tokenCountSource: z.enum(['continuous_usage', 'final_usage', 'tokenize', 'estimate', 'none']),
+  chunkTexts: z.array(z.string()).optional(),
+  ok: z.boolean(),
+  error: z
+    .looseObject({ kind: z.enum(ERROR_KINDS), message: z.string(), status: z.number().optional() })
+    .optional(),
+});
+const Spec = z.looseObject({
+  cell: z.string(),
+  phase: z.enum(['prefill', 'warmup', 'ramp', 'window']),
+  contextTokens: z.number().int().positive(),
+  slot: z.number().int().nonnegative(),
+  maxOutput: z.number().int().positive(),
+});
+const WireSent = z.object({
+  spec: Spec,
+  requestId: z.string(),
+  record: Record_,
+  estTokens: z.number(),
+});
+const Code = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+const Load = z.object({
+  loopDelayP99Ms: finite,
+  loopDelayMaxMs: finite,
+  cpuPctPerThread: finite,
+  threads: z.number().int().positive(),
+  wallMs: finite,
+  busiestLoopPct: finite.optional(),
+  busiestLoop: z.string().optional(),
+});
+const seq = z.number().int().nonnegative();
+const slot = z.number().int().positive();
+
+const FromAgentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), seq, before: Offset }),
+  z.object({ type: z.literal('first'), seq, slot }),
+  z.object({
+    type: z.literal('error'),
+    seq,
+    fatal: z.object({ code: Code, sent: WireSent }).optional(),
+  }),
+  z.object({ type: z.literal('records'), seq, sent: z.array(WireSent) }),
+  z.object({
+    type: z.literal('finished'),
+    seq,
+    after: Offset.optional(),
+    load: Load.optional(),
+    records: z.number().int().nonnegative(),
+    crash: z.string().optional(),
+  }),
+  z.object({ type: z.literal('beat') }),
+]);
+
+const SlotSpecSchema = z.object({
+  cell: z.string(),
+  contextTokens: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  maxOutput: z.number().int().positive(),
+  firstTokenTimeoutMs: z.number().positive(),
+  share: z.array(slot).optional(),
+});
+const ToAgentSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('welcome'),
+    runId: z.string(),
+    agents: z.number().int().positive(),
+    cfg: z.looseObject({ baseUrl: z.string(), api: z.enum(['chat', 'completions']), idPrefix: z.string() }),
+    info: z.looseObject({ model: z.string() }),
+    timeoutMs: z.number().positive(),
+  }),
+  z.object({
+    type: z.literal('cell'),
+    seq,
+    spec: SlotSpecSchema,
+    workers: z.number().int().positive().optional(),
+    slots: z.array(z.object({ slot, estTokens: z.number(), text: z.string().optional() })),
+  }),
+  z.object({ type: z.literal('start'), seq, atMs: finite }),
+  z.object({ type: z.literal('open'), seq, openMs: finite, closeMs: finite }),
+  z.object({ type: z.literal('close'), seq }),
+  z.object({ type: z.literal('ping') }),
+  z.object({ type: z.literal('done'), status: z.string() }),
+]);
+
+const HelloSchema = z.object({
+  protocol: z.number().int(),
+  index: z.number().int().nonnegative(),
+  agents: z.number().int().positive(),
+  host: z.string().max(256),
+  runId: z.string().optional(),
+});
+
+// A parse that never throws: a message that does not match is dropped by the caller and named in its error.
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function parseWith<T>(schema: z.ZodType, data: unknown): Parsed<T> {
+  const r = schema.safeParse(data);
+  if (r.success) return { ok: true, value: r.data as T };
+  const issue = r.error.issues[0];
+  return { ok: false, error: `${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` };
+}
+
+// The wire types above are the TypeScript view of these schemas (loose objects keep the fields the types name).
+export const parseFromAgent = (data: unknown): Parsed<FromAgent> => parseWith(FromAgentSchema, data);
+export const parseToAgent = (data: unknown): Parsed<ToAgent> => parseWith(ToAgentSchema, data);
+export const parseHello = (data: unknown): Parsed<Hello> => parseWith(HelloSchema, data);

@@ -1,0 +1,118 @@
+import { Command } from 'commander';
+import { withOptions, type Resolved } from '../config/resolve.js';
+import type { OptionKey } from '../config/options.js';
+import { newRunId } from '../bench/settings.js';
+import { BenchError } from '../errors.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import type { CliIo } from './io.js';
+
+// `deploy k8s|slurm --agents K [run flags]` (docs/distributed.md): prints what the cluster's own scheduler needs to
+// start one run over K agents. The run flags are checked as `run` checks them and passed on as given; what deploy
+// sets itself (the agents' index, addresses, output) or what must not be written (the API key) is refused.
+
+const SCHEDULERS = ['k8s', 'slurm'] as const;
+
+// Set by the job itself, or secret: never taken from the run flags.
+const NOT_FORWARDED: Partial<Record<OptionKey, string>> = {
+  agentIndex: 'the scheduler gives each agent its index',
+  coordinator: "deploy computes agent 0's address",
+  local: "the agents are the scheduler's, not local processes",
+  resume: 'agent 0 resumes by itself when its container restarts',
+  runId: 'deploy fixes the run id, so a restarted agent 0 resumes the same folder',
+  apiKey: 'the key goes in a Secret (k8s) or the environment (slurm), never in the printed job',
+  apiKeyFile: 'the key comes from the Secret (k8s) or the environment (slurm)',
+  agentTokenFile: 'the run token comes from the Secret (k8s) or the environment (slurm)',
+  config: 'the config file is not in the image: give its flags',
+};
+
+export function register(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('deploy')
+    .description(
+      'print a Kubernetes Indexed Job + headless Service, or a Slurm array script, that runs `run --agents K` (docs/distributed.md)',
+    )
+    .argument('<scheduler>', 'k8s or slurm')
+    .allowUnknownOption()
+    .allowExcessArguments();
+  const resolve = withOptions(cmd, 'deploy');
+  cmd.action(async (scheduler: string, flags: Record<string, unknown>, self: Command) => {
+    if (!(SCHEDULERS as readonly string[]).includes(scheduler))
+      throw new BenchError('USAGE', `deploy ${scheduler}: the schedulers are ${SCHEDULERS.join(' and ')}.`);
+    const { options: d } = resolve(flags);
+    const runArgs = self.args.slice(1);
+    const run = parseRunFlags(runArgs);
+    for (const key of run.given) {
+      const why = NOT_FORWARDED[key];
+      if (why) throw new BenchError('USAGE', `deploy does not pass --${kebab(key)} on: ${why}.`);
+    }
+    const agents = run.options.agents ?? 1;
+    if (agents < 2)
+      throw new BenchError(
+        'USAGE',
+        'deploy needs --agents K (2 or more): one agent runs without a scheduler.',
+      );
+    if (!run.options.baseUrl && !run.given.has('baseUrl'))
+      throw new BenchError('USAGE', 'deploy needs --base-url: the server the agents measure.');
+    const name = d.name ?? TOOL_NAME;
+    if (!/^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$/.test(name))
+      throw new BenchError('USAGE', `--name ${name} is not a DNS label (lower case letters, digits, '-').`);
+    const base = {
+      name,
+      agents,
+      runId: newRunId(),
+      runArgs: withoutFlag(withoutFlag(runArgs, '--agents'), '--out'),
+      command: d.toolCommand ?? `npx --yes ${TOOL_NAME}@${TOOL_VERSION}`,
+      port: d.port,
+      cpus: d.cpus,
+    };
+    if (scheduler === 'k8s') {
+      if (run.given.has('out'))
+        throw new BenchError('USAGE', 'deploy k8s writes to /results in agent 0: drop --out.');
+      const { k8sManifest } = await import('../deploy/k8s.js');
+      io.stdout.write(
+        k8sManifest({
+          ...base,
+          keepResultsS: d.keepResults,
+          image: d.image,
+          secret: d.secret ?? name,
+          ...(d.namespace ? { namespace: d.namespace } : {}),
+        }),
+      );
+    } else {
+      const { slurmScript } = await import('../deploy/slurm.js');
+      io.stdout.write(
+        slurmScript({
+          ...base,
+          keepResultsS: 0,
+          out: run.options.out,
+          ...(d.partition ? { partition: d.partition } : {}),
+        }),
+      );
+    }
+  });
+}
+
+const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+// The run flags as `run` reads them: unknown flags and bad values fail here, with run's own messages.
+function parseRunFlags(argv: string[]): Resolved<'run'> {
+  const run = new Command('run').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  const resolve = withOptions(run, 'run');
+  let out: Resolved<'run'> | undefined;
+  run.action((flags: Record<string, unknown>) => {
+    out = resolve(flags);
+  });
+  run.parse(argv, { from: 'user' });
+  return out!;
+}
+
+// A flag and its value (two words, or one with '='): --agents is deploy's to place, and so is Slurm's --out (where
+// agent 0 writes and resumes).
+function withoutFlag(argv: readonly string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === flag) i += 1;
+    else if (!argv[i]!.startsWith(`${flag}=`)) out.push(argv[i]!);
+  }
+  return out;
+}

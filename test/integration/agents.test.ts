@@ -1,0 +1,195 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RequestLine } from '../../src/results/io.js';
+import type { DecodeCell } from '../../src/results/schema.js';
+import type { SimHandle, TruthRecord } from '../../src/sim/index.js';
+import { cliCommand, runCli } from '../helpers/cli.js';
+import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from './run-helpers.js';
+
+// `run --agents K --local` as a user runs it: real agent processes over the coordinator's HTTP endpoint on
+// 127.0.0.1, against the sim, checked against the sim's ground truth (docs/distributed.md). The protocol's logic
+// in virtual time: test/bench/agents/.
+
+const STEP_OVERRIDES = {
+  decodeStepMs: [
+    [1, 10],
+    [16, 10],
+  ] as Array<[number, number]>,
+};
+
+function flags(baseUrl: string, out: string, k: number, concurrency: string, duration = '2'): string[] {
+  return [
+    'run',
+    ...fastFlags(baseUrl, out),
+    '--duration',
+    duration,
+    '--ramp-timeout',
+    '5',
+    '--contexts',
+    '1K',
+    '--prefill-contexts',
+    '1K',
+    '--concurrency',
+    concurrency,
+    '--max-output',
+    '128',
+    '--agents',
+    String(k),
+    '--local',
+  ];
+}
+
+// Truth tokens the sim sent in [open, close): what a client with no delay would count in the window.
+function truthTokens(truth: TruthRecord[], open: number, close: number): number {
+  let n = 0;
+  for (const t of truth) for (const [at, k] of t.chunks) if (at >= open && at < close) n += k;
+  return n;
+}
+
+function agentOf(id: string): number {
+  return Number(/-a(\d+)\w{4}-\d+$/.exec(id)?.[1] ?? 0);
+}
+
+// Each request's chunks are the truth's, token for token; the cell's window holds what the truth's does. The client
+// counts by arrival, the truth by send: a chunk arriving in [open, close) was sent in [open - d, close - d) for its
+// own receive delay d (offsets included), so the window's tokens lie between the truth's over the narrowest and
+// the widest such interval, and the total rate is within 1% of the truth's over [open, close) unless the delays
+// at the edges say more (a busy 2-core machine: docs/distributed.md "Tests").
+function checkCell(
+  cell: DecodeCell,
+  lines: RequestLine[],
+  truth: Map<string, TruthRecord>,
+  all: TruthRecord[],
+) {
+  const mine = lines.filter(
+    (l) => l.cell === `decode 1024x${cell.concurrency}` && (l.phase === 'ramp' || l.phase === 'window'),
+  );
+  let checked = 0;
+  const delays: number[] = [];
+  for (const l of mine) {
+    const t = truth.get(l.requestId);
+    if (!t) continue; // aborted at the close before the sim saw it
+    expect(
+      l.chunks.map((c) => c[1]),
+      l.requestId,
+    ).toEqual(t.chunks.slice(0, l.chunks.length).map((c) => c[1]));
+    if (l.status === 'ok') expect(l.outputTokens).toBe(t.outputTokens);
+    l.chunks.forEach(([at], i) => delays.push(at - t.chunks[i]![0])); // read back as epoch ms
+    checked += 1;
+  }
+  expect(checked).toBeGreaterThan(cell.concurrency);
+  const open = cell.windowOpenMs!;
+  const close = cell.windowCloseMs!;
+  const dMin = Math.min(...delays);
+  const dMax = Math.max(...delays);
+  const lo = truthTokens(all, open - dMin, close - dMax);
+  const hi = truthTokens(all, open - dMax, close - dMin);
+  expect(cell.outputTokens!).toBeGreaterThanOrEqual(lo);
+  expect(cell.outputTokens!).toBeLessThanOrEqual(hi);
+  const exact = truthTokens(all, open, close);
+  const rate = (exact * 1000) / (close - open);
+  const slack = Math.max(0.01, (hi - lo) / exact);
+  const why = `${cell.totalTokensPerS} vs ${rate.toFixed(1)} tok/s; delays ${dMin.toFixed(1)}..${dMax.toFixed(1)} ms`;
+  expect(Math.abs(cell.totalTokensPerS! / rate - 1), why).toBeLessThanOrEqual(slack);
+  return mine;
+}
+
+describe('run --agents K --local', () => {
+  let sim: SimHandle | undefined;
+  afterAll(async () => sim?.close());
+
+  for (const k of [1, 2, 4]) {
+    it(`K = ${k}: every request as the truth says, the total rate within 1% of the truth's`, async () => {
+      sim ??= await startTestSim({ overrides: STEP_OVERRIDES });
+      const out = tempDir(`agents-${k}`);
+      const r = await runCli(flags(sim.baseUrl, out, k, '4,8'), { timeoutMs: 180_000 });
+      expect(r.stderr).not.toMatch(/error \[/);
+      expect(r.code).toBe(0);
+      const { result, lines } = readRun(runDirs(out)[0]!);
+      expect(result.config.agents).toBe(k);
+      const truth = truthById(sim);
+      for (const cell of result.decode) {
+        expect(['Valid', 'Requests queued'], cell.queueEvidence).toContain(cell.status);
+        const mine = checkCell(cell, lines, truth, sim.truth());
+        const agents = new Set(mine.map((l) => agentOf(l.requestId)));
+        expect([...agents].sort()).toEqual(Array.from({ length: k }, (_, i) => i));
+        if (k > 1) expect(cell.agents!.count).toBe(k);
+      }
+    });
+  }
+
+  it('agents on clocks off by +50 ms, -50 ms and drifting 1 ms/s: their stamps land on the coordinator timeline', async () => {
+    sim ??= await startTestSim({ overrides: STEP_OVERRIDES });
+    const out = tempDir('agents-skew');
+    const r = await runCli(flags(sim.baseUrl, out, 4, '8'), {
+      timeoutMs: 180_000,
+      env: {
+        LLM_BENCH_TEST_CLOCK_SKEW_1: '50',
+        LLM_BENCH_TEST_CLOCK_SKEW_2: '-50',
+        LLM_BENCH_TEST_CLOCK_SKEW_3: '-20,1',
+      },
+    });
+    expect(r.stderr).not.toMatch(/error \[/);
+    expect(r.code).toBe(0);
+    const { result, lines } = readRun(runDirs(out)[0]!);
+    const cell = result.decode[0]!;
+    const truth = truthById(sim);
+    checkCell(cell, lines, truth, sim.truth());
+    const [one, two, three] = cell.agents!.clocks;
+    const u = cell.agents!.windowUncertaintyMs;
+    expect(Math.abs(one!.before!.offsetMs + 50)).toBeLessThanOrEqual(one!.before!.uncertaintyMs + 0.5);
+    expect(Math.abs(two!.before!.offsetMs - 50)).toBeLessThanOrEqual(two!.before!.uncertaintyMs + 0.5);
+    expect(three!.before!.offsetMs - three!.after!.offsetMs).toBeGreaterThan(1); // it drifted over the cell
+    // Every agent's arrival stamps, moved by its offsets, come after the sim sent the chunk (give or take the
+    // offset's uncertainty), and soon after: unmoved, agent 2's would come 50 ms before it was sent.
+    for (const agent of [1, 2, 3]) {
+      const delays: number[] = [];
+      for (const l of lines.filter((x) => x.cell === 'decode 1024x8' && agentOf(x.requestId) === agent)) {
+        const t = truth.get(l.requestId);
+        if (!t) continue;
+        l.chunks.forEach(([at], i) => delays.push(at - t.chunks[i]![0])); // read back as epoch ms
+      }
+      delays.sort((a, b) => a - b);
+      expect(delays.length).toBeGreaterThan(50);
+      expect(delays[Math.floor(delays.length / 2)]!, `agent ${agent}`).toBeGreaterThan(-u - 1);
+      expect(delays[Math.floor(delays.length / 2)]!, `agent ${agent}`).toBeLessThan(25);
+    }
+  });
+
+  it('an agent killed mid-cell fails that cell, named; the next cell is measured by the others', async () => {
+    await sim?.close();
+    sim = await startTestSim({ overrides: STEP_OVERRIDES }); // its truth holds this run's requests alone
+    const out = tempDir('agents-kill');
+    const { command, args } = cliCommand();
+    const child = spawn(command, [...args, ...flags(sim.baseUrl, out, 3, '6,9', '4')], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Agent 2's first decode request of the 6-stream cell ended (128 tokens at 10 ms: 1.3 s after the ramp), so
+    // the 4 s window is open; half a second later it is well inside it.
+    const deadline = Date.now() + 120_000;
+    while (
+      !sim.truth().some((t) => agentOf(t.requestId ?? '') === 2 && t.outputTokens > 1) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
+    const pids = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' });
+    const victim = pids.split('\n').find((l) => /--agent-index 2\b/.test(l));
+    expect(victim, pids).toBeDefined();
+    process.kill(Number(victim!.trim().split(/\s+/)[0]), 'SIGKILL');
+    expect(await exited, stderr).toBe(0);
+    const { result } = readRun(runDirs(out)[0]!);
+    expect(result.status).toBe('complete');
+    const [six, nine] = result.decode;
+    expect(six!.status).toBe('Failed');
+    expect(six!.error).toMatch(/^agent 2 \(.+\) closed its connection .* s into the window of 1K x6$/);
+    expect(nine!.status, nine!.error).not.toBe('Failed');
+    expect(nine!.agents!.count).toBe(2);
+    expect(stderr).toMatch(/agent 2 \(.+\) closed its connection/);
+  });
+});
