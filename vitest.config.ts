@@ -26,6 +26,7 @@ const INTEGRATION = [
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
   'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/agents
   'test/integration/conformance/*.test.ts', // the conformance matrix against those stacks (harness.ts)
+  'test/integration/connect-timeout.test.ts', // a child process: a listener that never accepts
   'test/integration/held-stream-nginx.test.ts', // nginx and haproxy processes in front of the sim
 ];
 

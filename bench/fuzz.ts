@@ -2,8 +2,8 @@
 // engine-like pieces, invalid UTF-8, random splits, huge lines and never-ending lines. Fails on a throw, a case
 // slower than 2 s (hang), a record that depends on how the bytes were split, or memory past its bound.
 // Usage: npm run bench:fuzz [-- --seconds=60] [-- --seed=7]   (test/client holds the bounded CI version)
-import { StreamSession } from '../src/client/stream-session.js';
-import { MAX_LINE_BYTES } from '../src/client/line-decoder.js';
+import { StreamSession } from '../src/client/decode/stream-session.js';
+import { MAX_LINE_BYTES } from '../src/client/decode/line-decoder.js';
 import type { RequestRecord } from '../src/client/types.js';
 import { createRng, type Rng } from '../src/prompts/rng.js';
 import { feed, randomCuts, timeless, whole } from '../test/client/feed.js';

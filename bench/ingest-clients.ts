@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import { nowMs } from '../src/clock.js';
 import { streamRequest } from '../src/client/stream.js';
-import { StreamSession } from '../src/client/stream-session.js';
+import { StreamSession } from '../src/client/decode/stream-session.js';
 import { rawNetFloor } from './ingest-floor.js';
 
 export interface ClientCall {

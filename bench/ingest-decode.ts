@@ -1,9 +1,9 @@
 // Decode-only cost per event (no network): what the parsing layers cost on their own, fed one event per
 // read as the network delivers them at one token per chunk. Deterministic enough to compare parse paths
 // on a shared machine where end-to-end CPU figures swing.
-import { StreamSession } from '../src/client/stream-session.js';
-import { LineDecoder } from '../src/client/line-decoder.js';
-import { SseDecoder } from '../src/client/sse-decoder.js';
+import { StreamSession } from '../src/client/decode/stream-session.js';
+import { LineDecoder } from '../src/client/decode/line-decoder.js';
+import { SseDecoder } from '../src/client/decode/sse-decoder.js';
 
 const WORDS = [' the', ' cat', ' sat', ' on', ' a', ' warm', ' mat', ' and', ' slept', ' well'];
 

@@ -8,8 +8,14 @@
 // together just after the CPU window: the slots' re-sends are the burst whose first tokens give the TTFT error
 // (bench/ingest-ttft.ts), outside the window the CPU is measured in. Prints a table, writes
 // bench/out/ingest-<time>.json.
+// Each repeat waits first for the 1-minute load average to fall under --max-load (default 1; up to --load-wait
+// seconds, default 180: the bench's own last repeat keeps it up for a while) and records it; a repeat that
+// started above it marks the run as not quiet. The end of the output says which transport the figures choose
+// as the default (src/client/stream.ts DEFAULT_HTTP_CLIENT; docs/performance.md "Which transport is the default").
 // Usage: npm run bench:ingest [-- --quick] [-- --nice] [-- --stacks] [-- --matrix] [-- --repeat=3]
-//   [-- --only=<client substring>] [-- --engines=vllm,tgi] [-- --streams=64,256]
+//   [-- --only=<client substring>] [-- --engines=vllm,tgi] [-- --streams=64,256] [-- --max-load=1]
+//   [-- --load-wait=180]
+// The default-transport decision: npm run bench:ingest -- --nice --engines=vllm --streams=64,256 --repeat=3
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +46,25 @@ const MEASURE_MS = QUICK ? 1500 : 3000;
 const STACKS_N = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 64);
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const REPEAT = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? (QUICK ? 1 : 3));
+const MAX_LOAD = Number(process.argv.find((a) => a.startsWith('--max-load='))?.slice(11) ?? 1);
+const LOAD_WAIT_S = Number(process.argv.find((a) => a.startsWith('--load-wait='))?.slice(12) ?? 180);
+// The bar for the lean client to stay the default (docs/performance.md "Which transport is the default").
+const DEFAULT_BAR_X_FLOOR = 1.3;
+
+/** Waits up to LOAD_WAIT_S for the 1-minute load average to fall under MAX_LOAD; says what it found. */
+async function quietEnough(): Promise<{ loadBefore: number; waitedS: number; quiet: boolean }> {
+  const t0 = Date.now();
+  let load = os.loadavg()[0]!;
+  while (load >= MAX_LOAD && Date.now() - t0 < LOAD_WAIT_S * 1000) {
+    await sleep(5000);
+    load = os.loadavg()[0]!;
+  }
+  return {
+    loadBefore: round(load, 2),
+    waitedS: Math.round((Date.now() - t0) / 1000),
+    quiet: load < MAX_LOAD,
+  };
+}
 
 interface RunSpec {
   group: 'engines' | 'matrix' | 'stacks';
@@ -395,7 +420,13 @@ async function main() {
     baseUrl,
     n++,
   );
+  const loadChecks: Array<{ repeat: number; loadBefore: number; waitedS: number; quiet: boolean }> = [];
   for (let rep = 0; rep < REPEAT; rep++) {
+    const check = await quietEnough();
+    loadChecks.push({ repeat: rep + 1, ...check });
+    process.stdout.write(
+      `  [${rep + 1}/${REPEAT}] load ${check.loadBefore} after ${check.waitedS} s${check.quiet ? '' : ` (not under ${MAX_LOAD})`}\n`,
+    );
     // The engine shapes and the stack comparison are repeated (interleaved); the load matrix runs once.
     for (const spec of rep === 0 ? list : list.filter((s) => s.group !== 'matrix')) {
       const r = await runOne(spec, CLIENTS[spec.client]!, e, baseUrl, n++);
@@ -439,6 +470,7 @@ async function main() {
             : null,
       };
     });
+  const verdict = defaultVerdict(ratios, loadChecks);
   const decode = decodeBench();
   console.log(
     `\nIngest (median of ${REPEAT}; ${MEASURE_MS} ms windows; client pinned: ${pinned}; nice -19: ${niced}; load avg ${load0.toFixed(2)})`,
@@ -455,6 +487,7 @@ async function main() {
     "  TTFT error: first token of each re-send (all first requests end together just after the window) − the emitter's write of it.\n" +
       "  Send error: the emitter's first read of the request − the client's send stamp (loopback + the emitter getting to the read).",
   );
+  console.log(`\n${verdict.text}`);
   console.log('\nDecode only (no network, one event per read), CPU ns per event:');
   for (const d of decode)
     console.log(`  ${d.variant.padEnd(48)} ${d.api.padEnd(20)} ${String(d.nsPerEvent).padStart(6)}`);
@@ -475,13 +508,38 @@ async function main() {
     measureMs: MEASURE_MS,
     repeats: REPEAT,
     floorCpuMsPer1kTokens: floor ?? null,
+    maxLoad: MAX_LOAD,
+    loadChecks,
     rows,
     ratios,
+    defaultTransport: verdict,
     decode,
   };
   writeFileSync(file, JSON.stringify(doc, null, 2));
   console.log(`\nwrote ${file}`);
   process.exit(0);
+}
+
+// The lean client stays the default when, on a quiet machine, it stays at or under 1.3x the floor's CPU for the
+// runner's vLLM shape at 1 and 4 tokens a chunk, 64 and 256 streams (and passes the conformance matrix, which
+// the integration tier checks); otherwise undici takes its place.
+function defaultVerdict(
+  ratios: Array<{ shape: string; streams: number; tokensPerChunk: number; cpuVsFloor: number | null }>,
+  loadChecks: Array<{ quiet: boolean }>,
+): { bar: number; cells: typeof ratios; leanStays: boolean | null; quiet: boolean; text: string } {
+  const cells = ratios.filter(
+    (r) => r.shape === 'vllm +usage' && [1, 4].includes(r.tokensPerChunk) && [64, 256].includes(r.streams),
+  );
+  const quiet = loadChecks.every((c) => c.quiet);
+  const complete = cells.length === 4 && cells.every((c) => c.cpuVsFloor !== null);
+  const leanStays = complete ? cells.every((c) => c.cpuVsFloor! <= DEFAULT_BAR_X_FLOOR) : null;
+  const list = cells.map((c) => `N=${c.streams} tpc=${c.tokensPerChunk} ${c.cpuVsFloor}x`).join(', ');
+  const text =
+    (!complete
+      ? `Default transport: not decided (needs vLLM +usage at tpc 1 and 4, 64 and 256 streams; have: ${list || 'none'})`
+      : `Default transport: ${leanStays ? 'lean stays' : 'undici (lean over the bar)'} — lean vs floor ${list}; bar ${DEFAULT_BAR_X_FLOOR}x`) +
+    (quiet ? '' : `; NOT QUIET (load at or over ${MAX_LOAD} before a repeat): rerun before deciding`);
+  return { bar: DEFAULT_BAR_X_FLOOR, cells, leanStays, quiet, text };
 }
 
 void main();

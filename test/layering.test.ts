@@ -8,6 +8,16 @@ import { describe, expect, it } from 'vitest';
 // import no folder themselves, but index.ts, the package's entry, which exports from all of them.
 const SRC = resolve(import.meta.dirname, '../src');
 
+const IO = [
+  'node:fs',
+  'node:http',
+  'node:https',
+  'node:net',
+  'node:child_process',
+  'node:worker_threads',
+  'undici',
+];
+
 const MAY_IMPORT: Record<string, readonly string[]> = {
   format: [],
   failures: [],
@@ -51,35 +61,17 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
 // Inside a folder, a part that must stay below the rest of it: path -> what it must not import.
 const MUST_NOT: Record<string, readonly string[]> = {
+  // client/: transport/ carries bytes (sockets, undici) into a sink; decode/ turns bytes into a record and
+  // knows no socket; stream.ts and http.ts at the top compose them. Neither sub-folder imports the other.
+  'client/transport': ['client/decode', 'client/stream', 'client/http'],
+  'client/decode': [...IO, 'client/transport', 'client/stream', 'client/http'],
   // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
   'bench/agents': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
   // The protocol's pure parts: offsets, slot shares, the merge and the wire schemas (no I/O, no network).
-  ...Object.fromEntries(
-    ['offsets', 'shard', 'merge', 'protocol'].map((f) => [
-      `bench/agents/${f}`,
-      [
-        'node:fs',
-        'node:http',
-        'node:https',
-        'node:net',
-        'node:child_process',
-        'node:worker_threads',
-        'undici',
-      ],
-    ]),
-  ),
+  ...Object.fromEntries(['offsets', 'shard', 'merge', 'protocol'].map((f) => [`bench/agents/${f}`, IO])),
 };
 
 // Pure folders: no I/O of their own (files, sockets, processes, threads), so they are tested without any.
-const IO = [
-  'node:fs',
-  'node:http',
-  'node:https',
-  'node:net',
-  'node:child_process',
-  'node:worker_threads',
-  'undici',
-];
 const PURE = [
   'format',
   'failures',
@@ -175,6 +167,7 @@ describe('layering', () => {
     expect(wrongImport('cli/run.ts', 'bench/run')).toBeUndefined();
     expect(wrongImport('bench/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
     expect(wrongImport('bench/agents/shard.ts', 'node:net')).toMatch(/stays below/);
+    expect(wrongImport('client/decode/sse-decoder.ts', 'client/transport/h1-pool')).toMatch(/stays below/);
   });
 
   it('gives every folder of src/ a rule', () => {

@@ -18,7 +18,7 @@ import { windowRequestSamples } from '../stats/slo.js';
 export interface CellRequest extends TimedRequest {
   promptTokens?: number;
   cachedTokens?: number;
-  // sent again after its reused connection closed unanswered (src/client/h1-request.ts)
+  // sent again after its reused connection closed unanswered (src/client/transport/h1-request.ts)
   resent?: { firstSentAtMs: number; reason: string };
 }
 

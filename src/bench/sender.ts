@@ -1,6 +1,6 @@
 import type { RequestRecord } from '../client/types.js';
 import { type Clock } from '../clock.js';
-import { firstTokenTimeoutMs } from '../client/timeouts.js';
+import { firstTokenTimeoutMs } from '../client/transport/timeouts.js';
 import type { RequestLine } from '../results/io.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';

@@ -9,11 +9,11 @@ import { redactSecrets, registerSecret } from '../secrets.js';
 import { classifyError } from '../failures/classify.js';
 import { parseErrorBody, tryJson, type ErrorBody } from '../failures/error-body.js';
 import type { FailureReason, HttpFailureKind } from '../failures/kinds.js';
-import { defaultDispatcher } from './undici-request.js';
-import { originKey, OriginPolicies } from './origin-policy.js';
+import { defaultDispatcher } from './transport/undici-request.js';
+import { originKey, OriginPolicies } from './transport/origin-policy.js';
 
 const originPolicies = new OriginPolicies(); // what probes and scrapes learned
-import { socketTag, trackedConnector } from './undici-sockets.js';
+import { socketTag, trackedConnector } from './transport/undici-sockets.js';
 
 export interface HttpOptions {
   apiKey?: string;
@@ -114,16 +114,20 @@ async function exchange(
   const send = (d: Dispatcher, reset: boolean) =>
     d.request({ origin: t.origin, path: t.path, method, headers, body: payload, signal: ac.signal, reset });
   let oneShot: Client | undefined;
+  // A connection of its own: for a re-send, and for every request to an origin that closes right after a
+  // response (the pool's idle sockets to it are about to be closed).
+  const ownConnection = () => (oneShot = new Client(t.origin, { connect: trackedConnector(connectMs) }));
   try {
     let res: Dispatcher.ResponseData;
     try {
-      res = await send(defaultDispatcher(connectMs), !policy.reuse);
+      res = policy.reuse
+        ? await send(defaultDispatcher(connectMs), false)
+        : await send(ownConnection(), true);
     } catch (err) {
       const tag = socketTag(err);
-      if (!tag?.reused || tag.answered || ac.signal.aborted) throw err;
+      if (!tag?.reused || tag.answered || ac.signal.aborted || oneShot) throw err;
       policy.noteUnannouncedClose(tag.sinceLastReadMs);
-      oneShot = new Client(t.origin, { connect: trackedConnector(connectMs) });
-      res = await send(oneShot, true);
+      res = await send(ownConnection(), true);
     }
     // A server may echo the key (in an error, a config dump): scrub before anything is kept.
     const text = redactSecrets(await readCapped(res.body, opts.maxBytes ?? DEFAULT_MAX_BYTES));

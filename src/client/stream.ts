@@ -1,21 +1,29 @@
-// streamRequest: one streamed chat/completions request -> one timed RequestRecord (never rejects).
-// Two transports give the same record (in-flight.ts holds what they share): the lean HTTP/1.1 client
-// (h1-request.ts, plain http://, the default) and undici's dispatch (undici-request.ts: https://, a caller's
-// dispatcher, or httpClient 'undici'). Each network read is stamped once, then fed to StreamSession; TTFT
-// starts at the write (sentAtMs), the call time is kept beside it (calledAtMs). Why two: docs/performance.md
-// "How the client stays cheap".
+// streamRequest: one streamed chat/completions request -> one timed RequestRecord (never rejects). The request
+// is built once (WireRequest) and carried by one of two transports behind one interface
+// (transport/transport.ts): the lean HTTP/1.1 client (transport/h1-request.ts, plain http://, the default) and
+// undici's dispatch (transport/undici-request.ts: https://, a caller's dispatcher, or httpClient 'undici').
+// Each network read is stamped once and fed to the stream's decoding (decode/stream-session.ts); TTFT starts at
+// the write (sentAtMs), the call time is kept beside it (calledAtMs). Why two, and how the default is chosen:
+// docs/performance.md "How the client stays cheap".
 import type { Dispatcher } from 'undici';
 import { nowMs } from '../clock.js';
 import { registerSecret } from '../secrets.js';
 import type { RequestRecord } from './types.js';
-import { StreamSession, type SessionOptions } from './stream-session.js';
-import { firstTokenTimeoutMs } from './timeouts.js';
-import type { InFlightOptions } from './in-flight.js';
-import { sendWithH1 } from './h1-request.js';
-import { sendWithUndici } from './undici-request.js';
+import { StreamSession, type SessionOptions } from './decode/stream-session.js';
+import { firstTokenTimeoutMs } from './transport/timeouts.js';
+import type { InFlightOptions, Transport, WireRequest } from './transport/transport.js';
+import { leanTransport } from './transport/h1-request.js';
+import { undiciTransport } from './transport/undici-request.js';
 
 export const HTTP_CLIENTS = ['lean', 'undici'] as const;
 export type HttpClient = (typeof HTTP_CLIENTS)[number];
+
+/**
+ * The transport for http:// targets unless asked otherwise. Chosen by data (docs/performance.md "Which
+ * transport is the default"): the lean client passes the whole conformance matrix and stays at or under 1.3x
+ * the raw-socket floor's CPU in `bench:ingest` at 1 and 4 tokens a chunk, 64 and 256 streams; else undici.
+ */
+export const DEFAULT_HTTP_CLIENT: HttpClient = 'lean';
 
 export interface StreamRequestOptions extends SessionOptions, InFlightOptions {
   baseUrl: string; // ends with /v1
@@ -23,17 +31,25 @@ export interface StreamRequestOptions extends SessionOptions, InFlightOptions {
   api: 'chat' | 'completions';
   body: Record<string, unknown>; // complete request body; stream: true is forced
   requestId?: string; // sent as X-Request-Id
-  /** 'lean' (default) for http:// targets; https:// and a given dispatcher always take undici. */
+  /** DEFAULT_HTTP_CLIENT when unset; https:// and a given dispatcher always take undici. */
   httpClient?: HttpClient;
   dispatcher?: Dispatcher;
 }
 
 export { firstTokenTimeoutMs };
 
+const TRANSPORTS: Record<HttpClient, Transport> = { lean: leanTransport(), undici: undiciTransport() };
+
+/** The transport that carries `req`: the one asked for when it can, else undici (it carries everything). */
+export function transportFor(req: WireRequest, httpClient: HttpClient = DEFAULT_HTTP_CLIENT): Transport {
+  const t = TRANSPORTS[httpClient];
+  return t.carries(req) ? t : TRANSPORTS.undici;
+}
+
 interface Target {
   origin: string;
   prefix: string; // the base URL's path, without a trailing slash
-  lean: boolean; // plain http://: the lean client can carry it
+  secure: boolean;
   host: string; // for net.connect
   port: number;
   hostHeader: string;
@@ -47,7 +63,7 @@ function target(baseUrl: string): Target {
     t = {
       origin: u.origin,
       prefix: u.pathname.replace(/\/+$/, ''),
-      lean: u.protocol === 'http:',
+      secure: u.protocol === 'https:',
       host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port),
       hostHeader: u.host,
@@ -75,31 +91,25 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
   }
   if (BAD_HEADER_VALUE.test(opts.apiKey ?? '') || BAD_HEADER_VALUE.test(opts.requestId ?? ''))
     return failAtOnce(opts, session, 'request could not be sent: a line break in the API key or request id');
-  const path = t.prefix + (opts.api === 'chat' ? '/chat/completions' : '/completions');
-  const payload = JSON.stringify({ ...opts.body, stream: true });
-  if (t.lean && opts.dispatcher === undefined && opts.httpClient !== 'undici') {
-    let head =
-      `POST ${path} HTTP/1.1\r\nhost: ${t.hostHeader}\r\ncontent-type: application/json\r\n` +
-      `accept: text/event-stream\r\naccept-encoding: identity\r\n`;
-    if (opts.apiKey) head += `authorization: Bearer ${opts.apiKey}\r\n`;
-    if (opts.requestId !== undefined) head += `x-request-id: ${opts.requestId}\r\n`;
-    head += `content-length: ${Buffer.byteLength(payload)}\r\n\r\n`;
-    return sendWithH1(opts, session, { host: t.host, port: t.port, bytes: head + payload });
-  }
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'text/event-stream',
-    'accept-encoding': 'identity',
-  };
-  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  if (opts.requestId !== undefined) headers['x-request-id'] = opts.requestId;
-  return sendWithUndici(opts, session, {
+  const headers: Array<[string, string]> = [
+    ['content-type', 'application/json'],
+    ['accept', 'text/event-stream'],
+    ['accept-encoding', 'identity'],
+  ];
+  if (opts.apiKey) headers.push(['authorization', `Bearer ${opts.apiKey}`]);
+  if (opts.requestId !== undefined) headers.push(['x-request-id', opts.requestId]);
+  const req: WireRequest = {
     origin: t.origin,
-    path,
+    secure: t.secure,
+    host: t.host,
+    port: t.port,
+    hostHeader: t.hostHeader,
+    path: t.prefix + (opts.api === 'chat' ? '/chat/completions' : '/completions'),
     headers,
-    payload,
-    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
-  });
+    payload: JSON.stringify({ ...opts.body, stream: true }),
+  };
+  const transport = opts.dispatcher ? undiciTransport(opts.dispatcher) : transportFor(req, opts.httpClient);
+  return transport.send(opts, session, req);
 }
 
 function failAtOnce(

@@ -34,7 +34,7 @@ export interface RequestRecord {
   chunkAttribution?: 'exact' | 'estimated';
   unpinnedTokens?: number;
   maxGapMs?: number; // largest gap between consecutive token-bearing chunks (two or more chunks)
-  stalls?: number; // gaps of at least max(1 s, 10 x the median gap) (src/client/gaps.ts)
+  stalls?: number; // gaps of at least max(1 s, 10 x the median gap) (src/client/decode/gaps.ts)
   chunkTexts?: string[]; // each chunk's text, when asked (keepChunkTexts), to pin counts after the cell
   promptTokens?: number; // usage.prompt_tokens
   cachedTokens?: number; // usage.prompt_tokens_details.cached_tokens

@@ -10,7 +10,7 @@ export const ERROR_KINDS = [
   'stream_truncated',
   'bad_json',
   'aborted',
-  'line_too_long', // a stream line or event past the decoder cap (src/client/line-decoder.ts)
+  'line_too_long', // a stream line or event past the decoder cap (src/client/decode/line-decoder.ts)
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 

@@ -89,7 +89,7 @@ export function simulatePrefill(
 }
 
 // The client's first-token deadline: 60 s + 1 ms per prompt token (docs/method.md "Timeouts";
-// src/client/timeouts.ts, which the sim may not import; a test keeps the two equal).
+// src/client/transport/timeouts.ts, which the sim may not import; a test keeps the two equal).
 export const firstTokenDeadlineMs = (promptTokens: number): number => 60_000 + Math.ceil(promptTokens);
 
 // Cache warm-up (after the slots the cell before left cached): every slot once with max_tokens 1, all at once

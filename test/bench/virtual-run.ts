@@ -5,9 +5,9 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StreamSession } from '../../src/client/stream-session.js';
+import { StreamSession } from '../../src/client/decode/stream-session.js';
 import type { StreamRequestOptions } from '../../src/client/stream.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/timeouts.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/transport/timeouts.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import type { StreamFn } from '../../src/bench/context.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';

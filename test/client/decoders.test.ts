@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LineDecoder } from '../../src/client/line-decoder.js';
-import { SseDecoder } from '../../src/client/sse-decoder.js';
-import { TemplateCache } from '../../src/client/chunk-template.js';
-import { fullChunk } from '../../src/client/full-chunk.js';
+import { LineDecoder } from '../../src/client/decode/line-decoder.js';
+import { SseDecoder } from '../../src/client/decode/sse-decoder.js';
+import { TemplateCache } from '../../src/client/decode/chunk-template.js';
+import { fullChunk } from '../../src/client/decode/full-chunk.js';
 import { createRng } from '../../src/prompts/rng.js';
 import { bytewise, feed, randomCuts, timeless, whole } from './feed.js';
 
@@ -193,7 +193,7 @@ describe('StreamSession decoding', () => {
   });
 
   it('treats a 200 JSON answer (stream ignored) as one chunk', async () => {
-    const s = new (await import('../../src/client/stream-session.js')).StreamSession();
+    const s = new (await import('../../src/client/decode/stream-session.js')).StreamSession();
     s.headers(200, 'application/json', 1);
     s.data(
       Buffer.from(

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpPost } from '../../src/client/http.js';
 import { FLAVORS, startSim, type Flavor, type SimHandle } from '../../src/sim/index.js';
 import { feed, timeless, eventwise } from './feed.js';
-import { StreamSession } from '../../src/client/stream-session.js';
+import { StreamSession } from '../../src/client/decode/stream-session.js';
 
 const CONTINUOUS: ReadonlySet<Flavor> = new Set(['vllm', 'sglang', 'trtllm']);
 

@@ -1,7 +1,7 @@
 // Feeds a transcript to a StreamSession in chosen reads; each read is stamped with the byte offset of its
 // last byte, so an event's time is the offset of the byte that completed it, whatever the split.
 import type { RequestRecord } from '../../src/client/types.js';
-import { StreamSession, type SessionOptions } from '../../src/client/stream-session.js';
+import { StreamSession, type SessionOptions } from '../../src/client/decode/stream-session.js';
 import type { Rng } from '../../src/prompts/rng.js';
 
 export async function feed(body: Buffer, cuts: number[], opts: SessionOptions = {}): Promise<RequestRecord> {

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { getEventListeners } from 'node:events';
 import { streamRequest } from '../../src/client/stream.js';
-import { h1Pool } from '../../src/client/h1-pool.js';
-import { NO_REUSE_BELOW_MS, OriginPolicies } from '../../src/client/origin-policy.js';
+import { h1Pool } from '../../src/client/transport/h1-pool.js';
+import { NO_REUSE_BELOW_MS, OriginPolicies } from '../../src/client/transport/origin-policy.js';
 
 const SSE_OK =
   'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n' +

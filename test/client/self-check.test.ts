@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { streamRequest } from '../../src/client/stream.js';
 import { startSim } from '../../src/sim/index.js';
 import { clientCellFigures } from '../../src/client/cell-figures.js';
-import { gapSummary } from '../../src/client/gaps.js';
+import { gapSummary } from '../../src/client/decode/gaps.js';
 import {
   ClientMonitor,
   judgeClient,

@@ -1,7 +1,7 @@
 // The lean HTTP/1.1 client and undici must give the same RequestRecord for the same exchange: the same
 // requests, one server, both transports, records compared whole except their times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OriginPolicies } from '../../src/client/origin-policy.js';
+import { OriginPolicies } from '../../src/client/transport/origin-policy.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import { streamRequest, type HttpClient } from '../../src/client/stream.js';
 import { chatChunk, sleep, sse, startLocalServer, type LocalServer } from './local-server.js';

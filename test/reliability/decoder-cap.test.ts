@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LineDecoder, MAX_LINE_BYTES } from '../../src/client/line-decoder.js';
-import { SseDecoder } from '../../src/client/sse-decoder.js';
-import { StreamSession } from '../../src/client/stream-session.js';
+import { LineDecoder, MAX_LINE_BYTES } from '../../src/client/decode/line-decoder.js';
+import { SseDecoder } from '../../src/client/decode/sse-decoder.js';
+import { StreamSession } from '../../src/client/decode/stream-session.js';
 
 // Regression: a server that never ends a line (or an SSE event) grew the client's memory without bound.
 describe('decoder caps', () => {

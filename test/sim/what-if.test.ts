@@ -43,7 +43,7 @@ describe('what-if (the runner rules on the engine model)', () => {
 
 describe('what-if warm-up (as the runner warms the cache)', () => {
   it("gives up a warm-up at the client's own first-token deadline", async () => {
-    const { firstTokenTimeoutMs } = await import('../../src/client/timeouts.js');
+    const { firstTokenTimeoutMs } = await import('../../src/client/transport/timeouts.js');
     for (const tokens of [0, 1024, 131_072, 1_000_000])
       expect(firstTokenDeadlineMs(tokens)).toBe(firstTokenTimeoutMs(tokens));
   });

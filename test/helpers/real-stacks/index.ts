@@ -26,7 +26,7 @@
 import type { SimHandle } from '../../../src/sim/server.js';
 import type { FixtureTruth } from './origins.js';
 
-export { startUvicorn, startCppHttplib, startGo, readTruth } from './origins.js';
+export { startUvicorn, startCppHttplib, startGo, readTruth, startUnansweredListener } from './origins.js';
 export type { FixtureTruth, RealStack, UvicornOptions, CppHttplibOptions, GoOptions } from './origins.js';
 export { startNginx, startHaproxy } from './proxies.js';
 export type { Upstream, NginxOptions, HaproxyOptions } from './proxies.js';

@@ -1,5 +1,6 @@
 // The origin servers: the HTTP stacks engines run on, each serving the fixture protocol of index.ts.
 import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { cppHttplibBinary, FIXTURES, goBinary } from './build.js';
 import { scratchDir, startProcess } from './process.js';
@@ -137,4 +138,45 @@ export function startGo(o: GoOptions = {}): Promise<RealStack> {
     ...['-truth', truth, '-idle', String(o.idleS ?? 0), `-keepalives=${o.keepAlives ?? true}`],
     ...['-close-after', String(o.closeAfter ?? 0)],
   ]);
+}
+
+/**
+ * A listener on 127.0.0.1 that never accepts (backlog 0): once its accept queue holds a connection, the kernel
+ * answers no further SYN, so a connect to it neither completes nor fails, as to an address that does not
+ * answer. fill() opens the connection that fills the queue.
+ */
+export async function startUnansweredListener(): Promise<{
+  port: number;
+  fill(): Promise<void>;
+  stop(): Promise<void>;
+}> {
+  const script =
+    'import socket,sys,time\n' +
+    's=socket.socket(socket.AF_INET,socket.SOCK_STREAM)\n' +
+    "s.bind(('127.0.0.1',0))\ns.listen(0)\n" +
+    "print('PORT %d' % s.getsockname()[1], flush=True)\n" +
+    'time.sleep(3600)\n';
+  const p = await startProcess('/usr/bin/python3', ['-c', script]);
+  const fillers: net.Socket[] = [];
+  return {
+    port: p.port,
+    // connections until one does not complete within 300 ms: the queue is full from then on
+    fill: async () => {
+      for (let i = 0; i < 8; i++) {
+        const s = net.connect({ host: '127.0.0.1', port: p.port });
+        s.on('error', () => undefined);
+        fillers.push(s);
+        const done = await new Promise<boolean>((r) => {
+          s.once('connect', () => r(true));
+          setTimeout(() => r(false), 300);
+        });
+        if (!done) return;
+      }
+      throw new Error('the accept queue never filled');
+    },
+    stop: async () => {
+      for (const s of fillers) s.destroy();
+      await p.stop();
+    },
+  };
 }

@@ -245,8 +245,9 @@ export class H1ResponseParser {
       return undefined;
     }
     if (te !== undefined) {
-      // RFC 9112 §6.3: transfer-encoding wins over content-length, and such a connection is not reused.
-      if (cl !== undefined) head.keepAlive = false;
+      // RFC 9112 §6.3: a message with both "ought to be handled as an error" (response splitting); llhttp,
+      // which undici parses with, refuses it too (test/client/parser-leniency.test.ts).
+      if (cl !== undefined) return 'both transfer-encoding and content-length';
       const codings = tokens(te);
       if (codings[codings.length - 1] === 'chunked') this.state = SIZE;
       else {

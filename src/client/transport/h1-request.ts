@@ -9,33 +9,47 @@
 // this answer, which is how a server that closed the connection before reading the request looks. Never
 // twice, never after an answer's byte, never on a fresh connection: a server that refuses a new connection
 // (the sim's `refuse` fault) is a counted failure.
-import type { RequestRecord } from './types.js';
-import type { StreamSession } from './stream-session.js';
+import type { RequestRecord } from '../types.js';
 import { H1ResponseParser, type H1Head, type H1Sink } from './h1-response.js';
 import { h1Pool, nextPoll, type ConnUser, type H1Conn, type H1Pool } from './h1-pool.js';
-import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
+import { describeError, InFlight } from './in-flight.js';
+import type { InFlightOptions, ResponseSink, Transport, WireRequest } from './transport.js';
 
-export interface H1Target {
+interface H1Target {
   host: string; // for net.connect: no brackets around an IPv6 address
   port: number;
   bytes: string; // the whole request: request line, headers, blank line, body
 }
 
-export function sendWithH1(
-  opts: InFlightOptions,
-  session: StreamSession,
-  target: H1Target,
-  pool: H1Pool = h1Pool,
-): Promise<RequestRecord> {
-  return new Promise<RequestRecord>((resolve) => {
-    const req = new H1Request(opts, session, resolve, target, pool);
-    if (!req.start()) return;
-    try {
-      req.send();
-    } catch (err) {
-      req.stop('connect', `request could not be sent: ${describeError(err)}`);
-    }
-  });
+/** The request's bytes, head and body, for its one write. */
+export function h1Bytes(req: WireRequest): string {
+  let head = `POST ${req.path} HTTP/1.1\r\nhost: ${req.hostHeader}\r\n`;
+  for (const [name, value] of req.headers) head += `${name}: ${value}\r\n`;
+  return `${head}content-length: ${Buffer.byteLength(req.payload)}\r\n\r\n${req.payload}`;
+}
+
+/** The lean HTTP/1.1 transport over `pool` (the process's by default). */
+export function leanTransport(pool: H1Pool = h1Pool): Transport {
+  return {
+    name: 'lean',
+    carries: (req) => !req.secure,
+    send: (opts, sink, req) =>
+      new Promise<RequestRecord>((resolve) => {
+        const r = new H1Request(
+          opts,
+          sink,
+          resolve,
+          { host: req.host, port: req.port, bytes: h1Bytes(req) },
+          pool,
+        );
+        if (!r.start()) return;
+        try {
+          r.send();
+        } catch (err) {
+          r.stop('connect', `request could not be sent: ${describeError(err)}`);
+        }
+      }),
+  };
 }
 
 class H1Request extends InFlight implements ConnUser, H1Sink {
@@ -50,7 +64,7 @@ class H1Request extends InFlight implements ConnUser, H1Sink {
 
   constructor(
     opts: InFlightOptions,
-    session: StreamSession,
+    session: ResponseSink,
     resolve: (r: Promise<RequestRecord>) => void,
     private readonly target: H1Target,
     private readonly pool: H1Pool,

@@ -1,12 +1,12 @@
 // One response's decoding state, independent of the HTTP stack: the transport hands it each network read
 // with the time it arrived, so tests can feed transcripts byte by byte and the benchmark can compare stacks.
-import { redactSecrets } from '../secrets.js';
-import type { ErrorKind, RequestError, RequestRecord } from './types.js';
+import { redactSecrets } from '../../secrets.js';
+import type { ErrorKind, RequestError, RequestRecord } from '../types.js';
 import { TemplateCache } from './chunk-template.js';
 import { gapSummary } from './gaps.js';
 import { fullChunk, type FullChunk } from './full-chunk.js';
-import { classifyError } from '../failures/classify.js';
-import { errorOf, parseErrorBody, type ErrorBody } from '../failures/error-body.js';
+import { classifyError } from '../../failures/classify.js';
+import { errorOf, parseErrorBody, type ErrorBody } from '../../failures/error-body.js';
 import { LineDecoder } from './line-decoder.js';
 import { SseDecoder } from './sse-decoder.js';
 import { TokenLedger, type TokenSource } from './token-ledger.js';

@@ -9,10 +9,10 @@
 // carried an earlier response is sent once more on a new connection (a one-shot Client); an origin seen
 // closing right after a response gets `reset: true` (no reuse). A caller's own dispatcher keeps its own rules.
 import { Agent, Client, type Dispatcher } from 'undici';
-import type { RequestRecord } from './types.js';
-import type { StreamSession } from './stream-session.js';
+import type { RequestRecord } from '../types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './timeouts.js';
-import { describeError, InFlight, type InFlightOptions } from './in-flight.js';
+import { describeError, InFlight } from './in-flight.js';
+import type { InFlightOptions, ResponseSink, Transport } from './transport.js';
 import { DEFAULT_KEEP_ALIVE_MS, originKey, OriginPolicies, type OriginPolicy } from './origin-policy.js';
 
 const originPolicies = new OriginPolicies(); // what streamed requests through undici learned
@@ -41,7 +41,7 @@ class LocalStop extends Error {}
 
 type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
 
-export interface UndiciTarget {
+interface UndiciTarget {
   origin: string;
   path: string;
   headers: Record<string, string>;
@@ -49,20 +49,26 @@ export interface UndiciTarget {
   dispatcher?: Dispatcher;
 }
 
-export function sendWithUndici(
-  opts: InFlightOptions,
-  session: StreamSession,
-  target: UndiciTarget,
-): Promise<RequestRecord> {
-  return new Promise<RequestRecord>((resolve) => {
-    const req = new UndiciRequest(opts, session, resolve, target);
-    if (!req.start()) return;
-    try {
-      req.send();
-    } catch (err) {
-      req.stop('connect', `request could not be sent: ${describeError(err)}`);
-    }
-  });
+/** undici's dispatch: our own dispatcher (defaultDispatcher), or a caller's, which keeps its own rules. */
+export function undiciTransport(dispatcher?: Dispatcher): Transport {
+  return {
+    name: 'undici',
+    carries: () => true,
+    send: (opts, sink, req) =>
+      new Promise<RequestRecord>((resolve) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of req.headers) headers[name] = value;
+        const target: UndiciTarget = { origin: req.origin, path: req.path, headers, payload: req.payload };
+        if (dispatcher) target.dispatcher = dispatcher;
+        const r = new UndiciRequest(opts, sink, resolve, target);
+        if (!r.start()) return;
+        try {
+          r.send();
+        } catch (err) {
+          r.stop('connect', `request could not be sent: ${describeError(err)}`);
+        }
+      }),
+  };
 }
 
 // Undici calls the handler's methods on this object, so a chunk costs no closure and no allocation here.
@@ -70,11 +76,12 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private done = false;
   private answered = false; // response headers arrived
-  private oneShot: Client | undefined; // the re-send's own connection
+  private oneShot: Client | undefined; // a connection of its own (a re-send, or an origin not reused)
+  private resentOnce = false;
 
   constructor(
     opts: InFlightOptions,
-    session: StreamSession,
+    session: ResponseSink,
     resolve: (r: Promise<RequestRecord>) => void,
     private readonly target: UndiciTarget,
   ) {
@@ -86,9 +93,11 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
   }
 
   send(): void {
-    const own = this.target.dispatcher === undefined;
-    const reset = own && !this.policy.reuse;
-    (this.target.dispatcher ?? defaultDispatcher(this.connectMs)).dispatch(this.options(reset), this);
+    const d = this.target.dispatcher;
+    // An origin that closes right after a response gets a new connection per request: a pool would hand out
+    // the idle sockets it still holds, each about to be closed.
+    if (d === undefined && !this.policy.reuse) this.onNewConnection();
+    else (d ?? defaultDispatcher(this.connectMs)).dispatch(this.options(false), this);
   }
 
   private options(reset: boolean): Dispatcher.DispatchOptions {
@@ -141,7 +150,7 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const code = (err as { code?: string }).code;
     const tag = socketTag(err);
-    if (tag?.reused && !tag.answered && !this.answered && this.oneShot === undefined) {
+    if (tag?.reused && !tag.answered && !this.answered && !this.resentOnce) {
       this.policy.noteUnannouncedClose(tag.sinceLastReadMs);
       this.resendOnNew(code === 'UND_ERR_SOCKET' ? err.message : describeError(err));
     } else if (code === 'UND_ERR_CONNECT_TIMEOUT')
@@ -152,8 +161,13 @@ class UndiciRequest extends InFlight implements Dispatcher.DispatchHandler {
 
   // A client of its own is a new connection for certain: the pool's other idle sockets may be as stale.
   private resendOnNew(reason: string): void {
+    this.resentOnce = true;
     this.resending(reason);
     this.controller = undefined;
+    this.onNewConnection();
+  }
+
+  private onNewConnection(): void {
     this.oneShot = new Client(this.target.origin, {
       headersTimeout: 0,
       bodyTimeout: 0,

@@ -3,18 +3,12 @@
 // headers(), data() per network read with one stamp, and ended() or lost(); it implements release() to stop
 // reading a response the record no longer needs. Both transports thus give the same RequestRecord.
 import { setMaxListeners } from 'node:events';
-import { nowMs } from '../clock.js';
-import type { ErrorKind, RequestRecord } from './types.js';
-import type { StreamSession } from './stream-session.js';
+import { nowMs } from '../../clock.js';
+import type { ErrorKind, RequestRecord } from '../types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from './timeouts.js';
+import type { InFlightOptions, ResponseSink } from './transport.js';
 
-export interface InFlightOptions {
-  signal?: AbortSignal; // abort -> record with error.kind 'aborted' and everything that arrived
-  timeouts?: { connectMs?: number; firstTokenMs?: number; idleMs?: number };
-  now?: () => number; // default nowMs; must advance in real milliseconds (timers are real)
-  /** Called once, synchronously, with the first token's arrival time (the ramp waits on it). */
-  onFirstToken?: (firstTokenAtMs: number) => void;
-}
+export type { InFlightOptions };
 
 export abstract class InFlight {
   readonly connectMs: number;
@@ -32,7 +26,7 @@ export abstract class InFlight {
 
   constructor(
     private readonly opts: InFlightOptions,
-    protected readonly session: StreamSession,
+    protected readonly session: ResponseSink,
     private readonly resolve: (r: Promise<RequestRecord>) => void,
   ) {
     this.now = opts.now ?? nowMs;

@@ -1,7 +1,7 @@
 // Full interpretation of one parsed SSE payload: text deltas of every choice, finish reason, usage,
 // llama.cpp timings and every error shape engines.md lists (vLLM/llama.cpp/Ollama `{error:{message}}`,
 // SGLang/TRT-LLM flat `{object:"error",message}`, TGI `{error:"..."}` and `{error:{message,http_status_code}}`).
-import { errorOf, type ErrorBody } from '../failures/error-body.js';
+import { errorOf, type ErrorBody } from '../../failures/error-body.js';
 
 export interface UsageInfo {
   completionTokens?: number;
