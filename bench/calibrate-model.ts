@@ -56,7 +56,21 @@ for (const [name, file] of SEEDS) {
       console.log(`| decode | ${r.context} | ${r.concurrency} | ${r.status} | Over capacity | | | | | | |`);
       continue;
     }
-    const m = simulateCell(p, { contextTokens: r.contextTokens, concurrency: r.concurrency, windowS });
+    // As the seed's run did: the context's levels in ascending order, each leaving its slots' prompts cached.
+    const before = seed.filter(
+      (x) =>
+        x.phase !== 'prefill' &&
+        x.contextTokens === r.contextTokens &&
+        x.concurrency < r.concurrency &&
+        x.status !== 'Over capacity',
+    );
+    const cachedSlots = Math.max(0, ...before.map((x) => x.concurrency));
+    const m = simulateCell(p, {
+      contextTokens: r.contextTokens,
+      concurrency: r.concurrency,
+      windowS,
+      cachedSlots,
+    });
     if (m.status === r.status) statusMatch++;
     for (const [a, b] of [
       [m.totalTokensPerS, r.totalTokPerS],
