@@ -3,14 +3,15 @@
 // two generated engines the repository does not ship (bench/lib/twin-cases.ts: the judges), and the shipped sim
 // profiles. Virtual time: no server, no real clock. `npm run bench:twin [name filter]`.
 import { readFileSync } from 'node:fs';
+import { cellKey } from '../src/cell-rules.js';
 import { importV062Text } from '../src/results/import-v062.js';
 import type { RunResult } from '../src/results/schema.js';
 import { loadProfile } from '../src/sim/profiles.js';
 import { planOfResult, twinSubset } from '../src/twin/choose.js';
-import { FIGURE_LABEL, FIGURES, judge, lean, TOLERANCE, type Figure } from '../src/twin/judge.js';
+import { FIGURE_LABEL, FIGURES, judge, lean, TOLERANCE, type Figure } from '../test/twin/judge.js';
 import { observe } from '../src/twin/observe.js';
 import { predict } from '../src/twin/predict.js';
-import { simulatedResult } from '../src/twin/sim-result.js';
+import { simulatedResult } from '../test/twin/sim-result.js';
 import { RESTART_LOSS } from '../src/twin/restart-loss.js';
 import { fitTwin } from '../src/twin/twin.js';
 import { generatedCase, JUDGE_SEEDS, SEED_MATRIX } from './lib/twin-cases.js';
@@ -34,7 +35,7 @@ let failed = 0;
 function evaluate(name: string, kind: Kind, measured: RunResult, drawn?: string): void {
   const obs = twinSubset(observe([{ result: measured, source: name }]), measured);
   const twin = fitTwin(obs, planOfResult(measured));
-  const keys = new Set(obs.decode.map((d) => `${d.contextTokens}x${d.concurrency}`));
+  const keys = new Set(obs.decode.map((d) => cellKey(d.contextTokens, d.concurrency)));
   const predicted = predict(twin.profile, twin.meta);
   const j = judge(measured, predicted, keys);
   const target = TARGET[kind];

@@ -19,6 +19,22 @@ export const cellKey = (contextTokens: number, concurrency: number): string =>
 export const kvDemandTokens = (contextTokens: number, concurrency: number, maxOutput: number): number =>
   concurrency * (contextTokens + maxOutput);
 
+// Requests that failed, by kind; those aborted at the window close are how a window ends, not failures.
+export function failedRequests(errors: Partial<Record<string, number>> | undefined): Array<[string, number]> {
+  return Object.entries(errors ?? {}).filter((e): e is [string, number] => e[0] !== 'aborted' && !!e[1]);
+}
+
+// A stall (docs/method.md "Figures of a cell"): a gap between two chunks of one request longer than both 1 s and 10 x the cell's median chunk gap.
+// Counted per request; the stalled time is the union of the gaps (an engine-wide pause that hits every stream
+// at once counts N stalls but its length once).
+export const STALL_MIN_MS = 1000;
+export const STALL_GAP_FACTOR = 10;
+
+/** The gap at or above which a pause is a stall, given the median gap it stands among. */
+export function stallThresholdMs(medianGapMs: number | null): number {
+  return Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
+}
+
 // --max-output's default, and what a result or a what-if that does not say assumes.
 export const DEFAULT_MAX_OUTPUT = 4096;
 

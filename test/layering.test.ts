@@ -2,10 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Imports run one way (DESIGN.md): cli -> bench -> (client, target, prompts, plan, stats) -> results; report reads
-// results only (and the answer, judged from them); the sim imports nothing from the client side; stats/ and plan/ are pure. This parses every
-// import under src/ (static and dynamic) and names each one that runs upward.
+// Imports run one way (docs/architecture.md "Layers"): every folder of src/ names the folders it may import, and
+// this parses every import under src/ (static and dynamic) and names each one that is not on its folder's list.
+// The modules at the top of src/ (clock, errors, cell-rules, ...) are the base every folder may import; they
+// import no folder themselves, but index.ts, the package's entry, which exports from all of them.
 const SRC = resolve(import.meta.dirname, '../src');
+
 const IO = [
   'node:fs',
   'node:http',
@@ -15,57 +17,75 @@ const IO = [
   'node:worker_threads',
   'undici',
 ];
-const CLIENT_SIDE = [
-  'client',
-  'bench',
-  'target',
-  'prompts',
-  'progress',
-  'report',
-  'cli',
-  'config',
-  'twin',
-  'web',
-  'sweep',
-];
 
-// layer -> what it must not import: top-level folders of src/, module files (results/io) or packages.
-const FORBIDDEN: Record<string, string[]> = {
-  results: ['report', 'bench', 'cli', 'progress', 'sweep'],
-  bench: ['report', 'cli', 'sweep'],
-  progress: ['report', 'bench', 'cli'],
-  report: ['bench', 'cli', 'client', 'sweep'],
-  sweep: ['cli', 'report'], // cli -> sweep -> bench: the sweep runs `run`'s runner; its report reads sweep.json
-  sim: CLIENT_SIDE,
-  stats: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
-  plan: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli'],
-  // The answer (capacity under a service level, its reason) is judged from a result alone, for every report.
-  answer: [...IO, 'client', 'target', 'results/io', 'results/read', 'bench', 'report', 'cli', 'web'],
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  format: [],
+  failures: [],
+  results: ['failures', 'format'],
+  // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
+  stats: ['results'],
+  plan: ['results'],
+  // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
+  answer: ['twin', 'stats', 'results', 'format'],
+  // The option table and its resolution (flags over YAML over defaults): below every command that takes options.
+  config: ['plan', 'stats', 'results'],
+  // The server side of a run: the streaming client, what a server is, the prompts it is sent.
+  client: ['failures'],
+  prompts: ['client', 'format'],
+  target: ['client', 'failures', 'plan', 'results', 'format'],
+  // A separate program in one repository: nothing from the client side.
+  sim: ['stats', 'plan', 'results'],
+  twin: ['sim', 'plan', 'results', 'format'],
+  // Readers of results: they never reach a server.
+  report: ['answer', 'stats', 'results', 'format'],
+  web: ['report', 'answer', 'stats', 'results', 'format'],
+  progress: ['plan', 'results', 'format'],
+  quick: ['answer', 'target', 'plan', 'stats', 'format'],
+  // The runner, and the sweep that runs it once per server configuration.
+  bench: [
+    'client',
+    'target',
+    'prompts',
+    'plan',
+    'stats',
+    'results',
+    'config',
+    'progress',
+    'failures',
+    'format',
+  ],
+  sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'format'],
+  deploy: [], // a scheduler's job as text, from the options: nothing of the measuring side
+  cli: ['*'],
+};
+
+// Inside a folder, a part that must stay below the rest of it: path -> what it must not import.
+const MUST_NOT: Record<string, readonly string[]> = {
   // client/: transport/ carries bytes (sockets, undici) into a sink; decode/ turns bytes into a record and
   // knows no socket; stream.ts and http.ts at the top compose them. Neither sub-folder imports the other.
-  'client/transport': ['client/decode', 'client/stream', 'client/http', 'bench', 'target', 'report', 'cli'],
-  'client/decode': [
-    ...IO,
-    'client/transport',
-    'client/stream',
-    'client/http',
-    'bench',
-    'target',
-    'report',
-    'cli',
-  ],
-  // deploy prints a scheduler's job: text from the options, nothing of the measuring side.
-  deploy: [...IO, 'bench', 'client', 'target', 'report', 'cli', 'web', 'sim', 'results/io'],
+  'client/transport': ['client/decode', 'client/stream', 'client/http'],
+  'client/decode': [...IO, 'client/transport', 'client/stream', 'client/http'],
   // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
   'bench/agents': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
   // The protocol's pure parts: offsets, slot shares, the merge and the wire schemas (no I/O, no network).
-  ...Object.fromEntries(
-    ['offsets', 'shard', 'merge', 'protocol'].map((f) => [
-      `bench/agents/${f}`,
-      [...IO, 'client/stream', 'target', 'results/io'],
-    ]),
-  ),
+  ...Object.fromEntries(['offsets', 'shard', 'merge', 'protocol'].map((f) => [`bench/agents/${f}`, IO])),
 };
+
+// Pure folders: no I/O of their own (files, sockets, processes, threads), so they are tested without any.
+const PURE = [
+  'format',
+  'failures',
+  'stats',
+  'plan',
+  'answer',
+  'report',
+  'progress',
+  'quick',
+  'prompts',
+  'deploy',
+];
+// Modules of an allowed folder that a pure folder still may not import: they read and write files.
+const IO_MODULES = ['results/io', 'results/read', 'results/sweep-io'];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -87,6 +107,31 @@ export function importsOf(file: string, text: string): string[] {
 
 const hits = (target: string, rule: string) => target === rule || target.startsWith(`${rule}/`);
 
+// Top-level folders and base modules of src/: a target that is neither is a package ('zod', 'node:fs').
+const ENTRIES = readdirSync(SRC, { withFileTypes: true });
+const FOLDERS = new Set(ENTRIES.filter((e) => e.isDirectory()).map((e) => e.name));
+const BASE = new Set(ENTRIES.filter((e) => e.isFile()).map((e) => e.name.replace(/\.ts$/, '')));
+
+// What is wrong with one import of a file at `rel` (a path under src/), or undefined.
+export function wrongImport(rel: string, target: string): string | undefined {
+  const from = rel.includes('/') ? rel.split('/')[0]! : undefined;
+  const into = target.split('/')[0]!;
+  const folder = target.includes('/') && FOLDERS.has(into);
+  const base = !target.includes('/') && BASE.has(target);
+  if (from === undefined)
+    return folder && rel !== 'index.ts' ? `${rel} (a base module) imports ${target}` : undefined;
+  const path = rel.replace(/\.ts$/, '');
+  for (const [at, rules] of Object.entries(MUST_NOT))
+    if (hits(path, at))
+      for (const r of rules) if (hits(target, r)) return `${rel} imports ${target} (${at} stays below it)`;
+  const allowed = MAY_IMPORT[from];
+  if (!allowed) return `${rel}: the folder ${from} has no layering rule in test/layering.test.ts`;
+  if (PURE.includes(from) && (IO.some((io) => hits(target, io)) || IO_MODULES.some((m) => hits(target, m))))
+    return `${rel} (pure) imports ${target}`;
+  if (!folder || base || into === from || allowed.includes('*') || allowed.includes(into)) return undefined;
+  return `${rel} imports ${target}: ${from} may import ${allowed.join(', ') || 'only the base modules'}`;
+}
+
 describe('layering', () => {
   it('finds imports of every kind (the parser itself)', () => {
     const f = join(SRC, 'bench/x.ts');
@@ -96,19 +141,47 @@ describe('layering', () => {
       "const c = await import('../cli/run.js');",
       "import 'node:fs';",
       'export { d } from "../results/io.js";',
+      "import { e } from '../cell-rules.js';",
     ].join('\n');
-    expect(importsOf(f, text)).toEqual(['report/index', 'bench/b', 'cli/run', 'node:fs', 'results/io']);
+    expect(importsOf(f, text)).toEqual([
+      'report/index',
+      'bench/b',
+      'cli/run',
+      'node:fs',
+      'results/io',
+      'cell-rules',
+    ]);
   });
 
-  it('has no upward import under src/', () => {
+  it('judges an import by its folder rule (the judge itself)', () => {
+    expect(wrongImport('report/text.ts', 'bench/run')).toMatch(/report may import answer, stats/);
+    expect(wrongImport('answer/what-if.ts', 'client/stream')).toMatch(/answer may import twin/);
+    expect(wrongImport('report/text.ts', 'results/schema')).toBeUndefined();
+    expect(wrongImport('report/text.ts', 'results/io')).toMatch(/pure/);
+    expect(wrongImport('stats/window.ts', 'node:fs')).toMatch(/pure/);
+    expect(wrongImport('stats/window.ts', 'cell-rules')).toBeUndefined();
+    expect(wrongImport('sim/server.ts', 'client/stream')).toMatch(/sim may import/);
+    expect(wrongImport('cell-rules.ts', 'results/schema')).toMatch(/a base module/);
+    expect(wrongImport('index.ts', 'bench/run')).toBeUndefined();
+    expect(wrongImport('newfolder/x.ts', 'results/schema')).toMatch(/no layering rule/);
+    expect(wrongImport('cli/run.ts', 'bench/run')).toBeUndefined();
+    expect(wrongImport('bench/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
+    expect(wrongImport('bench/agents/shard.ts', 'node:net')).toMatch(/stays below/);
+    expect(wrongImport('client/decode/sse-decoder.ts', 'client/transport/h1-pool')).toMatch(/stays below/);
+  });
+
+  it('gives every folder of src/ a rule', () => {
+    expect([...FOLDERS].filter((f) => !(f in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('has no import under src/ that its folder may not make', () => {
     const wrong: string[] = [];
     for (const file of files(SRC)) {
       const rel = relative(SRC, file);
-      const path = rel.replace(/\.ts$/, '');
-      // A folder's rules and those of every folder or module it lies in ('bench' and 'bench/agents').
-      const rules = Object.entries(FORBIDDEN).flatMap(([at, r]) => (hits(path, at) ? r : []));
-      for (const target of importsOf(file, readFileSync(file, 'utf8')))
-        for (const rule of rules) if (hits(target, rule)) wrong.push(`${rel} imports ${target}`);
+      for (const target of importsOf(file, readFileSync(file, 'utf8'))) {
+        const w = wrongImport(rel, target);
+        if (w) wrong.push(w);
+      }
     }
     expect(wrong).toEqual([]);
   });

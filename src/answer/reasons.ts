@@ -3,7 +3,7 @@ import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
 import { engineSettings } from './engines.js';
-import { kvDemandTokens } from '../cell-rules.js';
+import { failedRequests, kvDemandTokens } from '../cell-rules.js';
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
 // fails the level (docs/method.md "Why the limit is there"), and which setting of the engine moves it.
@@ -94,8 +94,7 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
       setting: e.kv[0]!,
     };
   if (cell.status === 'Failed') {
-    const errs = Object.entries(cell.errors ?? {})
-      .filter(([k]) => k !== 'aborted')
+    const errs = failedRequests(cell.errors)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ');
     const refused = e.admission && /http_status/.test(errs);

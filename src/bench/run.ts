@@ -13,7 +13,6 @@ import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
 import { referenceFromCells } from '../stats/queue.js';
-import { failedRequests } from '../stats/status.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
@@ -30,6 +29,7 @@ import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
 import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
 import { emptyCell } from '../results/empty-cell.js';
+import { failedRequests } from '../cell-rules.js';
 import type { AgentHub } from './agents/hub.js';
 
 export interface BenchRunDeps {

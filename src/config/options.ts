@@ -1,5 +1,5 @@
-import { FLAVORS } from '../sim/profile-schema.js';
-import { COMPARE_FORMATS, REPORT_FORMATS } from '../report/formats.js';
+import { FLAVORS } from '../engine-names.js';
+import { COMPARE_FORMATS, REPORT_FORMATS } from '../output-formats.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 

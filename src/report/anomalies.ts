@@ -1,8 +1,7 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
-import { failedRequests } from '../stats/status.js';
 import { cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
-import { cellKey } from '../cell-rules.js';
+import { cellKey, failedRequests } from '../cell-rules.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
 export type AnomalyKind =

@@ -23,8 +23,8 @@ import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
 import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
 
-import type { CompareFormat } from './formats.js';
-export { COMPARE_FORMATS, type CompareFormat } from './formats.js';
+import type { CompareFormat } from '../output-formats.js';
+export { COMPARE_FORMATS, type CompareFormat } from '../output-formats.js';
 
 function ratioMatrixMd(m: CompareModel, bi: number): string {
   const a = m.runs[0]!;

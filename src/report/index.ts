@@ -4,10 +4,10 @@ import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, type TextOptions } from './text.js';
-import type { ReportFormat } from './formats.js';
+import type { ReportFormat } from '../output-formats.js';
 
 // Renderers are pure: (result, options) => string. The CLI and the runner decide where the string goes.
-export { REPORT_FORMATS, type ReportFormat } from './formats.js';
+export { REPORT_FORMATS, type ReportFormat } from '../output-formats.js';
 // slo: judge the answer by this service level instead of the result's own (docs/method.md "Service level");
 // whatIf: a twin's predictions for the suggested changes, computed by the caller (src/answer/what-if.ts).
 export interface AnswerOptions {

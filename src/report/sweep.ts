@@ -1,6 +1,6 @@
 import type { RunResult } from '../results/schema.js';
 import type { SweepFile } from '../results/sweep-schema.js';
-import type { ReportFormat } from './formats.js';
+import type { ReportFormat } from '../output-formats.js';
 import type { PageOptions } from './html/page.js';
 import { renderSweepHtml } from './sweep-html.js';
 import { renderSweepCsv, renderSweepMd, sweepJson } from './sweep-md.js';

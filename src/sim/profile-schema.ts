@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { FLAVORS } from '../engine-names.js';
 import { DEFAULT_CHAT_TEMPLATE } from './tokenizer.js';
 
-export const FLAVORS = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm'] as const;
+export { FLAVORS };
 export const FlavorSchema = z.enum(FLAVORS);
 export type Flavor = z.infer<typeof FlavorSchema>;
 

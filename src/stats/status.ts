@@ -32,11 +32,6 @@ export interface StatusDecision {
   clientQueue?: ClientQueueEvidence; // the client-timeline evidence, whatever the status
 }
 
-// Requests that failed, by kind; those aborted at the window close are how a window ends, not failures.
-export function failedRequests(errors: Partial<Record<string, number>> | undefined): Array<[string, number]> {
-  return Object.entries(errors ?? {}).filter((e): e is [string, number] => e[0] !== 'aborted' && !!e[1]);
-}
-
 export function errorCount(f: WindowFigures): number {
   return Object.values(f.errors).reduce((a, b) => a + (b ?? 0), 0);
 }

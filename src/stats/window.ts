@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../results/schema.js';
 import { medianInterval, totalRateInterval, type Interval } from './interval.js';
 import { median, quantiles, sortSamples, type QuantileSet } from './sorted.js';
+import { stallThresholdMs } from '../cell-rules.js';
 
 // What the window accounting needs from a request (a RequestRecord or a truth log entry both fit).
 export interface TimedRequest {
@@ -23,17 +24,6 @@ export interface CellIntervals {
   perRequestTokensPerS: Interval | null;
   ttftMs: Interval | null;
   tbtMs: Interval | null;
-}
-
-// A stall: a gap between two chunks of one request longer than both 1 s and 10 x the cell's median chunk gap.
-// Counted per request; the stalled time is the union of the gaps (an engine-wide pause that hits every stream
-// at once counts N stalls but its length once).
-export const STALL_MIN_MS = 1000;
-export const STALL_GAP_FACTOR = 10;
-
-/** The gap at or above which a pause is a stall, given the median gap it stands among. */
-export function stallThresholdMs(medianGapMs: number | null): number {
-  return Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
 }
 
 export interface Stalls {

@@ -1,7 +1,8 @@
 import type { Engine, Hardware, ServerSample } from '../results/schema.js';
 import type { HttpResult } from '../client/http.js';
+import { ENGINE_NAMES } from '../engine-names.js';
 
-export const ENGINE_NAMES = ['vllm', 'sglang', 'llamacpp', 'tgi', 'ollama', 'trtllm', 'generic'] as const;
+export { ENGINE_NAMES };
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface Extensions {

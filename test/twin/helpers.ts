@@ -1,5 +1,5 @@
 import { loadProfile } from '../../src/sim/profiles.js';
-import { simulatedResult } from '../../src/twin/sim-result.js';
+import { simulatedResult } from './sim-result.js';
 
 // The demo engine (maxNumSeqs 8, KV 64K tokens, speculative decoding) measured over a small matrix in virtual
 // time: every status appears, and a twin's parameters are known to compare with.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport, REPORT_FORMATS } from '../../src/report/index.js';
 import { RunResult } from '../../src/results/schema.js';
-import { judge } from '../../src/twin/judge.js';
+import { judge } from './judge.js';
 import { observe, selectObservations } from '../../src/twin/observe.js';
 import { predict } from '../../src/twin/predict.js';
 import { fitTwin } from '../../src/twin/twin.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RESTART_LOSS } from '../../src/twin/restart-loss.js';
-import { judge } from '../../src/twin/judge.js';
+import { judge } from './judge.js';
 import { observe } from '../../src/twin/observe.js';
 import { predict } from '../../src/twin/predict.js';
-import { simulatedResult } from '../../src/twin/sim-result.js';
+import { simulatedResult } from './sim-result.js';
 import { fitTwin } from '../../src/twin/twin.js';
 import { DEMO_GRID, demoProfile, planOf } from './helpers.js';
 

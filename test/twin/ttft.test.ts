@@ -3,10 +3,10 @@ import { ApiServer } from '../../src/sim/curves.js';
 import { loadProfile } from '../../src/sim/profiles.js';
 import { simulateCell } from '../../src/sim/what-if.js';
 import type { RunResult } from '../../src/results/schema.js';
-import { judge } from '../../src/twin/judge.js';
+import { judge } from './judge.js';
 import { observe, selectObservations } from '../../src/twin/observe.js';
 import { predict } from '../../src/twin/predict.js';
-import { simulatedResult } from '../../src/twin/sim-result.js';
+import { simulatedResult } from './sim-result.js';
 import { fitTwin } from '../../src/twin/twin.js';
 import { planOf } from './helpers.js';
 

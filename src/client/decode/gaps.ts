@@ -1,7 +1,7 @@
 // Stalls: a stream that stops for seconds and resumes leaves the chunk-gap percentiles untouched (three
 // 1.5 s stalls among thousands of 20 ms gaps are below p99). The largest gap and a count of long ones make
 // them visible per request; the cell sums the counts and keeps the largest gap.
-import { stallThresholdMs } from '../../stats/window.js';
+import { stallThresholdMs } from '../../cell-rules.js';
 
 export interface GapSummary {
   maxGapMs: number;

@@ -1,5 +1,5 @@
-import type { DecodeCell, Interval, RunResult } from '../results/schema.js';
-import { cellKey } from '../cell-rules.js';
+import type { DecodeCell, Interval, RunResult } from '../../src/results/schema.js';
+import { cellKey } from '../../src/cell-rules.js';
 
 // How a prediction did against a measurement on the cells the twin did not see (docs/twin.md acceptance): per
 // figure, the share of measured Valid cells whose prediction falls within its tolerance (10% for tok/s, 25% for
