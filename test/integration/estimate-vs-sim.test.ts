@@ -18,7 +18,9 @@ async function planVsRun(
   expect(run.code, run.stderr).toBe(0);
   const { result } = readRun(runDirs(out)[0]!);
   const full = result.prefill.find((p) => p.decodeContext === false);
-  return { estimateS, actualS, fullWindowS: (full?.ttftMs ?? 0) / 1000 };
+  // Every cold repeat of the full-window point is run time (--prefill-repeats, 3 by default).
+  const fullMs = (full?.repeats ?? []).reduce((sum, r) => sum + r.ttftMs, 0) || (full?.ttftMs ?? 0);
+  return { estimateS, actualS, fullWindowS: fullMs / 1000 };
 }
 
 // Per-token prefill time a + b*L, as attention makes it: 4.2K tok/s at 1K, 1.2K at 16K.
@@ -58,7 +60,7 @@ describe('plan estimate against a sim run', () => {
     expect(r.error, `estimate ${r.estimateS} s, actual ${r.actualS} s`).toBeLessThan(0.2);
   });
 
-  it('the live ETA after each cell points at the real end of the run (within 20% from the second cell on)', async () => {
+  it('the live ETA points at the real end of the run (within 20% once two prefill points are measured)', async () => {
     const sim = await startTestSim({
       profile: 'demo',
       overrides: { flavor: 'llamacpp', prefillTokensPerS: [1024, 4096, 8192, 16384].map(slow) },
@@ -82,7 +84,7 @@ describe('plan estimate against a sim run', () => {
           stdout: { write: () => true },
           stderr: {
             write: (text: string) => {
-              for (const m of text.matchAll(/\[\d+\/\d+, ETA (\d+) s\]/g))
+              for (const m of text.matchAll(/\[\d+\/\d+ measured, ETA (\d+) s\]/g))
                 seen.push({ atMs: performance.now() - t0, etaS: Number(m[1]) });
               return true;
             },
@@ -93,8 +95,10 @@ describe('plan estimate against a sim run', () => {
       const endMs = performance.now() - t0;
       expect(code).toBe(0);
       expect(seen).toHaveLength(6);
-      // The full-window point (16K) comes last and is most of what is left: the ETA must have predicted it.
-      for (const s of seen.slice(1, -1)) {
+      // The full-window point comes last (three cold repeats, most of what is left): the ETA must predict it. One
+      // measured prefill point cannot pin the slope of prefill time with context; from the second (after cell 2 of
+      // 1K,2K,4K x 1,2) it can.
+      for (const s of seen.slice(2, -1)) {
         const predictedEndMs = s.atMs + s.etaS * 1000;
         expect(Math.abs(predictedEndMs - endMs) / endMs, JSON.stringify({ s, endMs })).toBeLessThan(0.2);
       }

@@ -4,6 +4,7 @@
 // closes them, when they sit idle past the keep-alive time (origin-policy.ts), or when bytes arrive that no
 // request asked for. A close of a kept-alive connection before any answer teaches the origin's policy.
 import net from 'node:net';
+import { connectPacer } from './connect-pacer.js';
 import { OriginPolicies, type AnnouncedKeepAlive, type OriginPolicy } from './origin-policy.js';
 
 /** The request using a connection: told of its socket's events. */
@@ -41,13 +42,18 @@ export class H1Conn {
     this.user = user;
     // TCP keepalive as undici sets it: a long prefill or queue wait sends no bytes, and a NAT or load balancer
     // would otherwise drop the idle flow while the request still waits for its first token.
-    this.socket = net.connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 });
+    this.socket = new net.Socket();
     this.socket
       .on('connect', this.onConnect)
       .on('data', this.onData)
       .on('end', this.onEnd)
       .on('error', this.onError)
       .on('close', this.onClose);
+    // Paced (connect-pacer.ts); a request aborted while waiting destroys the socket, which then never connects.
+    connectPacer.run(key, () => {
+      if (!this.dead && !this.socket.destroyed)
+        this.socket.connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 });
+    });
   }
 
   get usable(): boolean {

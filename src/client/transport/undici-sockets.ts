@@ -5,6 +5,7 @@
 // handler reads the tag from the error undici hands it.
 import type { Socket } from 'node:net';
 import { buildConnector } from 'undici';
+import { connectPacer } from './connect-pacer.js';
 
 const TAG = Symbol('llmib.socketState');
 
@@ -17,14 +18,22 @@ export interface SocketTag {
   sinceLastReadMs: number;
 }
 
-/** undici's own connector, with every socket it opens tracked. */
+/** undici's own connector, paced as the lean client's (connect-pacer.ts), with every socket it opens tracked. */
 export function trackedConnector(connectMs: number): buildConnector.connector {
   const base = buildConnector({ timeout: connectMs });
   return (opts, callback) =>
-    base(opts, (...args: Parameters<buildConnector.Callback>) => {
-      if (args[1]) track(args[1]);
-      callback(...args);
-    });
+    connectPacer.run(connectKey(opts), () =>
+      base(opts, (...args: Parameters<buildConnector.Callback>) => {
+        if (args[1]) track(args[1]);
+        callback(...args);
+      }),
+    );
+}
+
+// The lean pool's key for the same origin (origin-policy.ts originKey), so both transports share one pace.
+function connectKey(o: buildConnector.Options): string {
+  const port = o.port || (o.protocol === 'https:' ? '443' : '80');
+  return `${o.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
 }
 
 function track(socket: Socket): void {

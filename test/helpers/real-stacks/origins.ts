@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cppHttplibBinary, FIXTURES, goBinary } from './build.js';
 import { scratchDir, startProcess } from './process.js';
 
-/** One request as the fixture saw it; times in epoch ms (sub-ms), the client's clock on this machine. */
+/** One request as the fixture saw it; times in epoch ms (sub-ms) on the client's timeline (readTruth). */
 export interface FixtureTruth {
   requestId: string;
   arrivalMs: number; // the handler started (the request head was read)
@@ -26,8 +26,18 @@ export interface RealStack {
   stop(): Promise<void>;
 }
 
+// The fixtures stamp CLOCK_MONOTONIC µs, the clock under performance.now() (libuv's hrtime); the client stamps
+// performance.timeOrigin + performance.now(). This offset puts the fixtures' stamps on the client's timeline
+// exactly: a wall clock (time.time(), system_clock) drifts from it under NTP by tenths of a ms in a minute.
+function monotonicToClientMs(): number {
+  const client = performance.timeOrigin + performance.now();
+  const mono = Number(process.hrtime.bigint()) / 1e6;
+  return client - mono;
+}
+
 export function readTruth(file: string): FixtureTruth[] {
   if (!existsSync(file)) return [];
+  const shift = monotonicToClientMs();
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
@@ -41,9 +51,9 @@ export function readTruth(file: string): FixtureTruth[] {
       };
       return {
         requestId: o.requestId,
-        arrivalMs: o.arrivalUs / 1000,
-        chunks: o.chunks.map(([t, n]) => [t / 1000, n] as [number, number]),
-        endMs: o.endUs / 1000,
+        arrivalMs: o.arrivalUs / 1000 + shift,
+        chunks: o.chunks.map(([t, n]) => [t / 1000 + shift, n] as [number, number]),
+        endMs: o.endUs / 1000 + shift,
         tokens: o.tokens,
       };
     });
