@@ -10,7 +10,7 @@ import {
   type Answer,
   type AnswerRow,
 } from '../answer/answer.js';
-import { esc } from './html/escape.js';
+import { esc, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
@@ -126,12 +126,12 @@ export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): strin
           (r) =>
             `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
               r.total.replace(' tok/s total', '') || '—',
-            )}</td><td data-label="Why not more">${esc(r.why)}</td><td data-label="What to change">${esc(r.change)}</td></tr>`,
+            )}</td><td data-label="Why not more">${escText(r.why)}</td><td data-label="What to change">${escText(r.change)}</td></tr>`,
         )
         .join('')}</tbody></table></div>`
     : '<p>No decode cell measured: nothing to judge.</p>';
   const what = whatIf.length
-    ? `<ul class="notes whatif">${whatIf.map((w) => `<li><strong>What if (predicted):</strong> ${esc(w.text)}</li>`).join('')}</ul>`
+    ? `<ul class="notes whatif">${whatIf.map((w) => `<li><strong>What if (predicted):</strong> ${escText(w.text)}</li>`).join('')}</ul>`
     : '';
   return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${body}${what}</section>`;
 }
@@ -205,7 +205,7 @@ export function compareAnswerHtml(c: CompareAnswer): string {
       (r) =>
         `<tr><th scope="row">${esc(r[0]!)}</th>${r
           .slice(1)
-          .map((v) => `<td>${esc(v)}</td>`)
+          .map((v) => `<td>${escText(v)}</td>`)
           .join('')}</tr>`,
     )
     .join('')}</tbody></table></div>`;

@@ -13,7 +13,7 @@ import {
 import { cellName, contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { allVerdicts, VERDICT_HEADS, verdictRows, verdictSummary } from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
-import { esc } from './html/escape.js';
+import { esc, escText } from './html/escape.js';
 import { heatmapHtml, matrixMinWidth } from './html/heatmap.js';
 import { lineChartSvg } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
@@ -103,10 +103,10 @@ function prefillTable(m: CompareModel): string {
         ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
         ...others.map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
       ];
-      return `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+      return `<tr>${cells.map((c, i) => `<td${stackLabel(head, i)}>${esc(c)}</td>`).join('')}</tr>`;
     })
     .join('');
-  return `<div class="tbl-wrap" style="margin-top:12px"><table class="data prefill-ratio"><thead><tr>${head
+  return `<div class="tbl-wrap" style="margin-top:12px"><table class="data prefill-ratio stack"><thead><tr>${head
     .map((h) => `<th>${esc(h)}</th>`)
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
@@ -152,7 +152,7 @@ function runKpis(m: CompareModel): string {
   return `<div class="kpis">${m.runs
     .map(
       (r) =>
-        `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${esc(r.title)}</div><div class="d">${esc(
+        `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${escText(r.title)}</div><div class="d">${escText(
           [r.result.engine.name, r.result.engine.version, r.result.target.model].filter(Boolean).join(' · '),
         )}</div></div>`,
     )
@@ -168,12 +168,16 @@ function differencesCard(m: CompareModel): string {
       ? `<table class="diff"><thead><tr><th>Field</th>${m.runs.map((r) => `<th>${esc(r.label)}</th>`).join('')}</tr></thead><tbody>${m.metaDiffs
           .map(
             (d) =>
-              `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v, i) => `<td data-label="${esc(m.runs[i]!.label)}">${esc(v || DASH)}</td>`).join('')}</tr>`,
+              `<tr><th scope="row">${esc(d.field)}</th>${d.values.map((v, i) => `<td data-label="${esc(m.runs[i]!.label)}">${escText(v || DASH)}</td>`).join('')}</tr>`,
           )
           .join('')}</tbody></table>`
       : '<p class="muted">None: the runs share hardware, engine and run settings.</p>',
   );
 }
+
+// A phone shows a "stack" table's rows as lines of "name value" (src/report/html/styles.ts): the first cell
+// leads, the others carry their column's name.
+const stackLabel = (head: readonly string[], i: number) => (i === 0 ? '' : ` data-label="${esc(head[i]!)}"`);
 
 const verdictClass = (col: number, text: string) =>
   col !== 5 ? '' : text === 'slower' ? ' class="bad"' : text === 'faster' ? ' class="good"' : '';
@@ -185,10 +189,13 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
     'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
     `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>` +
-      `<div class="tbl-wrap"><table class="data verdict-list"><thead><tr>${VERDICT_HEADS(vs)
+      `<div class="tbl-wrap"><table class="data verdict-list stack"><thead><tr>${VERDICT_HEADS(vs)
         .map((h) => `<th>${esc(h)}</th>`)
         .join('')}</tr></thead><tbody>${verdictRows(vs)
-        .map((r) => `<tr>${r.map((c, i) => `<td${verdictClass(i, c)}>${esc(c)}</td>`).join('')}</tr>`)
+        .map(
+          (r) =>
+            `<tr>${r.map((c, i) => `<td${verdictClass(i, c)}${stackLabel(VERDICT_HEADS(vs), i)}>${esc(c)}</td>`).join('')}</tr>`,
+        )
         .join('')}</tbody></table></div>`,
   );
 }

@@ -16,6 +16,7 @@ import {
   metadata,
   prefillPoints,
   reportTitle,
+  singleUserNote,
   statusNotes,
   subtitle,
   TTFT_NOTE,
@@ -119,7 +120,10 @@ export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
     '',
     ...flagLegends(held).flatMap((l) => [`*${mdEscape(l)}*`, '']),
   );
-  const notes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
+  const notes = [
+    ...statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]),
+    ...singleUserNote(r),
+  ];
   if (notes.length) out.push(notes.join(' '), '');
   return out.join('\n');
 }

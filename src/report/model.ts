@@ -245,6 +245,28 @@ export function measurementRows(r: RunResult): string[][] {
   return [...prefillPoints(r).map(prefillRow), ...[...r.decode].sort(ctxOrder).map(decodeRow)];
 }
 
+// At one request at once, per request is above total by construction (docs/method.md "Figures of a cell"): a
+// reader who sees 375.3 beside 344.3 is told why, with the cell that shows it most.
+export function singleUserNote(r: RunResult): string[] {
+  const above = r.decode.filter(
+    (c) =>
+      c.concurrency === 1 &&
+      c.totalTokensPerS !== null &&
+      c.perRequestTokensPerS !== null &&
+      c.perRequestTokensPerS > c.totalTokensPerS,
+  );
+  if (!above.length) return [];
+  const most = above.reduce((a, b) =>
+    b.perRequestTokensPerS! / b.totalTokensPerS! > a.perRequestTokensPerS! / a.totalTokensPerS! ? b : a,
+  );
+  return [
+    `Per request above Total at 1 request at once (${contextLabel(most.contextTokens)} × 1: ` +
+      `${fmtTokS(most.perRequestTokensPerS)} vs ${fmtTokS(most.totalTokensPerS)} tok/s) is expected: Total divides ` +
+      "the window's tokens by the whole window, including the moments between one request's last token and the " +
+      "next one's first; Per request times each request from its first to its last token only.",
+  ];
+}
+
 /** Legend lines for the statuses that occur, in the seeds' words. */
 export function statusNotes(statuses: Iterable<CellStatus>): string[] {
   const present = new Set(statuses);

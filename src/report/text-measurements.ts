@@ -1,6 +1,6 @@
 import { findAnomalies } from './anomalies.js';
 import { flagLegends, flaggedFigures } from './flags.js';
-import { MEASUREMENT_HEADERS, measurementRows } from './model.js';
+import { MEASUREMENT_HEADERS, measurementRows, singleUserNote } from './model.js';
 import type { RunResult } from '../results/schema.js';
 import { shortStatus, type CellStatus } from '../cell-rules.js';
 
@@ -59,6 +59,7 @@ export function measurementLines(r: RunResult, width: number): { lines: string[]
         ]
       : []),
     ...flagLegends(anomalies),
+    ...singleUserNote(r),
   ];
   return { lines, notes };
 }

@@ -55,16 +55,16 @@ export function historyPage(p: HistoryPageInput): string {
     .reverse()
     .map(
       (pt) =>
-        `<tr data-run="${esc(pt.run.id)}"><td>${esc(fmtDate(pt.run.startedAt))}</td><td><a href="${esc(
+        `<tr data-run="${esc(pt.run.id)}"><td data-label="Started">${esc(fmtDate(pt.run.startedAt))}</td><td class="lead"><a href="${esc(
           href('/report', [['run', pt.run.id]]),
-        )}">${esc(pt.run.title || pt.run.model)}</a></td><td>${esc(fmtFigure(pt.value, fig.unit))}</td><td>${
+        )}">${esc(pt.run.title || pt.run.model)}</a></td><td data-label="${esc(fig.label)}">${esc(fmtFigure(pt.value, fig.unit))}</td><td data-label="95% interval">${
           pt.interval
             ? esc(`${fmtFigure(pt.interval[0], fig.unit)} – ${fmtFigure(pt.interval[1], fig.unit)}`)
             : '—'
-        }</td><td>${esc(`${pt.status ?? 'not run'}${pt.held ? HELD_TIP : ''}`)}</td></tr>`,
+        }</td><td data-label="Status">${esc(`${pt.status ?? 'not run'}${pt.held ? HELD_TIP : ''}`)}</td></tr>`,
     )
     .join('');
-  const table = `<div class="tbl-wrap"><table class="data history" id="history-table"><thead><tr><th>Started</th><th>Run</th><th>${esc(
+  const table = `<div class="tbl-wrap"><table class="data history stack" id="history-table"><thead><tr><th>Started</th><th>Run</th><th>${esc(
     fig.label,
   )}</th><th>95% interval</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>`;
   const listLink = href('/', filterParams(p.filter));

@@ -77,10 +77,10 @@ describe('compare verdicts', () => {
     expect(rows(md, /^\| (prefill \d+K|\d+K × \d+) +\|/)).toBe(both + points);
     expect(md).toMatch(/^\| [^|]+ \| total tok\/s +\| [^|]+ \| [^|]+ \| −10% ± 1(\.\d)?% +\| slower +\|$/m);
     const html = renderCompare([a, b], 'html');
-    expect(html.match(/<table class="data verdict-list">/g)).toHaveLength(1);
-    expect(html.split('verdict-list')[1]!.split('</table>')[0]!.match(/<tr>/g)).toHaveLength(
-      both + points + 1,
-    );
+    expect(html.match(/<table class="data verdict-list stack">/g)).toHaveLength(1);
+    expect(
+      html.split('<table class="data verdict-list stack">')[1]!.split('</table>')[0]!.match(/<tr>/g),
+    ).toHaveLength(both + points + 1);
     const quiet = renderCompare([a, b], 'txt', { width: 100 });
     expect(quiet).toContain("Every cell's verdict: --verbose, or --format md / html.");
     const verbose = renderCompare([a, b], 'txt', { width: 160, verbose: true });

@@ -64,16 +64,20 @@ export function heatmapHtml(
         if (c.status === 'Over capacity')
           return `<td class="hm-cell ${STATUS_CLASS['Over capacity']}" ${attrs}><span class="hm-over">Over<br>capacity</span></td>`;
         if (c.totalTokensPerS === null || c.status === 'Failed')
-          return `<td class="hm-cell ${STATUS_CLASS.Failed}" ${attrs}>${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></td>`;
+          return `<td class="hm-cell hm-box ${STATUS_CLASS.Failed}" ${attrs}><div class="hm-in">${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></div></td>`;
         const col = cssVars(seqColor(Math.max(c.totalTokensPerS, min), min, max));
-        const badge = c.status === 'Requests queued' ? `<span class="hm-badge">queued</span>` : '';
+        // "queued" where the cell has room, "Q" where it has not (a phone, compare's side-by-side matrices).
+        const badge =
+          c.status === 'Requests queued'
+            ? `<span class="hm-badge" title="Requests queued"><span class="hm-long">queued</span><span class="hm-short">Q</span></span>`
+            : '';
         const gpu = perGpu
           ? `<span class="hm-g">${esc(fmtTokSChart(c.totalTokensPerS / perGpu))}/GPU</span>`
           : '';
         return (
-          `<td class="hm-cell ${STATUS_CLASS[c.status]}" style="${col}" ${attrs}>${cornerMarks(badge, mark)}` +
+          `<td class="hm-cell hm-box ${STATUS_CLASS[c.status]}" style="${col}" ${attrs}><div class="hm-in">${cornerMarks(badge, mark)}` +
           `<span class="hm-v">${esc(fmtTokS(c.totalTokensPerS))}</span>` +
-          `<span class="hm-t">${esc(fmtMs(c.ttftMs))}${run ? '' : ' TTFT'}</span>${run ? '' : gpu}</td>`
+          `<span class="hm-t">${esc(fmtMs(c.ttftMs))}${run ? '' : ' TTFT'}</span>${run ? '' : gpu}</div></td>`
         );
       });
       return `<tr><th scope="row">${esc(contextLabel(x))}</th>${tds.join('')}</tr>`;

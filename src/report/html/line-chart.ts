@@ -85,31 +85,20 @@ function drawLines(o: LineChartOptions, W: number): string {
           (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
       )
       .join('');
-  // Greedy label placement: a label that would touch one already drawn (4 px apart at least), or repeat the same
-  // text close by ("1 1 1" where every context starts), is left to the tooltip.
-  const placed: Array<[number, number, number, string]> = [];
-  const fits = (lx: number, ly: number, w: number, label: string) => {
-    const touches = ([px, py, pw]: [number, number, number, string]) =>
-      lx < px + pw + 4 && px < lx + w + 4 && Math.abs(ly - py) < 13;
-    const repeats = ([px, py, , pl]: [number, number, number, string]) =>
-      pl === label && Math.hypot(lx - px, ly - py) < 40;
-    if (placed.some((p) => touches(p) || repeats(p))) return false;
-    placed.push([lx, ly, w, label]);
-    return true;
-  };
+  const sorted = o.series.map((s) => [...s.points].sort((a, b) => (a.order ?? a.x) - (b.order ?? b.x)));
+  const labels = placeLabels(
+    sorted.flat().map((p) => ({ px: x(p.x), py: y(p.y), label: p.label })),
+    { x0: m.l, x1: W - m.r, y0: m.t - 6, y1: H - m.b - 2 },
+  );
   const lines = o.series
     .map((s, si) => {
-      const pts = [...s.points].sort((a, b) => (a.order ?? a.x) - (b.order ?? b.x));
+      const pts = sorted[si]!;
       const d = pts.map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.x))},${n1(y(p.y))}`).join('');
       const dots = pts
         .map(
           (p) =>
             `<g class="pt"><title>${esc(p.tip)}</title><circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
-            `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/>` +
-            (p.label && fits(x(p.x) + 7, y(p.y) - 7, p.label.length * 6.5, p.label)
-              ? text(x(p.x) + 7, y(p.y) - 7, p.label, 'class="pl"')
-              : '') +
-            `</g>`,
+            `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/></g>`,
         )
         .join('');
       const path = s.dotsOnly
@@ -123,5 +112,59 @@ function drawLines(o: LineChartOptions, W: number): string {
   return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
 ${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
 ${text(narrow ? 6 : 16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
-${lines}</svg>`;
+${lines}
+<g class="labels">${labels.map((l) => text(l.x, l.y, l.label, 'class="pl"')).join('')}</g></svg>`;
+}
+
+// Point labels go on top of every point and line: each tries the spots around its point (right and above
+// first) and takes the first whose box touches no label already placed and no point, inside the plot. A label
+// with no free spot, or one repeating the same text close by ("1 1 1" where every context starts), is left to
+// the point's tooltip. Boxes are estimated: 6.5 units a character, 11 high, for the 11-unit label font.
+const CHAR_W = 6.5;
+const LABEL_H = 11;
+const POINT_R = 5.5; // the drawn radius 4.5 and a pixel of air
+
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+const overlaps = (a: Box, b: Box, gap = 2) =>
+  a.x0 < b.x1 + gap && b.x0 < a.x1 + gap && a.y0 < b.y1 + gap && b.y0 < a.y1 + gap;
+
+export function placeLabels(
+  points: ReadonlyArray<{ px: number; py: number; label?: string | undefined }>,
+  plot: Box,
+): Array<{ x: number; y: number; label: string }> {
+  const dots: Box[] = points.map((p) => ({
+    x0: p.px - POINT_R,
+    x1: p.px + POINT_R,
+    y0: p.py - POINT_R,
+    y1: p.py + POINT_R,
+  }));
+  const placed: Array<Box & { label: string; x: number; y: number }> = [];
+  for (const p of points) {
+    if (!p.label) continue;
+    const w = p.label.length * CHAR_W;
+    // (x, baseline y) of the text for each spot: NE, SE, NW, SW, N, S
+    const spots: Array<[number, number]> = [
+      [p.px + 6, p.py - 6],
+      [p.px + 6, p.py + 6 + LABEL_H - 2],
+      [p.px - 6 - w, p.py - 6],
+      [p.px - 6 - w, p.py + 6 + LABEL_H - 2],
+      [p.px - w / 2, p.py - 8],
+      [p.px - w / 2, p.py + 8 + LABEL_H - 2],
+    ];
+    for (const [tx, ty] of spots) {
+      const box = { x0: tx, x1: tx + w, y0: ty - LABEL_H + 2, y1: ty + 2 };
+      const inside = box.x0 >= plot.x0 && box.x1 <= plot.x1 && box.y0 >= plot.y0 && box.y1 <= plot.y1;
+      const repeats = placed.some((q) => q.label === p.label && Math.hypot(q.x - tx, q.y - ty) < 40);
+      if (repeats) break; // the same text is already there: one label serves the cluster
+      if (!inside || placed.some((q) => overlaps(q, box)) || dots.some((d) => overlaps(d, box, 0))) continue;
+      placed.push({ ...box, label: p.label, x: tx, y: ty });
+      break;
+    }
+  }
+  return placed.map(({ x, y, label }) => ({ x, y, label }));
 }

@@ -1,5 +1,5 @@
 import { TOOL_NAME, TOOL_VERSION } from '../../version.js';
-import { esc } from './escape.js';
+import { esc, escText } from './escape.js';
 import { SCRIPT } from './script.js';
 import { CSS } from './styles.js';
 
@@ -37,7 +37,7 @@ ${opts.nav ?? ''}${body}
 }
 
 export function topHeader(kicker: string, title: string, subtitle: string): string {
-  return `<header class="top"><div><h1>${esc(kicker)}</h1><p class="title">${esc(title)}</p><p class="subtitle">${esc(subtitle)}</p></div>
+  return `<header class="top"><div><h1>${esc(kicker)}</h1><p class="title">${escText(title)}</p><p class="subtitle">${escText(subtitle)}</p></div>
 <button type="button" class="theme-toggle" title="Switch between automatic, light and dark theme">◒ Auto</button></header>`;
 }
 

@@ -13,13 +13,17 @@ export function prefillChartSvg(points: PrefillPoint[], outliers: Set<number>): 
 function drawPrefill(points: PrefillPoint[], outliers: Set<number>, W: number): string {
   const narrow = W < 600;
   const H = narrow ? 260 : 320;
-  const m = narrow ? { l: 44, r: 6, t: 30, b: 40 } : { l: 64, r: 16, t: 30, b: 62 };
-  const max = Math.max(1, ...points.map((p) => p.tokensPerS ?? 0));
-  const y = linearScale(max * 1.08, H - m.b, m.t, 4);
-  const band = (W - m.l - m.r) / Math.max(1, points.length);
-  const bw = Math.min(64, band * 0.62);
+  const l = narrow ? 44 : 64;
+  const r = narrow ? 6 : 16;
+  const band = (W - l - r) / Math.max(1, points.length);
   // Under a narrow bar there is room for the context only; the TTFT stays in the tooltip and the table.
   const roomy = !narrow || band >= 56;
+  // Three lines under a prefill-only bar (context, TTFT, "prefill only") need the bottom margin to hold them.
+  const third = roomy && points.some((p) => p.decodeContext === false);
+  const m = { l, r, t: 30, b: narrow ? (third ? 56 : 40) : 62 };
+  const max = Math.max(1, ...points.map((p) => p.tokensPerS ?? 0));
+  const y = linearScale(max * 1.08, H - m.b, m.t, 4);
+  const bw = Math.min(64, band * 0.62);
   const small = narrow && band < 44 ? ' font-size="10"' : ''; // labels of a crowded narrow chart
   // The narrow copy carries no data attributes: pages and tests address the wide one.
   const data = (p: PrefillPoint) =>

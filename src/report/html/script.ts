@@ -27,6 +27,14 @@ document.querySelectorAll('[data-cell]').forEach(function(cell){
 });
 document.querySelectorAll('.cell-detail .close').forEach(function(b){b.addEventListener('click',function(){show(null);if(hint)hint.hidden=false;});});
 document.addEventListener('keydown',function(e){if(e.key==='Escape')show(null);});
+// A table wider than its card scrolls sideways; a line under it says so (the edge shadows are the CSS's).
+function cues(){document.querySelectorAll('.tbl-wrap,.hm-wrap').forEach(function(w){
+  var over=w.scrollWidth>w.clientWidth+1,cue=w.nextElementSibling;
+  if(!cue||!cue.classList.contains('scroll-cue')){if(!over)return;cue=document.createElement('p');cue.className='scroll-cue';w.parentNode.insertBefore(cue,w.nextSibling);}
+  var t=w.querySelector('table'),n=t&&t.rows[0]?t.rows[0].cells.length:0;
+  cue.textContent='Wider than the page: scroll it sideways'+(n?' for all '+n+' columns':'')+' →';
+  cue.hidden=!over;});}
+cues();window.addEventListener('resize',cues);
 document.querySelectorAll('a[data-goto]').forEach(function(a){a.addEventListener('click',function(e){
   var c=document.getElementById(a.getAttribute('data-goto'));if(c){e.preventDefault();c.scrollIntoView({block:'center'});show(c);c.focus();}
 });});

@@ -62,7 +62,11 @@ table.data.answer td[data-label]::before{content:attr(data-label) ": ";color:var
 dl.kv+dl.kv{margin-top:10px;padding-top:10px;border-top:1px dashed var(--line)}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:5px 16px;margin:0;font-size:14px}
 dl.kv dt{color:var(--muted)}
-dl.kv dd{margin:0;overflow-wrap:anywhere}
+dl.kv dd{margin:0;overflow-wrap:break-word;min-width:0}
+/* A narrow metadata card (two side by side at 800 px) stacks each name over its value, so a value such as
+   "vllm:cache_config_info kv_cache_size_tokens" gets the card's whole width instead of a sliver of it. */
+.meta>.card{container-type:inline-size}
+@container (max-width:460px){dl.kv{grid-template-columns:minmax(0,1fr);gap:0}dl.kv dt{font-size:12.5px;margin-top:6px}}
 pre.cmd{background:var(--code);border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0;white-space:pre-wrap;word-break:break-word;line-height:1.5}
 svg.chart{width:100%;height:auto;display:block;font-size:12px}
 svg.chart .grid{stroke:var(--line2);stroke-width:1}
@@ -78,12 +82,11 @@ svg.chart .bar{fill:var(--bar)}
 svg.chart .bar-only{fill:var(--bar);opacity:.45}
 svg.chart .bar-out{fill:var(--warn)}
 svg.chart .mark{fill:#fff;font-weight:800;font-size:13px}
-svg.chart .pl{fill:var(--muted);font-size:10.5px}
+svg.chart .pl{fill:var(--ink);font-size:11px;paint-order:stroke;stroke:var(--card);stroke-width:3px;stroke-linejoin:round}
 svg.chart .pt circle{transition:r .1s}
 svg.chart .pt:hover circle{r:6.5}
 .series-legend{list-style:none;display:flex;flex-wrap:wrap;gap:6px 16px;padding:0;margin:8px 0 0;font-size:13px;color:var(--muted)}
 .series-legend li{display:flex;align-items:center;gap:6px}
-.hm-wrap{overflow-x:auto}
 table.heatmap{border-collapse:separate;border-spacing:3px;width:100%;table-layout:fixed}
 .heatmap th{font-size:12.5px;color:var(--muted);font-weight:600;padding:4px}
 .heatmap thead th{text-align:center}
@@ -111,6 +114,16 @@ td.st-queued:hover,td.st-queued:focus-visible{box-shadow:inset 0 0 0 2.5px var(-
 .hm-marks{position:absolute;left:4px;right:4px;top:3px;display:flex;gap:2px;pointer-events:none}
 .hm-marks .hm-badge{position:static;min-width:0;overflow:hidden;white-space:nowrap}
 .hm-marks .hm-flag{position:static;flex:none;margin-left:auto}
+.hm-short{display:none}
+/* A cell measures itself (a table cell cannot be a size container, so its content box is): in a narrow one (a
+   phone, compare's side-by-side matrices) the figure shrinks to keep clear of the edges and the badge shortens
+   to Q, so neither is clipped nor covered by the "!". */
+.heatmap td.hm-box{padding:0}
+.hm-in{container-type:inline-size;position:relative;min-height:70px;padding:14px 2px 4px;display:flex;flex-direction:column;justify-content:center}
+.heatmap.static .hm-in{min-height:48px;padding:12px 1px 3px}
+@container (max-width:76px){table.heatmap .hm-in .hm-v{font-size:13px}table.heatmap .hm-in .hm-t{font-size:10.5px}
+.hm-long{display:none}.hm-short{display:inline}}
+@container (max-width:58px){table.heatmap .hm-in .hm-v{font-size:11px}table.heatmap .hm-in .hm-t{font-size:9.5px}table.heatmap .hm-in .hm-g{font-size:9px}}
 .legend{display:flex;flex-wrap:wrap;gap:10px 28px;align-items:center;margin:12px 0 4px;font-size:13px}
 .lg-scale{display:flex;align-items:center;gap:8px;color:var(--muted)}
 .lg-grad{display:inline-block;width:160px;height:10px;border-radius:5px;background:var(--grad)}
@@ -156,10 +169,17 @@ ol.anomalies li.sev-warn{border-color:var(--warn)}
 ol.anomalies li.sev-error{border-color:var(--err);background:var(--errbg)}
 ol.anomalies li .tag{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin-right:8px}
 ol.anomalies a{color:inherit}
-.tbl-wrap{overflow-x:auto}
+/* Edge shadows where a table continues beyond its card (the "local" covers hide them at either end). */
+.tbl-wrap,.hm-wrap{overflow-x:auto;background:linear-gradient(to right,var(--card) 40%,transparent) left/28px 100% no-repeat local,
+linear-gradient(to left,var(--card) 40%,transparent) right/28px 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,rgb(0 0 0 / .22),transparent) left/12px 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,rgb(0 0 0 / .22),transparent) right/12px 100% no-repeat scroll}
+.scroll-cue{margin:6px 0 0;font-size:12.5px;color:var(--muted);text-align:right}
+.scroll-cue[hidden]{display:none}
+.id{display:inline-block;max-width:100%;overflow-wrap:anywhere;text-indent:0}
 table.data{border-collapse:collapse;width:100%;font-size:13px;white-space:nowrap}
-table.data th{position:sticky;top:0;background:var(--card);text-align:right;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);padding:7px 8px;font-size:12px;white-space:normal;vertical-align:bottom;line-height:1.25}
-table.data td{text-align:right;padding:5px 8px;border-bottom:1px solid var(--line2)}
+table.data th{position:sticky;top:0;background:var(--card);text-align:right;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);padding:7px 6px;font-size:12px;white-space:normal;vertical-align:bottom;line-height:1.25}
+table.data td{text-align:right;padding:5px 6px;border-bottom:1px solid var(--line2)}
 table.data th:nth-child(-n+4),table.data td:nth-child(-n+4){text-align:left}
 table.prefill-ratio th,table.prefill-ratio td{text-align:right!important}
 table.prefill-ratio th:first-child,table.prefill-ratio td:first-child{text-align:left!important}
@@ -168,6 +188,8 @@ table.data tr.st-queued td:nth-child(4){color:var(--warn);font-weight:600}
 table.data tr.st-failed td:nth-child(4){color:var(--err);font-weight:600}
 table.data tbody tr:hover td{background:var(--line2)}
 table.data td.flag{color:var(--warn);font-weight:600}
+table.verdict-list td.bad{color:var(--err);font-weight:600}
+table.verdict-list td.good{color:var(--ok);font-weight:600}
 details.all summary{cursor:pointer;font-weight:650;font-size:19px;list-style-position:outside}
 footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:28px}
 .ratio td[style]{font-weight:600}
@@ -190,6 +212,14 @@ table.diff td{width:auto}
 @media screen and (max-width:600px){.chart-w{display:none}.chart-n{display:block}}
 @media (min-width:1000px){.meta{grid-template-columns:1fr 1fr 1.5fr}}
 @media (max-width:700px){main{padding:16px 12px}.title{font-size:22px}}
+/* A "stack" table on a phone: each row a short block, its first cell leading, the others "name value" side by
+   side and wrapping, so no value column is left off-screen. */
+@media (max-width:640px){table.stack{white-space:normal}table.stack thead{display:none}
+table.stack tr{display:flex;flex-wrap:wrap;gap:0 14px;padding:6px 0;border-bottom:1px solid var(--line2)}
+table.stack td{display:block;border:0;padding:1px 0;text-align:left!important}
+table.stack td:first-child,table.stack td.lead{order:-1;flex-basis:100%;font-weight:600}
+table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted);font-size:12px;font-weight:400}
+table.stack tbody tr:hover td{background:none}}
 @media (max-width:600px){section.card{padding:14px 12px}
 dl.kv{grid-template-columns:minmax(0,1fr);gap:0}dl.kv dt{font-size:12.5px;margin-top:6px}
 .lg-status li{display:block}.lg-status .lg-chip{vertical-align:-2px;margin-right:4px}
@@ -199,6 +229,7 @@ table.diff td[data-label]::before{content:attr(data-label) "  ";color:var(--mute
 .heatmap tbody th,.heatmap th.corner{width:52px;padding-right:6px}.heatmap th.corner span:last-child{display:none}}
 @media print{
 .hm-v{font-size:12.5px}.hm-t{font-size:9px}.hm-g{font-size:8.5px}.heatmap td{height:60px;padding-top:15px}
+.heatmap td.hm-box{padding:0}.hm-in{min-height:60px;padding-top:15px}
 body{background:#fff;font-size:11.5px}
 main{max-width:none;padding:0}
 .theme-toggle,.detail-host,.detail-hint,.cell-detail{display:none!important}

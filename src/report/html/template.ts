@@ -9,6 +9,7 @@ import {
   metadata,
   prefillPoints,
   reportTitle,
+  singleUserNote,
   statusNotes,
   subtitle,
   TTFT_NOTE,
@@ -17,7 +18,7 @@ import { cellDetailHtml } from './details.js';
 import { answerOf } from '../../answer/answer.js';
 import { answerHtml } from '../answer-view.js';
 import type { AnswerOptions } from '../index.js';
-import { esc } from './escape.js';
+import { esc, escText } from './escape.js';
 import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
 import { card, htmlPage, topHeader, type PageOptions } from './page.js';
 import { paretoSvg } from './pareto.js';
@@ -118,7 +119,7 @@ function anomalyList(list: Anomaly[]): string {
           : a.phase === 'prefill'
             ? ` <a href="#prefill">show chart</a>`
             : '';
-      return `<li class="sev-${a.severity}" data-anomaly="${a.kind}"><span class="tag">${esc(tag[a.kind])}</span>${esc(a.text)}${link}</li>`;
+      return `<li class="sev-${a.severity}" data-anomaly="${a.kind}"><span class="tag">${esc(tag[a.kind])}</span>${escText(a.text)}${link}</li>`;
     })
     .join('')}</ol>`;
 }
@@ -139,11 +140,12 @@ function measurementsTable(r: RunResult, anomalies: Anomaly[]): string {
         .join('')}</tr>`;
     })
     .join('\n');
-  return `<div class="tbl-wrap"><table class="data" id="all-measurements"><thead><tr>${MEASUREMENT_HEADERS.map(
+  const table = `<table class="data" id="all-measurements"><thead><tr>${MEASUREMENT_HEADERS.map(
     (h) => `<th scope="col">${esc(h)}</th>`,
   ).join('')}</tr></thead><tbody>
 ${rows}
-</tbody></table></div>${flagLegends(anomalies)
+</tbody></table>`;
+  return `<div class="tbl-wrap">${table}</div>${flagLegends(anomalies)
     .map((l) => `<p class="note">${esc(l)}</p>`)
     .join('')}`;
 }
@@ -176,7 +178,10 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
     parts.push(
       card('anomalies', 'Anomalies', 'Figures that deserve a second look, and why.', anomalyList(anomalies)),
     );
-  const allNotes = statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]);
+  const allNotes = [
+    ...statusNotes([...r.decode.map((c) => c.status), ...r.prefill.map((p) => p.status)]),
+    ...singleUserNote(r),
+  ];
   parts.push(
     card(
       'all-measurements-card',
@@ -190,7 +195,7 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
 }
 
 const notesList = (notes: string[]): string =>
-  notes.length ? `<ul class="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
+  notes.length ? `<ul class="notes">${notes.map((n) => `<li>${escText(n)}</li>`).join('')}</ul>` : '';
 
 function metadataCards(r: RunResult): string {
   const meta = metadata(r)
@@ -198,7 +203,7 @@ function metadataCards(r: RunResult): string {
     .map(
       (s) =>
         `<section class="card" id="${s.name.toLowerCase()}"><h2>${s.name}</h2><dl class="kv" style="margin-top:10px">${s.rows
-          .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`)
+          .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${escText(v)}</dd>`)
           .join('')}</dl></section>`,
     )
     .join('');
