@@ -1,4 +1,4 @@
-// End-to-end calibration: the real `run` CLI (the method, METHOD.md) against the HTTP sim for each seed profile,
+// End-to-end calibration: the real `run` CLI (the method, docs/method.md) against the HTTP sim for each seed profile,
 // measured figures next to the seed's. The sim runs in this process, the client in its own (as a user would run
 // them); `--time-scale` replays the hardware faster so short windows still cover large contexts, and every rate
 // is scaled back before comparing. Usage:

@@ -463,7 +463,7 @@ async function main() {
         minimalDelayP99: m?.delayP99Ms ?? null,
         ttftErrP50: r.ttftErrP50Ms,
         minimalTtftErrP50: m?.ttftErrP50Ms ?? null,
-        // The bar: within 1 ms of the minimal client at 64 and 256 streams.
+        // The target (docs/performance.md "Ingest"): within 1 ms of the minimal client at 64 and 256 streams.
         ttftErrP50MinusMinimalMs:
           r.ttftErrP50Ms !== null && m?.ttftErrP50Ms != null
             ? round(r.ttftErrP50Ms - m.ttftErrP50Ms, 3)

@@ -16,7 +16,7 @@ import { RESTART_LOSS } from '../src/twin/restart-loss.js';
 import { fitTwin } from '../src/twin/twin.js';
 import { generatedCase, JUDGE_SEEDS, SEED_MATRIX } from './lib/twin-cases.js';
 
-// The targets: seeds at least 90% on every figure; the generated judges 95% on tok/s and statuses, 90%
+// The targets (docs/twin.md): seeds at least 90% on every figure; the generated judges 95% on tok/s and statuses, 90%
 // on TTFT; on both, the over/under split of tok/s within 60/40.
 type Kind = 'seed' | 'generated' | 'shipped';
 const TARGET: Record<Kind, Record<Figure | 'status', number>> = {

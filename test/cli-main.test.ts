@@ -91,7 +91,7 @@ describe('cli main', () => {
       if (s.kind === 'cell') expect(t.fixedS).toBeCloseTo(3 * s.fixedS, 9);
       if (s.kind === 'prefill') expect([s.prompts, t.prompts]).toEqual([1, 3]);
     });
-    // the default: three cold prefills per point, so each has an interval (issue 24)
+    // the default: three cold prefills per point, so each has an interval
     expect((await steps()).find((s) => s.kind === 'prefill')!.prompts).toBe(3);
     // --prefill-repeats above --repeats stands
     const five = await steps('--repeats', '3', '--prefill-repeats', '5');

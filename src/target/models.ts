@@ -65,7 +65,7 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
 }
 
 function toListing(json: unknown): ModelsListing | undefined {
-  // TGI answers with a bare array (engines.md §4); everyone else with {object:"list", data:[...]}.
+  // TGI answers with a bare array (docs/engines.md); everyone else with {object:"list", data:[...]}.
   const bare = Array.isArray(json);
   const data = bare ? json : (json as { data?: unknown }).data;
   if (!Array.isArray(data)) return undefined;

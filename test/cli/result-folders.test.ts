@@ -16,7 +16,7 @@ function outFolder(...runIds: string[]): string {
   return out;
 }
 
-// Issue 24 item 4: report, compare, fit and predict take the folder `run --out` was given when it holds one run.
+// report, compare, fit and predict take the folder `run --out` was given when it holds one run.
 describe('a folder holding one run', () => {
   it('report reads it and says which run it took', async () => {
     const out = outFolder('20260101-000000-aaaa');
