@@ -109,7 +109,7 @@ describe('cli main', () => {
     expect(r.stdout).toBe('');
   });
 
-  // Issue 24 item 7: "… no result.json Pass the run folder" read as one sentence; the message ends before its hint.
+  // "… no result.json Pass the run folder" read as one sentence; the message ends before its hint.
   it('ends the message with a full stop before its hint, whoever threw it', async () => {
     const r = await runCliInProcess(['sim', '--profile', 'no-such-profile']);
     expect(r.code).toBe(2);
@@ -118,7 +118,7 @@ describe('cli main', () => {
     );
   });
 
-  // Issue 24 item 7: the help said plan runs nothing; with --base-url it sends two prompts, and says so.
+  // The help once said plan runs nothing; with --base-url it sends two prompts, and says so.
   it('says what plan sends, and plan --base-url sends the sim two prompts, no more', async () => {
     const help = await runCliInProcess(['--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(

@@ -9,7 +9,7 @@ import type { ProgressSink, ProgressStart } from '../../src/progress/sink.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { runVirtual, virtualRig, virtualSettings } from './virtual-run.js';
 
-// Issue 24 item 7: on --resume the ETA sat still for seconds, then jumped. A resumed run's estimate starts from
+// On --resume the ETA sat still for seconds, then jumped. A resumed run's estimate starts from
 // the prefill speed its own points measured, and the ETA then tracks the time really left.
 describe('ETA of a resumed run (virtual time)', () => {
   it('starts from the measured prefill speed and stays near the time left at every event', async () => {

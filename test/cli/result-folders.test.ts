@@ -64,7 +64,7 @@ describe('a folder holding one run', () => {
   });
 });
 
-// Issue 24 item 7: a path that is not there is worded alike by every command that reads one.
+// A path that is not there is worded alike by every command that reads one.
 describe('a missing path', () => {
   it('reads the same in report, compare, fit, import and run --resume', async () => {
     const gone = join(tempDir('gone'), 'not-here');

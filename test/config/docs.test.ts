@@ -35,7 +35,7 @@ describe('docs/cli.md', () => {
     expect(optionRows().map((r) => r[0])).toEqual(rows.map((r) => r[1]));
   });
 
-  // Issue 24 item 7: a negated flag's default is what happens without it, not "true".
+  // A negated flag's default is what happens without it, not "true".
   it('gives --no-metrics and --no-ignore-eos the default a reader expects', () => {
     const cell = (flag: string) =>
       doc

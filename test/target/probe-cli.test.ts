@@ -90,7 +90,7 @@ describe('llm-inference-bench probe', () => {
   it('unreachable and not-OpenAI servers', async () => {
     const down = await runCliInProcess(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
     expect(down.code).toBe(3);
-    // Issue 24 item 7: the refusal in words, the errno code not repeated.
+    // The refusal in words, the errno code not repeated.
     expect(down.stderr).toBe(
       'error [TARGET_UNREACHABLE]: http://127.0.0.1:1: nothing is listening there (connection refused). ' +
         'Check that the server is running and --base-url (host and port) is right.\n',
