@@ -8,9 +8,16 @@ import { getJson } from '../src/client/http.js';
 import { streamRequest } from '../src/client/stream.js';
 import { buildPromptText } from '../src/prompts/index.js';
 import { boostPriority, table, writeOut } from './lib/out.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const TOKENS = Number(argv.find((a) => a.startsWith('--tokens='))?.split('=')[1] ?? 1_000_000);
+const ARGS = benchArgs(
+  {
+    name: 'bench:big-payload',
+    about: 'A 1M-token prompt built and sent, and 1.5 and 8 MB SSE events received.',
+  },
+  { tokens: { type: 'number', default: 1_000_000, help: 'tokens of the big prompt' } },
+);
+const TOKENS = ARGS.tokens;
 const MB = 1024 * 1024;
 const SINK = fileURLToPath(new URL('./lib/sink-server.ts', import.meta.url));
 

@@ -1,9 +1,10 @@
 // Model half of calibration: every cell of both seeds, the method applied to the engine model in virtual time
-// (src/sim/what-if.ts, no HTTP), printed next to the seed. Usage: npx tsx bench/calibrate-model.ts [window s]
+// (src/sim/what-if.ts, no HTTP), printed next to the seed. Usage: npm run bench:calibrate-model [-- --window=30]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadProfile } from '../src/sim/profiles.js';
 import { overCapacity, simulateCell, simulatePrefill } from '../src/sim/what-if.js';
+import { benchArgs } from './lib/args.js';
 
 interface SeedRow {
   phase: 'prefill' | 'decode';
@@ -19,7 +20,14 @@ const SEEDS: Array<[string, string]> = [
   ['rtx-pro-6000x8-glm-5.3-flash', '000_9816ff1652ee407d.json'],
   ['h200x4-glm-5.3-flash-dflash', '001_e957ef8128caa214.json'],
 ];
-const windowS = Number(process.argv[2] ?? 30);
+const windowS = benchArgs(
+  {
+    name: 'bench:calibrate-model',
+    about: 'Every cell of both seeds through the engine model in virtual time, next to the seed.',
+    positionals: ['window'],
+  },
+  { window: { type: 'number', default: 30, help: "each cell's window, seconds" } },
+).window;
 const seedDir = fileURLToPath(new URL('../test/fixtures/seeds/', import.meta.url));
 const fmt = (v: number | null | undefined) =>
   v === null || v === undefined ? '—' : v >= 100 ? v.toFixed(0) : v.toFixed(1);

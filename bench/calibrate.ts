@@ -1,4 +1,4 @@
-// End-to-end calibration: the real `run` CLI (the method, METHOD.md) against the HTTP sim for each seed profile,
+// End-to-end calibration: the real `run` CLI (the method, docs/method.md) against the HTTP sim for each seed profile,
 // measured figures next to the seed's. The sim runs in this process, the client in its own (as a user would run
 // them); `--time-scale` replays the hardware faster so short windows still cover large contexts, and every rate
 // is scaled back before comparing. Usage:
@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { RunResult } from '../src/results/schema.js';
 import { startSim, type TruthRecord } from '../src/sim/index.js';
 import { cliCommand } from '../test/helpers/cli.js';
+import { benchArgs } from './lib/args.js';
 
 interface SeedRow {
   phase: 'prefill' | 'decode';
@@ -29,16 +29,20 @@ const PROFILES: Record<string, { name: string; seed: string; concurrency: string
   h200: { name: 'h200x4-glm-5.3-flash-dflash', seed: '001_e957ef8128caa214.json', concurrency: '1,4,16,64' },
 };
 
-const { values } = parseArgs({
-  options: {
-    profiles: { type: 'string', default: 'rtx,h200' },
-    'time-scale': { type: 'string', default: '4' },
-    duration: { type: 'string', default: '3' },
-    contexts: { type: 'string', default: '8K,32K,128K' },
-    concurrency: { type: 'string' },
+const values = benchArgs(
+  {
+    name: 'bench:calibrate',
+    about: "The real run CLI against the HTTP sim for each seed profile, beside the seed's figures.",
   },
-});
-const scale = Number(values['time-scale']);
+  {
+    profiles: { type: 'string', default: 'rtx,h200', help: 'which seed profiles (rtx, h200)' },
+    'time-scale': { type: 'number', default: 4, help: 'the sim replays the hardware this much faster' },
+    duration: { type: 'number', default: 3, help: "each cell's window, seconds (before the time scale)" },
+    contexts: { type: 'string', default: '8K,32K,128K', help: "the run's --contexts" },
+    concurrency: { type: 'string', help: "the run's --concurrency; default the seed's" },
+  },
+);
+const scale = values['time-scale'];
 const seedDir = fileURLToPath(new URL('../test/fixtures/seeds/', import.meta.url));
 const fmt = (v: number | null | undefined) =>
   v === null || v === undefined ? '—' : v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1);
@@ -91,7 +95,7 @@ async function runOne(key: string): Promise<void> {
     '--concurrency',
     values.concurrency ?? spec.concurrency,
     '--duration',
-    values.duration,
+    String(values.duration),
     '--max-output',
     '4096',
     '--ramp-timeout',

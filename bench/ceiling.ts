@@ -20,17 +20,30 @@ import { OUT_DIR, boostPriority, table, writeOut } from './lib/out.js';
 import { benchProfile } from './lib/profiles.js';
 import { startSimChild, type SimChild } from './lib/sim-child.js';
 import { truthSince } from './lib/truth.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
-const list = (k: string, d: string) => (arg(k) ?? d).split(',').map(Number);
-const QUICK = argv.includes('--quick');
-const WORKERS = list('workers', '0,2');
-const STREAMS = list('streams', QUICK ? '64,256,1024' : '64,128,256,512,1024');
-const TPC = list('tpc', '1,4');
-const STEP_MS = Number(arg('step') ?? 10);
-const WINDOW_S = Number(arg('window') ?? (QUICK ? 2 : 3));
-const BUDGET_S = Number(arg('budget') ?? (QUICK ? 105 : 330));
+const ARGS = benchArgs(
+  {
+    name: 'bench:ceiling',
+    about: "The most streams and tokens/s this machine's client drives with every cell trusted.",
+  },
+  {
+    quick: { type: 'flag', help: 'fewer loads, shorter windows (a smoke check, not figures)' },
+    workers: { type: 'numbers', default: [0, 2], help: 'worker threads per configuration (0: this thread)' },
+    streams: { type: 'numbers', help: 'stream counts; default 64,128,256,512,1024, --quick 64,256,1024' },
+    tpc: { type: 'numbers', default: [1, 4], help: 'tokens per chunk' },
+    step: { type: 'number', default: 10, help: "the sim's decode step, ms" },
+    window: { type: 'number', help: 'measurement window, seconds; default 3, --quick 2' },
+    budget: { type: 'number', help: 'time budget, seconds; default 330, --quick 105' },
+  },
+);
+const QUICK = ARGS.quick;
+const WORKERS = ARGS.workers;
+const STREAMS = ARGS.streams ?? (QUICK ? [64, 256, 1024] : [64, 128, 256, 512, 1024]);
+const TPC = ARGS.tpc;
+const STEP_MS = ARGS.step;
+const WINDOW_S = ARGS.window ?? (QUICK ? 2 : 3);
+const BUDGET_S = ARGS.budget ?? (QUICK ? 105 : 330);
 const RAMP_TIMEOUT_S = QUICK ? 5 : 8;
 const CONTEXT = 128;
 const STEPS_PER_REQUEST = 256; // ~2.6 s requests at 10 ms steps: a re-send burst inside every window

@@ -16,12 +16,27 @@ import { startSimChild } from './lib/sim-child.js';
 import { countsExact, lineAsTimed, truthAsTimed, truthById } from './lib/truth.js';
 import { measureWriteGap } from './lib/write-gap.js';
 import { decodeKey } from '../src/results/cell-key.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
-const QUICK = argv.includes('--quick');
-const CONC = (arg('concurrency') ?? '1,64,256').split(',').map(Number);
-const WORKERS = Number(arg('workers') ?? 1);
+const ARGS = benchArgs(
+  {
+    name: 'bench:fidelity',
+    about: "The real runner against the sim's ground truth, then the call -> write gap.",
+  },
+  {
+    quick: { type: 'flag', help: 'shorter windows (a smoke check, not figures)' },
+    workers: { type: 'number', default: 1, help: "the runner's --workers" },
+    concurrency: { type: 'numbers', default: [1, 64, 256], help: 'streams per cell' },
+    'write-gap': {
+      type: 'numbers',
+      default: [1, 64, 256, 1024],
+      help: 'stream counts of the write-gap part',
+    },
+  },
+);
+const QUICK = ARGS.quick;
+const CONC = ARGS.concurrency;
+const WORKERS = ARGS.workers;
 const STEP_MS = 20;
 
 const med = (xs: number[]) => quantile(xs, 0.5);
@@ -173,7 +188,7 @@ async function main() {
 
 // The call -> write gap: TTFT starts at the write, and this is how far the call time would have been off.
 async function writeGapSection() {
-  const streams = (arg('write-gap') ?? '1,64,256,1024').split(',').map(Number);
+  const streams = ARGS['write-gap'];
   const load = os.loadavg()[0];
   const rows = await measureWriteGap({ streams, seconds: QUICK ? 2 : 4 });
   process.stdout.write(

@@ -7,11 +7,17 @@ import { MAX_LINE_BYTES } from '../src/client/decode/line-decoder.js';
 import type { RequestRecord } from '../src/client/types.js';
 import { createRng, type Rng } from '../src/prompts/rng.js';
 import { feed, randomCuts, timeless, whole } from '../test/client/feed.js';
+import { benchArgs } from './lib/args.js';
 
-const arg = (n: string, d: string) =>
-  process.argv.find((a) => a.startsWith(`--${n}=`))?.slice(n.length + 3) ?? d;
-const SECONDS = Number(arg('seconds', '60'));
-const rng = createRng(Number(arg('seed', '7')));
+const ARGS = benchArgs(
+  { name: 'bench:fuzz', about: 'The SSE decoder and chunk parser fed random and engine-like bytes.' },
+  {
+    seconds: { type: 'number', default: 60, help: 'how long to fuzz' },
+    seed: { type: 'number', default: 7, help: 'seed of the random cases' },
+  },
+);
+const SECONDS = ARGS.seconds;
+const rng = createRng(ARGS.seed);
 const CASE_LIMIT_MS = 2000;
 
 const PIECES = [

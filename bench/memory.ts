@@ -7,11 +7,17 @@ import { OUT_DIR, boostPriority, table, writeOut } from './lib/out.js';
 import { benchSender, runCell } from './lib/cell.js';
 import { benchProfile } from './lib/profiles.js';
 import { startSimChild } from './lib/sim-child.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
-const STREAMS = (arg('streams') ?? '1024,4096').split(',').map(Number);
-const WINDOW_S = Number(arg('window') ?? 6);
+const ARGS = benchArgs(
+  { name: 'bench:memory', about: 'Resident memory of the client holding many slow streams.' },
+  {
+    streams: { type: 'numbers', default: [1024, 4096], help: 'stream counts, one cell each' },
+    window: { type: 'number', default: 6, help: 'measurement window, seconds' },
+  },
+);
+const STREAMS = ARGS.streams;
+const WINDOW_S = ARGS.window;
 const STEP_MS = 500;
 const MB = 1024 * 1024;
 

@@ -9,9 +9,15 @@ import type { RunInput } from '../src/bench/settings.js';
 import type { ProgressSink } from '../src/progress/sink.js';
 import { OUT_DIR, boostPriority, table, writeOut } from './lib/out.js';
 import { startSimChild } from './lib/sim-child.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const DURATION_S = Number(argv.find((a) => a.startsWith('--duration='))?.split('=')[1] ?? 3);
+const DURATION_S = benchArgs(
+  {
+    name: 'bench:orchestration',
+    about: "The demo matrix's wall time against the sum of its windows and prefills.",
+  },
+  { duration: { type: 'number', default: 3, help: "each cell's window, seconds" } },
+).duration;
 
 const phaseKind = (label: string): string => {
   if (label.startsWith('prefill')) return 'prefill (cold)';

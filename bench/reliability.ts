@@ -20,16 +20,29 @@ import {
 import { mapLimit, runFaultCase, type FaultCase } from '../test/reliability/lib/fault-check.js';
 import { ENOSPC_PRELOAD, fullDiskRun, mountTmpfs } from '../test/reliability/lib/full-disk.js';
 import { secretsSweep } from '../test/reliability/lib/secrets.js';
+import { benchArgs } from './lib/args.js';
 
-const arg = (name: string, dflt: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
-const QUICK = process.argv.includes('--quick');
-const KILLS = Number(arg('kills', QUICK ? '5' : '20'));
-const SEED = Number(arg('seed', '20261202'));
-const PARALLEL = Number(arg('parallel', '3'));
+const PARTS = ['faults', 'kills', 'bad', 'secrets', 'disk'];
+const ARGS = benchArgs(
+  {
+    name: 'bench:reliability',
+    about: 'Every sim fault, SIGKILL points with resume, bad input, secrets, a full disk.',
+  },
+  {
+    quick: { type: 'flag', help: 'two fault rates, 5 kills (a smoke check, not figures)' },
+    kills: { type: 'number', help: 'SIGKILL points; default 20, --quick 5' },
+    seed: { type: 'number', default: 20261202, help: 'seed of the kill points' },
+    parallel: { type: 'number', default: 3, help: 'fault cases at once' },
+    only: { type: 'strings', default: PARTS, help: 'the parts to run' },
+  },
+);
+const QUICK = ARGS.quick;
+const KILLS = ARGS.kills ?? (QUICK ? 5 : 20);
+const SEED = ARGS.seed;
+const PARALLEL = ARGS.parallel;
 const RATES = QUICK ? [0.1, 1] : [0.02, 0.1, 0.5, 1];
 const log = (s: string) => process.stderr.write(`${s}\n`);
-const ONLY = new Set(arg('only', 'faults,kills,bad,secrets,disk').split(','));
+const ONLY = new Set(ARGS.only);
 
 async function faults() {
   const cases: FaultCase[] = FAULT_NAMES.flatMap((fault) =>

@@ -10,11 +10,18 @@ import { join } from 'node:path';
 import { createApp } from '../src/web/app.js';
 import { RunIndex } from '../src/web/run-index.js';
 import { fakeRun, writeRun } from '../test/web/fake-runs.js';
+import { benchArgs } from './lib/args.js';
 
-const arg = (name: string, dflt: number) =>
-  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt);
-const RUNS = arg('runs', 5000);
-const SAMPLES = arg('samples', 40); // server samples per cell: brings a file near a real run's size
+const ARGS = benchArgs(
+  { name: 'bench:serve', about: 'The results browser over thousands of synthetic runs.' },
+  {
+    runs: { type: 'number', default: 5000, help: 'synthetic runs in the folder' },
+    // Server samples per cell bring a file near a real run's size.
+    samples: { type: 'number', default: 40, help: 'server samples per cell' },
+  },
+);
+const RUNS = ARGS.runs;
+const SAMPLES = ARGS.samples;
 const REPEAT = 5;
 
 const MODELS = ['llama-3-70b', 'qwen-32b', 'glm-5.3-flash', 'mistral-large', 'deepseek-v3'];

@@ -1,12 +1,22 @@
 // Does the sim keep up? Runs the sim CLI in its own process (tiny profile, 2 ms steps, maxNumSeqs 512) and
 // keeps STREAMS streams in flight from this process for SECONDS, printing the sim's scheduler lag every second.
-// Usage: npx tsx bench/sim-lag.ts [streams=512] [seconds=20]
+// Usage: npm run bench:sim-lag [-- --streams=512] [-- --seconds=20] (or bare: 512 20)
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { cliCommand } from '../test/helpers/cli.js';
+import { benchArgs } from './lib/args.js';
 
-const streams = Number(process.argv[2] ?? 512);
-const seconds = Number(process.argv[3] ?? 20);
+const { streams, seconds } = benchArgs(
+  {
+    name: 'bench:sim-lag',
+    about: 'Whether the sim keeps up: its scheduler lag every second (SIM_URL=... measures a running sim).',
+    positionals: ['streams', 'seconds'],
+  },
+  {
+    streams: { type: 'number', default: 512, help: 'streams kept in flight' },
+    seconds: { type: 'number', default: 20, help: 'how long' },
+  },
+);
 
 // SIM_URL=... measures an already running sim (e.g. one started under --cpu-prof).
 const external = process.env.SIM_URL;

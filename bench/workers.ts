@@ -12,13 +12,24 @@ import { benchSender, runCell } from './lib/cell.js';
 import { benchProfile } from './lib/profiles.js';
 import { startSimChild } from './lib/sim-child.js';
 import { countsExact, truthById } from './lib/truth.js';
+import { benchArgs } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const arg = (k: string) => argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
-const WORKERS = (arg('workers') ?? (os.cpus().length > 2 ? '0,1,2,4' : '0,1,2')).split(',').map(Number);
-const STREAMS = Number(arg('streams') ?? 128);
-const STEP_MS = Number(arg('step') ?? 10);
-const WINDOW_S = Number(arg('window') ?? 4);
+const ARGS = benchArgs(
+  { name: 'bench:workers', about: 'One decode cell on 1, 2, ... worker threads against the sim.' },
+  {
+    workers: {
+      type: 'numbers',
+      help: 'worker thread counts (0: no worker threads); default 0,1,2 (and 4 past 2 cores)',
+    },
+    streams: { type: 'number', default: 128, help: 'streams in the cell' },
+    step: { type: 'number', default: 10, help: "the sim's decode step, ms" },
+    window: { type: 'number', default: 4, help: 'measurement window, seconds' },
+  },
+);
+const WORKERS = ARGS.workers ?? (os.cpus().length > 2 ? [0, 1, 2, 4] : [0, 1, 2]);
+const STREAMS = ARGS.streams;
+const STEP_MS = ARGS.step;
+const WINDOW_S = ARGS.window;
 
 async function main() {
   const priority = boostPriority();

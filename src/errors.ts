@@ -1,4 +1,4 @@
-// A failed run is one typed error with a stable code (STYLE.md), caught once in cli/main.ts.
+// A failed run is one typed error with a stable code (docs/architecture.md "Conventions"), caught once in cli/main.ts.
 export const ERROR_CODES = {
   CONFIG_INVALID: 2,
   USAGE: 2,

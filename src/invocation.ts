@@ -3,7 +3,7 @@ import { TOOL_NAME } from './version.js';
 
 // Every hint that names a command (usage errors, resume, next steps) prints the command that runs where the user
 // is: `npx llm-inference-bench` after `npm ci` or through npx, the bare bin name when it is on the PATH (a global
-// install), `node dist/cli/main.js` when started that way (issue 24). One helper, so no hint drifts.
+// install), `node dist/cli/main.js` when started that way. One helper, so no hint drifts.
 
 export interface Invocation {
   env: Readonly<Record<string, string | undefined>>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { invokedAs, shellWord } from '../src/invocation.js';
 
-// Issue 24 item 1: a hint names the command that runs where the user is, not a bin that is not on the PATH.
+// A hint names the command that runs where the user is, not a bin that is not on the PATH.
 describe('the command hints print', () => {
   const bin = '/home/u/proj/node_modules/.bin/llm-inference-bench';
 

@@ -68,7 +68,7 @@ const roundBatching = (b: StreamBatching): StreamBatchingResult => ({
   heldMs: r3(b.heldMs),
 });
 
-// Pure: one measured cell's records -> its figures and status (METHOD.md "Figures of a cell").
+// Pure: one measured cell's records -> its figures and status (docs/method.md "Figures of a cell").
 // Figures are stored unrounded to 1e-3 so that a recomputation from requests.jsonl matches.
 export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   const f = windowFigures(m.requests, m.window);

@@ -46,8 +46,9 @@ export { errorLimit };
 /** The threads a cell's slots run on: the main thread, plus N worker threads when N > 1 (one runs in-thread). */
 export const clientThreads = (workers: number | undefined): number => ((workers ?? 1) > 1 ? 1 + workers! : 1);
 
-// METHOD.md "Sustained decode": ramp N slots, keep N in flight (closed loop), open the window when every slot has
-// produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in flight.
+// docs/method.md "Sustained decode cell": ramp N slots, keep N in flight (closed loop), open the window when every
+// slot has produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in
+// flight.
 export async function runDecodeCell(
   sender: Sender,
   clock: Clock,

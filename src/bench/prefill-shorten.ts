@@ -1,6 +1,7 @@
-// The full-window prefill point sits 256 tokens under the server's limit, so a prompt a little longer than its
-// target is refused as too long (issue 11: 16,400 tokens for a 16,128 target). Pure: from the refusal to the
-// shorter target of the one retry. Engines name the prompt's length in their own words (engines.md "Errors").
+// The full-window prefill point sits 256 tokens under the server's limit, so a prompt a little longer than its target
+// is refused as too long (a real llama-server counted 16,400 tokens for a 16,128 target). Pure: from the refusal to
+// the shorter target of the one retry. Engines name the prompt's length in their own words (docs/engines.md "Error
+// bodies").
 const PROMPT_TOKENS_IN_ERROR: readonly RegExp[] = [
   /request \((\d+) tokens\) exceeds/i, // llama.cpp
   /your request has (\d+) input tokens/i, // vLLM

@@ -6,7 +6,7 @@ import { fatalCode, fatalError } from './fatal.js';
 import { shortenedTarget } from './prefill-shorten.js';
 import type { Sender, Sent } from './sender.js';
 
-// METHOD.md: a repeat that differs from the median by more than 25% is flagged.
+// docs/method.md "Prefill": a repeat that differs from the median by more than 25% is flagged.
 export const PREFILL_OUTLIER_FRACTION = 0.25;
 // Repeat 1 is slot 1 of the context, sent cold (it then serves the decode cells warm); further repeats use
 // fresh prompts from slots no decode cell uses.

@@ -1,8 +1,9 @@
 import type { MetricsSampler } from '../target/metrics-sampler.js';
 import { sleep, type Clock } from '../clock.js';
 
-// METHOD.md: after the close, wait until the server shows nothing running and nothing waiting (aborted requests
-// can linger a step or two), or a short pause where it has no metrics. Bounded by timeoutMs.
+// docs/method.md "Sustained decode cell": after the close, wait until the server shows nothing running and nothing
+// waiting (aborted requests can linger a step or two), or a short pause where it has no metrics. Bounded by
+// timeoutMs.
 export async function settle(
   clock: Clock,
   sampler: MetricsSampler | undefined,

@@ -2,7 +2,7 @@ import type { Engine, Hardware } from '../results/schema.js';
 import { applyHardwareOverrides, type HardwareOverrides } from '../target/hardware.js';
 import type { TargetInfo } from '../target/types.js';
 
-// The simulated engine reports versions ending in "-sim" (profile engine.version; SIM.md). A sim runs on
+// The simulated engine reports versions ending in "-sim" (profile engine.version; docs/sim.md). A sim runs on
 // this machine's CPU, so this machine's GPUs (and their power) say nothing about what it simulates.
 export const isSimEngine = (engine: Engine): boolean => /-sim$/i.test(engine.version ?? '');
 

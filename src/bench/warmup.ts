@@ -2,7 +2,7 @@ import type { BenchError } from '../errors.js';
 import { fatalCode, fatalError } from './fatal.js';
 import type { Sender, Sent } from './sender.js';
 
-// METHOD.md "Cache warm-up": every slot prompt 1..N of the context, max_tokens 1, before each cell.
+// docs/method.md "Cache warm-up": every slot prompt 1..N of the context, max_tokens 1, before each cell.
 // Sent all at once: cached slots cost a step, new ones are prefilled now rather than inside the ramp.
 // A refusal no retry can fix comes back as data beside what was sent.
 export async function warmUp(

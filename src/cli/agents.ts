@@ -30,7 +30,7 @@ export function agentIndexOf(o: Pick<RunOptions, 'agentIndex'>, env: NodeJS.Proc
   return 0;
 }
 
-// The run's token: every agent shows it to agent 0 (docs/distributed.md "The run token"). From a file (a mounted
+// The run's token: every agent shows it to agent 0 (docs/distributed.md "Anywhere else"). From a file (a mounted
 // Secret) or the environment; never from a config file or a flag's value, so it is in no process list.
 export function agentToken(
   o: Pick<RunOptions, 'agentTokenFile'>,

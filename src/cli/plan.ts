@@ -188,7 +188,8 @@ const SHORT: Record<string, string> = { run: 'run', 'Over capacity': 'over', 'To
 const planMark = (cell: Plan['cells'][number]): string =>
   cell.capacityCheck ? 'check' : SHORT[cell.status]!;
 
-// Where the KV capacity came from and how sure it is (issue 16).
+// Where the KV capacity came from and how sure it is (docs/engines.md "KV capacity: where it comes from, and how
+// sure").
 interface KvNote {
   source?: string | undefined;
   bound?: KvBound | undefined;

@@ -1,4 +1,4 @@
-// Honest per-chunk token counts (METHOD.md "Token counting"). The total of a request is exact whenever the
+// Honest per-chunk token counts (docs/method.md "Figures of a cell"). The total of a request is exact whenever the
 // server reports usage; which chunk carried which token is exact only under continuous usage (one usage per
 // chunk), or when every chunk can only hold one (tokens = chunks). Otherwise the ledger split the tokens by
 // characters: the record says `chunkAttribution: 'estimated'` with `unpinnedTokens`, the tokens whose chunk is a

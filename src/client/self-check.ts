@@ -1,4 +1,4 @@
-// The client checks itself (METHOD.md): a cell whose timings were shaped by our own process, not by the
+// The client checks itself (docs/method.md): a cell whose timings were shaped by our own process, not by the
 // server, must say so. Two signs, measured over the cell: the event loop ran late (a chunk that arrived
 // waited in the kernel for the loop, so its stamp is late), or the client's CPU was saturated.
 import {

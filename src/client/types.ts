@@ -2,7 +2,7 @@ import type { ErrorKind, FailureReason } from '../failures/kinds.js';
 
 export type { ErrorKind, FailureReason };
 
-// A failed request is data, not an exception (STYLE.md).
+// A failed request is data, not an exception (docs/architecture.md "Conventions").
 export interface RequestError {
   kind: ErrorKind;
   status?: number; // HTTP status (http_status), or the one an in-stream error body carries
@@ -13,7 +13,7 @@ export interface RequestError {
 }
 
 // One timed stream. Times are ms on the caller's clock (src/clock.ts nowMs, epoch ms, by default),
-// taken when bytes arrived, before parsing (METHOD.md).
+// taken when bytes arrived, before parsing (docs/method.md "Vocabulary").
 export interface RequestRecord {
   calledAtMs?: number; // streamRequest was called
   sentAtMs: number; // the request's bytes went to the socket (TTFT starts here); calledAtMs if never written

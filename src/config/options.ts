@@ -3,9 +3,9 @@ import { COMPARE_FORMATS, REPORT_FORMATS } from '../output-formats.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
-// The one option table: it builds every command's flags and --help, the YAML config schema, the typed options
-// each command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table.
-// A flag, its YAML key and its field in the result's config section share one name (DESIGN.md).
+// The one option table: it builds every command's flags and --help, the YAML config schema, the typed options each
+// command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table. A flag, its
+// YAML key and its field in the result's config section share one name (docs/architecture.md "Adding a run option").
 export type OptionKind =
   | 'string'
   | 'url'
@@ -930,7 +930,7 @@ type ValueOf<S, C extends CommandName> = S extends { choicesFor: Record<C, reado
   : S extends { choices: readonly (infer V)[] }
     ? V
     : KindValues[KindOf<S, C>];
-// `plan` takes every flag `run` takes, so a user can swap the verb (issue 24; commandsOf below).
+// `plan` takes every flag `run` takes, so a user can swap the verb (commandsOf below).
 type CommandsOf<K extends OptionKey> =
   Table[K]['commands'][number] | ('run' extends Table[K]['commands'][number] ? 'plan' : never);
 type KeysOf<C extends CommandName> = {

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../errors.js';
 import type { ErrorBody } from './error-body.js';
 import type { FailureReason } from './kinds.js';
 
-// Each engine's "prompt (plus max_tokens) does not fit" wording, lower case (engines.md "Errors").
+// Each engine's "prompt (plus max_tokens) does not fit" wording, lower case (docs/engines.md "Error bodies").
 export const CONTEXT_TOO_LONG_WORDINGS: ReadonlyArray<{ engine: string; says: string }> = [
   { engine: 'vLLM', says: "this model's maximum context length is" },
   { engine: 'vLLM (V1 engine)', says: 'is longer than the maximum model length' },

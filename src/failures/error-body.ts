@@ -1,6 +1,7 @@
-// Every engine's error body in one reader (engines.md "Errors"): OpenAI nested `{error:{message,type,code}}`,
-// flat `{object:"error",message,type,code}` (SGLang, TensorRT-LLM, old vLLM), TGI `{error,error_type}` and
-// `{error:{message,http_status_code}}`, `{"error":"Unauthorized"}`, FastAPI `{detail}`, plain text, empty.
+// Every engine's error body in one reader (docs/engines.md "Error bodies"): OpenAI nested
+// `{error:{message,type,code}}`, flat `{object:"error",message,type,code}` (SGLang, TensorRT-LLM, old vLLM), TGI
+// `{error,error_type}` and `{error:{message,http_status_code}}`, `{"error":"Unauthorized"}`, FastAPI `{detail}`,
+// plain text, empty.
 export interface ErrorBody {
   message: string;
   type?: string;

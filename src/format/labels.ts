@@ -1,4 +1,5 @@
-// Context labels (METHOD.md vocabulary: round(tokens / 1024) + "K"), the same in the live view, plan, reports and import.
+// Context labels (docs/method.md "Vocabulary": round(tokens / 1024) + "K"), the same in the live view, plan, reports
+// and import.
 
 export function contextLabel(tokens: number): string {
   // Below 1K a label in K would read "0K"; such contexts stay in tokens.
@@ -18,7 +19,10 @@ export function parseContextLabel(label: string): number | undefined {
   return Number(m[1]) * (m[2] ? 1024 : 1);
 }
 
-/** How sure a KV capacity is, after its figure: nothing when exact (issue 16). */
+/**
+ * How sure a KV capacity is, after its figure: nothing when exact (docs/engines.md "KV capacity: where it comes
+ * from, and how sure").
+ */
 export function kvBoundNote(bound: 'exact' | 'lower-bound' | 'inferred' | undefined): string {
   if (bound === 'lower-bound') return ', a lower bound (the server may hold more)';
   if (bound === 'inferred') return ', inferred (the API cannot confirm it)';

@@ -1,4 +1,4 @@
-// Numbers exactly as the v0.6.2 seeds print them (METHOD.md "Number formatting"), for the live view and every report.
+// Numbers exactly as the v0.6.2 seeds print them (docs/report.md "Formats"), for the live view and every report.
 export const DASH = '—';
 
 export const grouped0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

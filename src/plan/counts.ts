@@ -2,8 +2,8 @@ import type { DecodeCell } from '../results/schema.js';
 import type { Plan } from './plan.js';
 import { cellKey } from '../cell-rules.js';
 
-// One way to count a matrix's cells, used by `plan`, the run's first line, its live view and its last line
-// (issue 24): every cell is measured, checked (measured over the KV capacity figure to see what the server
+// One way to count a matrix's cells, used by `plan`, the run's first line, its live view and its last line:
+// every cell is measured, checked (measured over the KV capacity figure to see what the server
 // does), skipped as Over capacity, or skipped as too long for the server. Measured and checked cells are the
 // ones the run spends time on; "x/y" progress counts them, resumed cells included.
 

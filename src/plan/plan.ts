@@ -124,7 +124,7 @@ function contextCells(
 
 // After a check cell ran whole (all N at once), the server holds at least its need: re-plan the cells not yet run
 // with that as the new lower bound, so the next context's first Over capacity cell is measured too.
-// The run's order (METHOD.md "Plan"): contexts ascending, each its prefill point then its cells; prefill-only
+// The run's order (docs/method.md "Plan"): contexts ascending, each its prefill point then its cells; prefill-only
 // contexts (the full window) in the same order. The runner and the estimate (and so the live ETA) walk it alike.
 export function runContexts(plan: Pick<Plan, 'prefill' | 'contexts'>): number[] {
   return [...new Set([...plan.prefill.map((p) => p.contextTokens), ...plan.contexts])].sort((a, b) => a - b);

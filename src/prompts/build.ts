@@ -1,5 +1,5 @@
 // One slot prompt: unique marker first (distinct opening word per slot, then run id, context and slot),
-// seeded filler, and a closing instruction that invites a long answer (METHOD.md "Prompts").
+// seeded filler, and a closing instruction that invites a long answer (docs/method.md "Prompts").
 import { filler } from './filler.js';
 import { hashString, createRng } from './rng.js';
 import { OPENERS } from './words.js';

@@ -1,4 +1,4 @@
-// Natural-looking filler from a seeded generator (METHOD.md "Prompts"). Paragraphs are generated once per
+// Natural-looking filler from a seeded generator (docs/method.md "Prompts"). Paragraphs are generated once per
 // seed into a pool; a prompt is a seeded permutation of pool paragraphs joined once, so a 1M-token prompt
 // costs one array join instead of millions of string concatenations.
 import { createRng, type Rng } from './rng.js';

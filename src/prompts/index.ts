@@ -1,4 +1,4 @@
-// Prompts that hit their target token count (chat template included) within 1% (METHOD.md "Prompts"):
+// Prompts that hit their target token count (chat template included) within 1% (docs/method.md "Prompts"):
 // the server's tokenizer when there is one (tokenizer-search.ts), counting the rendered conversation where the
 // engine can render it and otherwise adding the template's tokens learnt from one probe request; else
 // calibration probes (calibrate.ts). Any change of method mid-run is reported through onWarning, never silent.

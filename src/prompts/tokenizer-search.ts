@@ -1,5 +1,5 @@
 // Sizing with the server's tokenizer: a secant search on the character length until the counted prompt is within
-// the tolerance of its target (METHOD.md "Prompts"). `count` counts the whole prompt the server will see.
+// the tolerance of its target (docs/method.md "Prompts"). `count` counts the whole prompt the server will see.
 import { buildPromptText, type PromptSpec } from './build.js';
 
 const MAX_TOKENIZE_STEPS = 8;

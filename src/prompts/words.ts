@@ -47,7 +47,7 @@ export const NAMES = `Ada Bruno Clara Dmitri Elena Farid Greta Hugo Ines Jonas K
 Quinn Rosa Sami Tomas Uma Viktor Wren Yara Zane`.split(/\s+/);
 
 // Distinct capitalised opening words: slot prompts of one context start with different words, so they
-// share no first token (METHOD.md "Prompts").
+// share no first token (docs/method.md "Prompts").
 export const OPENERS =
   `Amber Anchor Apple Arrow Autumn Badge Banner Barley Beacon Birch Blossom Bramble Breeze
 Bronze Cabin Canyon Cedar Chapel Cherry Cliff Clover Cobalt Comet Copper Coral Cotton Crystal Dawn Delta

@@ -59,7 +59,7 @@ export function writeResult(dir: string, result: RunResult): string {
   return path;
 }
 
-// One line of requests.jsonl: enough to recompute every figure of its cell (METHOD.md).
+// One line of requests.jsonl: enough to recompute every figure of its cell (docs/method.md "Figures of a cell").
 export interface RequestLine {
   cell: string; // "prefill 8192" | "decode 8192x4"
   phase: 'prefill' | 'warmup' | 'ramp' | 'window';

@@ -3,14 +3,15 @@ import { CELL_STATUSES } from '../cell-rules.js';
 import { ERROR_KINDS } from '../failures/kinds.js';
 
 // The result document is the contract between `run` (writer) and every report, compare and import (readers).
-// Field names match CLI flags and YAML config keys where they are the same concept (METHOD.md, DESIGN.md).
+// Field names match CLI flags and YAML config keys where they are the same concept (docs/result-schema.md).
 export const RESULT_SCHEMA_ID = 'llm-inference-bench/result';
 export const RESULT_SCHEMA_VERSION = 1;
 
 export const CellStatus = z.enum(CELL_STATUSES);
 export type CellStatus = z.infer<typeof CellStatus>;
 
-// Closed union of request failure kinds (STYLE.md "a failed request is data"), defined in src/failures.
+// Closed union of request failure kinds (docs/architecture.md "Conventions": a failed request is data), defined in
+// src/failures.
 export { ERROR_KINDS };
 export const ErrorKind = z.enum(ERROR_KINDS);
 export type ErrorKind = z.infer<typeof ErrorKind>;
@@ -61,7 +62,8 @@ export const Target = z.object({
   maxModelLen: z.number().int().positive().optional(),
   kvCapacityTokens: z.number().int().positive().optional(),
   kvCapacitySource: z.string().optional(),
-  // exact, or a lower bound / an inference from the API (issue 16; src/target/types.ts KvBound)
+  // exact, or a lower bound / an inference from the API (docs/engines.md "KV capacity: where it comes from, and how
+  // sure"; src/plan/capacity.ts KvBound)
   kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
@@ -109,7 +111,7 @@ export const PrefillRepeat = z.object({
   promptTokensSource: z.enum(['usage', 'tokenize', 'estimate']).optional(),
   ttftMs: z.number().nonnegative(),
   tokensPerS: z.number().nonnegative(), // (promptTokens - cachedTokens) / TTFT: the tokens actually computed
-  outlier: z.boolean().optional(), // differs from the median by > 25% (METHOD.md)
+  outlier: z.boolean().optional(), // differs from the median by > 25% (docs/method.md "Prefill")
   cachedTokens: z.number().int().nonnegative().optional(),
 });
 export type PrefillRepeat = z.infer<typeof PrefillRepeat>;
@@ -282,7 +284,7 @@ export const DecodeCell = z.object({
   contextTokens: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   status: CellStatus,
-  // Seed figures (METHOD.md "Figures of a cell"); null when not measured.
+  // Seed figures (docs/method.md "Figures of a cell"); null when not measured.
   totalTokensPerS: z.number().nullable(),
   perRequestTokensPerS: z.number().nullable(),
   ttftMs: z.number().nullable(),

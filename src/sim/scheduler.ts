@@ -98,7 +98,8 @@ export interface Counters {
   requests: number;
 }
 
-// The engine model of SIM.md in virtual time: plan(startMs) decides one step, complete(plan) applies it.
+// The engine model of docs/sim.md ("What it models") in virtual time: plan(startMs) decides one step, complete(plan)
+// applies it.
 export class Scheduler {
   readonly kv: KvCache;
   readonly limits: ServingLimits;

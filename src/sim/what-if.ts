@@ -9,7 +9,7 @@ import { mixSeed } from './rng.js';
 import { Scheduler, type RequestSpec } from './scheduler.js';
 import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
 
-// The method (METHOD.md) applied to the engine model in virtual time, without HTTP: a what-if planner and the
+// The method (docs/method.md) applied to the engine model in virtual time, without HTTP: a what-if planner and the
 // model half of calibration (bench/calibrate.ts runs the real client against the HTTP sim for the other half).
 // The figures, the status and the capacity rule are the runner's own (stats/window, stats/status,
 // plan/capacity), so a what-if and a run of the same engine can only differ in what the engine did.
@@ -88,8 +88,8 @@ export function simulatePrefill(
   }
 }
 
-// The client's first-token deadline: 60 s + 1 ms per prompt token (docs/method.md "Timeouts";
-// src/client/transport/timeouts.ts, which the sim may not import; a test keeps the two equal).
+// The client's first-token deadline: 60 s + 1 ms per prompt token (docs/performance.md "Streaming one request
+// (programmatic API)"; src/client/transport/timeouts.ts, which the sim may not import; a test keeps the two equal).
 export const firstTokenDeadlineMs = (promptTokens: number): number => 60_000 + Math.ceil(promptTokens);
 
 // Cache warm-up (after the slots the cell before left cached): every slot once with max_tokens 1, all at once

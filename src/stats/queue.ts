@@ -1,6 +1,6 @@
 import type { MeasureWindow, TimedRequest } from './window.js';
 
-// "Requests queued" read from the client's own timeline (METHOD.md "Status of a cell"; docs/method.md
+// "Requests queued" read from the client's own timeline (docs/method.md "Status of a cell";
 // "Queueing without server metrics"), whatever share of the N requests queues. A server with S < N slots shows
 // a ceiling: never all N stream at once, and the streaming count sits at S while the rest wait. A server that
 // runs all N but prefills slowly lets the count move freely and reach N between prefills. The waits are checked

@@ -8,7 +8,7 @@ import {
 import { median, sortSamples } from './sorted.js';
 import type { MeasureWindow, TimedRequest, WindowFigures } from './window.js';
 
-// Decisions where METHOD.md leaves the threshold to us (documented in docs/method.md "Status of a cell").
+// Thresholds the method leaves to us (docs/method.md "Status of a cell").
 export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)
 export const FAIL_ERROR_FRACTION = 0.1; // Failed when errors reach 10% of the requests sent ...
 export const FAIL_ERROR_MIN = 2; // ... and at least 2

@@ -1,7 +1,7 @@
 import type { MeasureWindow, TimedRequest } from './window.js';
 
 // How long each request of a cell waited without a first token (up to the window close when it never got one):
-// the client-side evidence of queueing (METHOD.md "Requests queued", no metrics).
+// the client-side evidence of queueing (docs/method.md "Queueing seen by the client", no metrics).
 export function firstTokenWaitsMs(requests: readonly TimedRequest[], w: MeasureWindow): number[] {
   const out: number[] = [];
   for (const r of requests) {

@@ -7,7 +7,7 @@ import { redactSecrets } from '../secrets.js';
 import type { ServerCommand } from './command.js';
 import { groupMembers, MARKER_ENV, procFs, recordedGroup, type ProcFs } from './procfs.js';
 
-// One server of a sweep as a process group of its own (docs/sweep.md "Servers"): started by /bin/sh in a new
+// One server of a sweep as a process group of its own (docs/sweep.md "Per configuration"): started by /bin/sh in a new
 // group, its output written line by line to a log with every registered secret redacted, stopped with SIGTERM to
 // the whole group, SIGKILL after a grace period, and waited for until no process of the group is left. A
 // watchdog shell holds a pipe from the sweep: when the sweep dies, even by kill -9, the pipe closes and the

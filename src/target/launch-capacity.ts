@@ -1,8 +1,8 @@
 import type { EngineName } from './types.js';
 
-// KV capacity read from a server's launch command (issue 16): exact where the flags size the pool, which for
-// llama.cpp is the only exact source (its API shows the per-slot context only). Undefined when the command is
-// not that engine's server or does not carry the flags.
+// KV capacity read from a server's launch command (docs/engines.md "KV capacity: where it comes from, and how sure"):
+// exact where the flags size the pool, which for llama.cpp is the only exact source (its API shows the per-slot
+// context only). Undefined when the command is not that engine's server or does not carry the flags.
 export interface LaunchCapacity {
   tokens: number;
   source: string; // the flags it came from, in words

@@ -18,7 +18,7 @@ export interface MetricsSamplerOptions {
   baseUrl: string;
   apiKey?: string;
   intervalMs?: number; // default 500 (2 Hz)
-  scrapeTimeoutMs?: number; // default 3000: llama.cpp took up to 3 s under load (engines.md)
+  scrapeTimeoutMs?: number; // default 3000: llama.cpp took up to 3 s under load (docs/engines.md)
   maxSamples?: number; // bound on memory; the sampler stops by itself
   maxDurationMs?: number; // stops by itself if the runner never calls stop()
   now?: () => number;

@@ -36,11 +36,17 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       /html/i.test(r.contentType ?? '') || text.trimStart().startsWith('<')
         ? 'an HTML page'
         : `HTTP ${r.status}`;
+    // The path is already the one every OpenAI-compatible server answers: what is usually wrong is the port (a
+    // web UI, a proxy's login page) or a path prefix the server sits under.
+    const port = new URL(ctx.root).port || (ctx.root.startsWith('https:') ? '443' : '80');
     throw new BenchError(
       'NOT_OPENAI_COMPATIBLE',
       `${where} answered with ${what}, not an OpenAI model list.`,
       {
-        hint: 'Point --base-url at the server root or its /v1 (e.g. http://127.0.0.1:8000/v1).',
+        hint:
+          what === 'an HTML page'
+            ? `Check that port ${port} is the LLM server's own, not a web UI or a proxy in front of it.`
+            : `Check the port (${port}) and any path the server sits under, before /v1 in --base-url.`,
       },
     );
   }
@@ -59,7 +65,7 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
 }
 
 function toListing(json: unknown): ModelsListing | undefined {
-  // TGI answers with a bare array (engines.md §4); everyone else with {object:"list", data:[...]}.
+  // TGI answers with a bare array (docs/engines.md); everyone else with {object:"list", data:[...]}.
   const bare = Array.isArray(json);
   const data = bare ? json : (json as { data?: unknown }).data;
   if (!Array.isArray(data)) return undefined;
@@ -85,13 +91,23 @@ export function pickModel(listing: ModelsListing, asked: string | undefined, pre
   return listing.models.find((m) => m.id === preferred) ?? listing.models[0]!;
 }
 
+// Connection failures in words; the errno code stays out of the message (it tells a user nothing new).
+const CONNECT_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'nothing is listening there (connection refused)',
+  ECONNRESET: 'the connection was reset before an answer',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ETIMEDOUT: 'the connection timed out',
+  EPIPE: 'the connection was closed while sending',
+};
+
 function unreachable(root: string, r: HttpFailure): BenchError {
   const why =
     r.kind === 'timeout'
       ? 'did not answer in time'
       : r.code === 'ENOTFOUND' || r.code === 'EAI_AGAIN'
         ? 'host name does not resolve'
-        : `cannot connect (${r.message})`;
+        : (r.code && CONNECT_WORDS[r.code]) || `cannot connect (${r.message})`;
   return new BenchError('TARGET_UNREACHABLE', `${root}: ${why}.`, {
     hint: 'Check that the server is running and --base-url (host and port) is right.',
   });

@@ -180,8 +180,9 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   return info;
 }
 
-// The best capacity source (issue 16): the engine's own report when it is exact, else the launch command when it
-// is readable and sizes the pool, else what the API shows, with how sure each figure is.
+// The best capacity source (docs/engines.md "KV capacity: where it comes from, and how sure"): the engine's own
+// report when it is exact, else the launch command when it is readable and sizes the pool, else what the API shows,
+// with how sure each figure is.
 function kvCapacity(
   engine: EngineName,
   d: Discovery,

@@ -1,6 +1,6 @@
 import { redactSecrets } from '../secrets.js';
 
-// Launch commands go into results and reports; every secret in them becomes `<redacted>` (METHOD.md
+// Launch commands go into results and reports; every secret in them becomes `<redacted>` (docs/method.md
 // "Metadata of a run"). Works on shell words so quoted values and `--flag=value` forms are covered.
 const R = '<redacted>';
 

@@ -4,7 +4,7 @@ import { whatIfNotes } from '../../src/answer/what-if.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { measureCapacity, SLO } from './capacity-rig.js';
 
-// Issue 25's acceptance: the capacity under a service level and the reason of its limit, through the real runner
+// The capacity under a service level and the reason of its limit, through the real runner
 // on the sim's flavors in virtual time, where the seats, the KV cache and the per-user speed are set by hand
 // (./capacity-rig.ts).
 function summary(r: RunResult) {

@@ -11,7 +11,7 @@ import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { probeTarget } from '../../src/target/probe.js';
 import type { TargetInfo } from '../../src/target/types.js';
 
-// Issue 11 items 3 and 4 on the sim's llama.cpp flavor: the full-window prompt refused as too long is shortened
+// The full-window prompt on the sim's llama.cpp flavor: the full-window prompt refused as too long is shortened
 // and measured again; cached template tokens on a cold prompt come off the prefill rate.
 const noHw = { gpuName: undefined };
 
@@ -73,7 +73,7 @@ describe('prefill against the sim (llama.cpp flavor)', () => {
     });
     const info = await probeTarget({ baseUrl: sim.baseUrl, hardware: noHw, detectLocalHardware: false });
     const real = await createPromptSource({ runId: 'pf', seed: 5, baseUrl: sim.baseUrl, info, api: 'chat' });
-    // A sizing that overshoots by `stretch`, as calibration did against a real llama-server (issue 11).
+    // A sizing that overshoots by `stretch`, as calibration did against a real llama-server.
     const prompts: PromptSource = {
       prompt: (target, slot) => real.prompt(Math.round(target * stretch), slot),
     };

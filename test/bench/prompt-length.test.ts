@@ -5,7 +5,7 @@ import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { probeTarget } from '../../src/target/probe.js';
 import { formatProbe } from '../../src/target/probe-format.js';
 
-// Issue 11 item 3: a chat prompt's length counts the whole rendered prompt (the sim's chat flavors add 15
+// A chat prompt's length counts the whole rendered prompt (the sim's chat flavors add 15
 // template tokens to a one-message conversation, as real templates do), whatever way the engine can count it.
 const noHw = { gpuName: undefined };
 const TARGETS = [1024, 4096, 8192, 16_128];

@@ -7,13 +7,14 @@ import { FLAVORS, type Flavor } from '../../src/sim/profile-schema.js';
 import { adapterByName } from '../../src/target/engines/index.js';
 import { runVirtual, virtualSettings } from './virtual-run.js';
 
-// Issue 11 item 1's acceptance through the real runner on every sim flavor with metrics off (the sim serves no
-// /metrics, the runner gets no sampler), so only the client's timeline (src/stats/queue.ts) can tell: with S
-// max sequences and N concurrent requests, every N > S cell is Requests queued and every N <= S cell Valid.
-// The demo profile, the issue's own case: a 1K prompt prefills in ~25 ms, speculative decode gives multi-token
-// chunks, a 64-token answer lasts ~0.3 s, so queued requests cycle through the slots inside the 1 s window.
-// KV raised so that 16S x (1K + 64) fits: Over capacity is not what this measures. Each flavor is told to the
-// runner as its probe would (engine name, request extensions): TGI and Ollama ignore ignore_eos, so lengths vary.
+// Queueing without metrics (docs/method.md "Queueing seen by the client"), through the real runner on every sim
+// flavor with metrics off (the sim serves no /metrics, the runner gets no sampler), so only the client's timeline
+// (src/stats/queue.ts) can tell: with S max sequences and N concurrent requests, every N > S cell is Requests queued
+// and every N <= S cell Valid. The demo profile: a 1K prompt prefills in ~25 ms, speculative
+// decode gives multi-token chunks, a 64-token answer lasts ~0.3 s, so queued requests cycle through the slots inside
+// the 1 s window. KV raised so that 16S x (1K + 64) fits: Over capacity is not what this measures. Each flavor is
+// told to the runner as its probe would (engine name, request extensions): TGI and Ollama ignore ignore_eos, so
+// lengths vary.
 const SLOTS = [1, 2, 4, 8];
 const concurrencies = (s: number): number[] => [...new Set([s, s + 1, 2 * s, 4 * s, 16 * s])];
 

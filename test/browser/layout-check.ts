@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 
-// What a reader sees broken at a width, measured in the page (issue 24 item 6). Each problem is one line naming
+// What a reader sees broken at a width, measured in the page (docs/report.md "Formats"). Each problem is one line naming
 // the element; an empty list is a clean page.
 //  - a badge clipped by its cell or covered by the "!" beside it; a heatmap figure touching its cell's edges;
 //  - chart point labels that overlap each other or a point;

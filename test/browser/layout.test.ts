@@ -13,7 +13,7 @@ import { syntheticResult } from '../report/synthetic.js';
 import { fakeRun, writeRun } from '../web/fake-runs.js';
 import { layoutProblems } from './layout-check.js';
 
-// Issue 24 item 6: the report, the comparison and the results browser at a phone's width, a small laptop's and a
+// Layout at three widths: the report, the comparison and the results browser at a phone's width, a small laptop's and a
 // desktop's. Fails on a clipped or covered badge, a figure touching its cell, overlapping chart labels, a table
 // wider than its card without a cue (or sticking out of it), and an identifier broken mid-way. Screenshots go to
 // test-artifacts/ (layout-*.png) for a person to look at.

@@ -8,7 +8,7 @@ import { tempDir } from '../integration/run-helpers.js';
 
 const offline = ['plan', '--max-model-len', '16K', '--kv-capacity', '64K', '--max-output', '512'];
 
-// Issue 24 item 3: `plan` takes every flag `run` takes, so a user can swap the verb.
+// `plan` takes every flag `run` takes, so a user can swap the verb.
 describe('plan with run flags', () => {
   it('knows every run flag', () => {
     const plan = new Set(optionsFor('plan').map((o) => o.flag));

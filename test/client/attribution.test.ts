@@ -10,7 +10,7 @@ const WORDS = ['alpha', 'beta', 'gamma', 'delta'];
 const chunk = (o: Record<string, unknown>) =>
   `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: o, finish_reason: null }] })}\n\n`;
 
-// The issue's case: 4 tokens per chunk, 8 reasoning tokens, only a final usage (no continuous usage).
+// The case that found it: 4 tokens per chunk, 8 reasoning tokens, only a final usage (no continuous usage).
 function fourPerChunk(reasoningDetails: boolean): Buffer {
   let s = '';
   for (let i = 0; i < 2; i++) s += chunk({ reasoning_content: ` ${WORDS.join(' ')}` });

@@ -1,4 +1,4 @@
-// Every engine flavor's transcript (test/fixtures/streams, written from engines.md) decodes to the expected
+// Every engine flavor's transcript (test/fixtures/streams, written from docs/engines.md) decodes to the expected
 // record, and to the same record whatever the read splits, line endings or parsing path.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

@@ -7,9 +7,9 @@ import type { SlotSpec } from '../../src/bench/workers/slot-loop.js';
 import type { DefaultedKey, OPTION_TABLE, OptionKey, Options } from '../../src/config/options.js';
 import type { RunConfig, RunResult } from '../../src/results/schema.js';
 
-// One declaration per run option (docs/architecture.md "Settings"): the option table. These checks are types, so
-// `npm run typecheck` fails on them before the tests run; an option added to the table that the result cannot
-// store, or a spec that declares an option's type again, fails here.
+// One declaration per run option (docs/architecture.md "Adding a run option"): the option table. These checks are
+// types, so `npm run typecheck` fails on them before the tests run; an option added to the table that the result
+// cannot store, or a spec that declares an option's type again, fails here.
 type Table = typeof OPTION_TABLE;
 type Run = Options<'run'>;
 type RunKey = keyof Run;

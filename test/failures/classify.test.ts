@@ -16,7 +16,7 @@ const rec = (error: RequestRecord['error']): RequestRecord => ({
 });
 
 describe('failure classification', () => {
-  // Every flavor's too-long answer, as the sim writes it from engines.md, is read as too long from the body
+  // Every flavor's too-long answer, as the sim writes it from docs/engines.md, is read as too long from the body
   // alone (Ollama's too: it truncates chat, but answers this when even the last message does not fit).
   it.each(FLAVORS)('%s: too long with and without max_tokens, auth, unknown model', (flavor) => {
     for (const maxTokens of [undefined, 4096]) {

@@ -16,7 +16,7 @@ import {
   parseContextLabel,
 } from '../../src/format/index.js';
 
-// Reference values are the seeds' own strings (METHOD.md "Number formatting").
+// Reference values are the seeds' own strings (docs/report.md "Formats").
 describe('number formatting', () => {
   it('tok/s in tables: one decimal below 10,000, thousands with one decimal from 10,000', () => {
     expect(fmtTokS(9835)).toBe('9,835.0');

@@ -7,7 +7,7 @@ import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { REPO_ROOT } from './cli.js';
 
 // A user's shell after `npm ci` in the clone, without a global install: no npm_* variables (no npm script or npx
-// around it) and no node_modules/.bin on the PATH. What a hint prints must run there as pasted (issue 24).
+// around it) and no node_modules/.bin on the PATH. What a hint prints must run there as pasted.
 export function userShellEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {

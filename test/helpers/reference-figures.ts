@@ -1,4 +1,4 @@
-// The cell figures of METHOD.md ("Figures of a cell"), written again from the text alone and deliberately
+// The cell figures of docs/method.md ("Figures of a cell"), written again from the text alone and deliberately
 // naive, so a formula error in src/stats/window.ts cannot cancel out of a test that compares against it.
 export interface ReferenceRequest {
   sentAtMs: number;

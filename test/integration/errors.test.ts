@@ -5,7 +5,8 @@ import type { SimHandle } from '../../src/sim/index.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
-// One clear line with a stable code, a non-zero exit, no stack trace (STYLE.md); finished cells kept.
+// One clear line with a stable code, a non-zero exit, no stack trace (docs/architecture.md "Conventions"); finished
+// cells kept.
 function expectOneLineError(r: CliResult, code: string, exit: number): void {
   expect(r.code, r.stderr).toBe(exit);
   const lines = r.stderr

@@ -4,7 +4,7 @@ import { runCliInProcess } from '../helpers/cli.js';
 import type { SimHandle } from '../../src/sim/server.js';
 import { readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
-// Acceptance (issues 13 and 16): `plan`'s estimate against the run's actual duration on the sim.
+// `plan`'s estimate against the run's actual duration on the sim.
 async function planVsRun(
   flags: string[],
 ): Promise<{ estimateS: number; actualS: number; fullWindowS: number }> {

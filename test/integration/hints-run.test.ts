@@ -16,7 +16,7 @@ import {
 import { REPO_ROOT } from '../helpers/cli.js';
 import { fastFlags, tempDir } from './run-helpers.js';
 
-// Issue 24 acceptance: the commands the CLI's hints print, run as a user pastes them after `npm ci` without a
+// The commands the CLI's hints print, run as a user pastes them after `npm ci` without a
 // global install. None may end in "command not found" or a USAGE error; a --help must print the help.
 const NPX = 'npx llm-inference-bench';
 

@@ -9,7 +9,7 @@ import { tempDir } from './run-helpers.js';
 
 const seedTxt = join('test/fixtures/seeds', `${SEEDS[0].id}.txt`);
 
-// Issue 13 item 6: errors say what went wrong in words and what to do next; no errno codes reach users.
+// Errors say what went wrong in words and what to do next; no errno codes reach users.
 describe('errors that say what to do', () => {
   it('import -o into a folder that does not exist yet creates it (the README example)', async () => {
     const out = join(tempDir('imp-'), 'old', 'result.json');

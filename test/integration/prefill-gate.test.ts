@@ -5,7 +5,7 @@ import type { Profile } from '../../src/sim/profile-schema.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { runDirs, tempDir } from './run-helpers.js';
 
-// Issue 24 acceptance: at default settings the gate sees a server whose prefill alone is 10% slower (its prefill
+// At default settings the gate sees a server whose prefill alone is 10% slower (its prefill
 // speed x 0.9; --time-scale would slow decode too) and names a prefill point; a rerun of the same server passes.
 // The demo engine at a tenth of its prefill speed (4-5K prompt tok/s, a mid-size GPU at long prompts): each point
 // takes 0.5-4 s, so a busy machine's scheduling jitter of tens of ms stays small against it.

@@ -9,7 +9,7 @@ import { decodeKey } from '../../src/results/cell-key.js';
 
 // Acceptance: the real CLI against the sim. What the client controls is checked exactly: every token counted
 // as the sim's ground truth says, chunk by chunk, and every figure of result.json recomputed from requests.jsonl
-// by an independent implementation of METHOD.md. How close the client's clock comes to the sim's is a
+// by an independent implementation of docs/method.md. How close the client's clock comes to the sim's is a
 // measurement of the machine, not a pass/fail: `npm run bench:fidelity` (docs/performance.md).
 const variants = [
   { name: 'single-token chunks with reasoning tokens', overrides: { reasoningTokens: 8 } },

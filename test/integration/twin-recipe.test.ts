@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtCliAndSim, folderInClone, paste, pastedProblem } from '../helpers/as-pasted.js';
 
-// Issue 24 acceptance: `plan --for-twin` -> the commands it prints, pasted as printed -> fit -> predict.
+// `plan --for-twin` -> the commands it prints, pasted as printed -> fit -> predict.
 describe('the twin recipe runs as printed', () => {
   const sim = builtCliAndSim();
 

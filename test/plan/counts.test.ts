@@ -10,7 +10,7 @@ const ran = (ctx: number, n: number, extra: Partial<DecodeCell> = {}): DecodeCel
   ...extra,
 });
 
-// Issue 24 item 2: the plan line, the live view and the last line count cells one way.
+// The plan line, the live view and the last line count cells one way.
 describe('cell counts', () => {
   // The demo's matrix: 1K-8K x 1, 4, 8, 16 with max output 512 on a 64K-token cache. Over capacity by hand:
   // 16 x (4K + 512) = 73,728, 8 x (8K + 512) = 69,632 and 16 x (8K + 512) exceed 65,536; the other 13 fit.

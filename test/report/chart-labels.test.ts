@@ -31,7 +31,7 @@ function clashesIn(ls: Label[]): string[] {
   return out;
 }
 
-// Issue 13 item 7: point labels in the throughput chart overlapped ("1 1 1").
+// Point labels in the throughput chart overlapped ("1 1 1").
 describe('chart point labels', () => {
   it('never overlap or repeat the same text close by', () => {
     // Three contexts whose concurrency-1 points sit a few pixels apart, as on a flat throughput curve.

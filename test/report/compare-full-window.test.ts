@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCompare } from '../../src/report/index.js';
 import { SEEDS, seedResult } from './seeds.js';
 
-// Issue 13 item 5: a new run stores the full window 256 tokens under the max model length, a v0.6.2 report at it.
+// A new run stores the full window 256 tokens under the max model length, a v0.6.2 report at it.
 describe('compare pairs full-window points across versions', () => {
   it('shows one 1024K prefill row with a ratio for a new run against an imported report', () => {
     const imported = seedResult(SEEDS[1].id);

@@ -7,7 +7,7 @@ import { SEEDS, seedResult } from './seeds.js';
 const rtx = () => seedResult(SEEDS[0].id);
 const h200 = () => seedResult(SEEDS[1].id);
 
-// Issue 13 item 7: compare's labels and marks.
+// Compare's labels and marks.
 describe('compare marks', () => {
   it('a cell A skipped as Over capacity is "A over cap.", not "only A"', () => {
     const over = emptyCell(1_044_480, 4, 'Over capacity');

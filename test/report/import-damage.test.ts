@@ -7,7 +7,7 @@ const h200 = () => seedText(SEEDS[1].id);
 const lineOf = (text: string, start: string) => text.split('\n').findIndex((l) => l.startsWith(start)) + 1;
 const damaged = (warnings: string[]) => warnings.slice(1); // [0] is the standard import note
 
-// Issue 13 item 4: the matrix, the table and the metadata are checked against each other.
+// The matrix, the table and the metadata are checked against each other.
 describe('import notices damage', () => {
   it('reads every figure of the matrices (64 decode cells, 9 prefill points)', () => {
     const figs = matrixFigures(h200().split('\n'));

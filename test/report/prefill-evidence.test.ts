@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/report/index.js';
 import { syntheticResult } from './synthetic.js';
 
-// Issue 11 items 3 and 4: a prefill figure's evidence (cached tokens left out of the rate, a full-window prompt
+// A prefill figure's evidence (cached tokens left out of the rate, a full-window prompt
 // measured again shorter) shows in every report.
 describe('prefill evidence in reports', () => {
   it('cached tokens and a shortened full-window prompt are named in md, txt and html', () => {

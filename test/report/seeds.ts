@@ -4,7 +4,7 @@ import { importV062Text } from '../../src/results/import-v062.js';
 import type { RunResult } from '../../src/results/schema.js';
 
 // The two v0.6.2 seed reports: text form, parsed rows, and the result our importer makes of them.
-// Copies of ../shared/seeds kept in the repository so CI (a fresh clone) has them.
+// The two seed reports (v0.6.2 text and JSON), kept in the repository so CI (a fresh clone) has them.
 const SEEDS_DIR = fileURLToPath(new URL('../fixtures/seeds/', import.meta.url));
 
 export const SEEDS = [

@@ -5,7 +5,7 @@ import { SEEDS, seedResult } from './seeds.js';
 
 const chars = (s: string) => [...s].length;
 
-// Issue 13 item 7: the terminal report.
+// The terminal report (docs/report.md).
 describe('terminal report fixes', () => {
   it('includes All measurements with every row, and a legend for the ⚠ marks', () => {
     const r = seedResult(SEEDS[1].id);

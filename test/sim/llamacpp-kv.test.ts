@@ -17,7 +17,7 @@ describe('llama.cpp KV sizing (llama-context.cpp arithmetic)', () => {
     expect(split(8192, 3)).toMatchObject({ nCtx: 8448, nCtxSeq: 2816 });
     expect(split(8192, 2)).toMatchObject({ nCtx: 8192, nCtxSeq: 4096 });
     expect(split(262_144, 4, 32_768)).toMatchObject({ nCtxSeq: 65_536, nCtxSlot: 32_768 });
-    // Issue 16's server: -c 65536, 4 unified slots, a 32,768-token model.
+    // A llama-server with -c 65536, 4 unified slots, a 32,768-token model.
     const u = llamacppKv({ kvCapacityTokens: 65_536, maxNumSeqs: 4, maxModelLen: 32_768, kvUnified: true });
     expect(u).toMatchObject({ nCtx: 65_536, nCtxSeq: 65_536, nCtxSlot: 32_768, unified: true });
   });

@@ -18,7 +18,7 @@ afterEach(async () => {
 const noHw = { source: 'none' as const };
 const KEY = 'sk-adapter-test-0042';
 
-// What each recorded transcript must yield (engines.md facts).
+// What each recorded transcript must yield (docs/engines.md facts).
 const EXPECT: Record<
   Exclude<EngineName, 'vllm'>,
   Partial<TargetInfo> & {
@@ -125,7 +125,7 @@ describe.each(Object.entries(EXPECT))('adapter %s against its recorded transcrip
     if (exp.sample) expect(new Set(info.metricsPresent)).toEqual(new Set(Object.keys(exp.sample)));
     else expect(info.metricsPresent).toBeUndefined();
     expect(srv.requests.filter((r) => GENERATING.includes(r.path))).toEqual([]);
-    // SGLang's and TRT-LLM's /health submit a generation (engines.md); nobody needs /health to probe.
+    // SGLang's and TRT-LLM's /health submit a generation (docs/engines.md); nobody needs /health to probe.
     expect(srv.requests.filter((r) => r.path.startsWith('/health'))).toEqual([]);
   });
 

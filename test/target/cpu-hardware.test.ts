@@ -10,7 +10,7 @@ import type { TargetInfo } from '../../src/target/types.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { syntheticResult } from '../report/synthetic.js';
 
-// Issue 11 item 9: a local server with no GPU (llama.cpp on CPU) gets the CPU's model, cores and memory.
+// A local server with no GPU (llama.cpp on CPU) gets the CPU's model, cores and memory.
 const noTools: Exec = () => Promise.resolve(undefined);
 const epyc: CpuFacts = {
   model: 'AMD EPYC 9654  96-Core Processor   ',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startSim } from '../../src/sim/server.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
-// Issue 13 item 7: probe says what run records for the sim, not "Hardware unknown ... pass --gpu-name".
+// Probe says what run records for the sim, not "Hardware unknown ... pass --gpu-name".
 describe('probe of the sim', () => {
   it('reports simulated hardware, and keeps what the user states', async () => {
     const sim = await startSim({ profile: 'tiny', host: '127.0.0.1', port: 0, seed: 1 });

@@ -6,7 +6,7 @@ import { startSim } from '../../src/sim/index.js';
 import type { Flavor } from '../../src/sim/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
-// Issue 4 acceptance: a run against each sim flavor completes and its result carries engine, version, max
+// A run against each sim flavor completes and its result carries engine, version, max
 // context and KV capacity where the flavor exposes them, without any flag; the API key is nowhere.
 const KEY = 'sk-flavor-run-distinctive-8e1f';
 const EXPECT: Record<Flavor, { maxModelLen?: number; kv?: number; metrics: boolean }> = {

@@ -99,7 +99,7 @@ describe('plan --for-twin', () => {
     const b = { ...a, config: { ...a.config, contexts: [4096], concurrency: [3] } };
     const plan = planOfResults([a, b]);
     expect(plan.concurrency).toEqual([1, 2, 3, 4, 8, 16, 32, 64, 128]);
-    // The measured contexts plus METHOD.md's default list for max length 16K and max output 512: 8K, then
+    // The measured contexts plus docs/method.md's default list ("Plan") for max length 16K and max output 512: 8K, then
     // the largest that fits, floor((16,384 - 512 - 1,024) / 1,024) K = 14K.
     expect(plan.contexts).toEqual([1024, 2048, 4096, 8192, 14336]);
   });

@@ -5,7 +5,7 @@ import { BenchError } from '../../errors.js';
 import type { AgentHub, AgentPort } from './hub.js';
 import { parseFromAgent, parseHello, type FromAgent } from './protocol.js';
 
-// The coordinator's endpoint for its agents (docs/distributed.md "Protocol"), plain HTTP/1.1 + JSON:
+// The coordinator's endpoint for its agents (docs/distributed.md "A cell over K agents"), plain HTTP/1.1 + JSON:
 //   POST /agents/join  {hello}   -> 200 and a long response of JSON lines (the coordinator's messages), held open;
 //                                   x-agent-session names this connection in the agent's later requests
 //   POST /agents/send  {messages} -> 204 (records, first tokens, errors, heartbeats)

@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../client/types.js';
 import type { Sent } from '../sender.js';
 import { toCoordinatorTime, type ClockOffset } from './offsets.js';
 
-// One cell's requests from every agent on the coordinator's timeline (docs/distributed.md "Merging"): each agent's
+// One cell's requests from every agent on the coordinator's timeline (docs/distributed.md "Merge"): each agent's
 // stamps shifted by its offset, then one list in end order, the order a single client's cell keeps. The cell's
 // figures are then computed from this list by the single-run code (buildDecodeCell), never from the agents' own
 // figures: medians and quantiles of the merged requests, not a median of medians.

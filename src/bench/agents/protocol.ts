@@ -7,8 +7,8 @@ import type { SlotSpec } from '../workers/slot-loop.js';
 import type { WorkerInfo } from '../workers/protocol.js';
 import type { ClockOffset } from './offsets.js';
 
-// The messages between the coordinator (agent 0) and the other agents (docs/distributed.md "Protocol"). JSON on
-// the wire; whatever arrives is parsed by the schemas below before it is used (an agent's records become the
+// The messages between the coordinator (agent 0) and the other agents (docs/distributed.md "A cell over K agents").
+// JSON on the wire; whatever arrives is parsed by the schemas below before it is used (an agent's records become the
 // result). Times are on the sender's clock unless named otherwise.
 
 export const PROTOCOL_VERSION = 1;

@@ -4,7 +4,7 @@ import { fatalCode } from '../fatal.js';
 import type { Sender, Sent } from '../sender.js';
 import type { RunSettings } from '../settings.js';
 
-// The closed loop of one slot (METHOD.md "Sustained decode"), on the main thread and in workers alike: send,
+// The closed loop of one slot (docs/method.md "Sustained decode cell"), on the main thread and in workers alike: send,
 // keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
 // cell is the caller's decision (onError), since the error limit counts across all slots.
 export interface SlotLoopHooks {

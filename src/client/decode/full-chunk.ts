@@ -1,5 +1,5 @@
 // Full interpretation of one parsed SSE payload: text deltas of every choice, finish reason, usage,
-// llama.cpp timings and every error shape engines.md lists (vLLM/llama.cpp/Ollama `{error:{message}}`,
+// llama.cpp timings and every error shape docs/engines.md lists (vLLM/llama.cpp/Ollama `{error:{message}}`,
 // SGLang/TRT-LLM flat `{object:"error",message}`, TGI `{error:"..."}` and `{error:{message,http_status_code}}`).
 import { errorOf, type ErrorBody } from '../../failures/error-body.js';
 

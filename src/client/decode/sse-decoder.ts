@@ -1,4 +1,4 @@
-// Lines -> SSE events (WHATWG EventSource rules, plus what engines.md asks): comment lines (':') are
+// Lines -> SSE events (WHATWG EventSource rules, plus what docs/engines.md asks): comment lines (':') are
 // ignored (llama.cpp pings, TGI keep-alives); multi-line `data:` is joined with '\n'; `event:` sets the
 // type (`event: error`); values are trimmed at the end because TensorRT-LLM writes `data: {...} \n\n`;
 // a whitespace-only line ends an event like an empty one.

@@ -1,4 +1,4 @@
-// Token attribution to chunks (METHOD.md "Token counting"). Each usage report closes an interval:
+// Token attribution to chunks (docs/method.md "Figures of a cell"). Each usage report closes an interval:
 // its completion-token delta goes to the token-bearing chunks received since the previous report.
 // - Continuous usage (vLLM/SGLang/TRT-LLM `continuous_usage_stats`): one chunk per interval -> exact.
 // - Final usage only: one interval holding every chunk. Each chunk gets 1 token when the total allows

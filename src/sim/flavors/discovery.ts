@@ -302,7 +302,7 @@ export const ROUTES = {
   trtllm: trtllmRoutes(),
 } as const;
 
-// Which paths need the API key when one is configured (engines.md "Bad key").
+// Which paths need the API key when one is configured (docs/engines.md "Detection order").
 export function needsKey(flavor: keyof typeof ROUTES, path: string, generation: boolean): boolean {
   switch (flavor) {
     case 'vllm':

@@ -43,7 +43,7 @@ function tooLongMessage(f: Flavor, i: ErrorInfo): string {
   }
 }
 
-// Status code and body of each engine's errors (engines.md "Errors").
+// Status code and body of each engine's errors (docs/engines.md "Error bodies").
 export function errorFor(f: Flavor, kind: ErrorKind, i: ErrorInfo = {}): HttpError {
   const msg = kind === 'too-long' ? tooLongMessage(f, i) : (i.message ?? defaultMessage(f, kind, i));
   return ERROR_BODY[f](kind, msg, i);

@@ -1,7 +1,7 @@
 import type { Flavor } from '../profile-schema.js';
 import type { ConnectionClose } from '../conn-close.js';
 
-// Protocol facts per engine (engines.md), as data the stream writer and router read.
+// Protocol facts per engine (docs/engines.md), as data the stream writer and router read.
 export interface FlavorSpec {
   name: Flavor;
   ownedBy: string;

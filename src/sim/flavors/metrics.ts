@@ -1,7 +1,7 @@
 import { LATENCY_BUCKETS_S, type Histogram, type SimContext } from '../context.js';
 
-// Prometheus text exposition in each flavor's metric names (engines.md "metrics"). Returns null where the
-// flavor has no Prometheus endpoint at that path.
+// Prometheus text exposition in each flavor's metric names (docs/engines.md "Server metrics sampled during each
+// decode window"). Returns null where the flavor has no Prometheus endpoint at that path.
 type Labels = Record<string, string | number | boolean>;
 
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');

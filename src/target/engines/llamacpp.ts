@@ -1,7 +1,7 @@
 import { obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ModelEntry, ProbeContext } from '../types.js';
 
-// llama.cpp `llama-server` facts: engines.md §3.
+// llama.cpp `llama-server` facts: docs/engines.md.
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   repository: 'github.com/ggml-org/llama.cpp',
@@ -74,13 +74,13 @@ export const llamacpp: EngineAdapter = {
   outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
 };
 
-// What /props tells of the pool. A slot holds min(its KV, n_ctx_train): unified KV (the default since late 2025
-// when -np is not given) lets each slot address the whole pool, split KV (-np N) gives each slot n_ctx/N. So a
-// slot below the training context shows its KV exactly (unified: the pool; split: one N-th of it), while a slot at
-// the training context may sit on a larger pool (issue 16: -c 65536, 4 unified slots capped at 32,768). A build
-// that reports kv_unified is believed; without it a slot below n_ctx_train is read as split (N x slot, inferred:
-// unified with a small -c would hold only one slot's worth), at n_ctx_train as one pool of at least a slot.
-// The launch command (probe.ts) replaces all of this with an exact figure when it is readable.
+// What /props tells of the pool. A slot holds min(its KV, n_ctx_train): unified KV (the default since late 2025 when
+// -np is not given) lets each slot address the whole pool, split KV (-np N) gives each slot n_ctx/N. So a slot below
+// the training context shows its KV exactly (unified: the pool; split: one N-th of it), while a slot at the training
+// context may sit on a larger pool (a llama-server with -c 65536 and 4 unified slots capped at 32,768). A build that
+// reports kv_unified is believed; without it a slot below n_ctx_train is read as split (N x slot, inferred: unified
+// with a small -c would hold only one slot's worth), at n_ctx_train as one pool of at least a slot. The launch
+// command (probe.ts) replaces all of this with an exact figure when it is readable.
 export function kvFromSlots(
   slotCtx: number,
   slots: number,

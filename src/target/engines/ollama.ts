@@ -1,7 +1,7 @@
 import { obj, okJson, posInt, str } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
-// Ollama (OpenAI compatibility layer) facts: engines.md §5. No /metrics, no tokenizer, no KV endpoint.
+// Ollama (OpenAI compatibility layer) facts: docs/engines.md. No /metrics, no tokenizer, no KV endpoint.
 export const ollama: EngineAdapter = {
   name: 'ollama',
   repository: 'github.com/ollama/ollama',

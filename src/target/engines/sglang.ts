@@ -11,7 +11,7 @@ import {
 } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
-// SGLang facts: engines.md §2.
+// SGLang facts: docs/engines.md.
 const SGLANG_KEYS = [
   'max_total_num_tokens',
   'mem_fraction_static',

@@ -2,7 +2,7 @@ import { okJson, posInt, promAt, str, tokenizeTimeoutMs } from '../discovery-uti
 import { parsePrometheus, sumOf } from '../prometheus.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
-// Hugging Face TGI (router v3) facts: engines.md §4.
+// Hugging Face TGI (router v3) facts: docs/engines.md.
 const TGI_WANTED = new Set([
   'tgi_batch_current_size',
   'tgi_queue_size',

@@ -4,7 +4,7 @@ import { hasAny } from '../prometheus.js';
 import { readPromSample } from '../read-sample.js';
 import type { Discovery, EngineAdapter, MetricNames, ProbeContext } from '../types.js';
 
-// TensorRT-LLM `trtllm-serve` facts: engines.md §6. Its /metrics is JSON iteration stats; Prometheus is at
+// TensorRT-LLM `trtllm-serve` facts: docs/engines.md. Its /metrics is JSON iteration stats; Prometheus is at
 // /prometheus/metrics (opt-in). Unknown request fields are a 400, so the body carries only known ones.
 const PROM_NAMES: MetricNames = {
   running: ['trtllm_num_requests_running'],

@@ -11,7 +11,7 @@ import {
 } from '../discovery-util.js';
 import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
 
-// vLLM facts: engines.md §1.
+// vLLM facts: docs/engines.md.
 export const vllm: EngineAdapter = {
   name: 'vllm',
   repository: 'github.com/vllm-project/vllm',
