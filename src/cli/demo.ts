@@ -7,6 +7,8 @@ import { BenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { printOutcome, runWithSignals } from './run.js';
+import { wrap } from '../report/text.js';
+import { terminalWidth } from '../report/terminal.js';
 
 // The demo profile (profiles/demo.yaml) is sized so this matrix shows every status: Valid, Requests queued
 // (maxNumSeqs 8 < 16) and Over capacity (N x (C + 512) > 64K tokens).
@@ -65,7 +67,10 @@ export function register(program: Command, io: CliIo): void {
       printOutcome(out, quiet, io);
       if (!quiet) {
         const html = out.reports.find((r) => r.endsWith('.html'));
-        if (html) io.stdout.write(`open ${html} in a browser to see the report\n`);
+        if (html)
+          io.stdout.write(
+            wrap(`open ${html} in a browser to see the report`, terminalWidth(io.stdout)).join('\n') + '\n',
+          );
         io.stdout.write(`browse and compare your runs: \`${cliCommand('serve', o.out)}\`\n`);
       }
     } finally {

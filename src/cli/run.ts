@@ -16,7 +16,8 @@ import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
-import { renderAnswerText } from '../report/text.js';
+import { machineBusy } from '../report/anomalies.js';
+import { renderAnswerText, wrap } from '../report/text.js';
 import { whatIfFor } from '../answer/what-if.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
@@ -121,7 +122,11 @@ export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
         whatIf: whatIfFor(out.result),
       }) + '\n',
     );
+  const width = terminalWidth(io.stdout);
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
-  for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
+  // Prose wrapped to the terminal; the paths above stay whole to be copied.
+  const busy = quiet ? undefined : machineBusy(out.result);
+  if (busy) lines.push(...wrap(`note: ${busy.text}`, width, '  '));
+  for (const w of quiet ? [] : out.result.warnings) lines.push(...wrap(`warning: ${w}`, width, '  '));
   io.stdout.write(lines.join('\n') + '\n');
 }

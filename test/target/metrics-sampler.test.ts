@@ -88,7 +88,8 @@ describe('metrics sampler', () => {
         { baseUrl: url, intervalMs: 20, power: null },
       );
       sampler.start(0);
-      await sleep(300); // 15 ticks at 20 ms
+      for (let i = 0; i < 500 && hits < 1; i++) await sleep(20);
+      await sleep(200); // 10 more ticks at 20 ms while the first scrape waits
       const samples = await sampler.stop();
       expect(hits).toBe(1); // one scrape in flight at a time
       expect(samples).toEqual([]);
@@ -111,11 +112,14 @@ describe('metrics sampler', () => {
       maxSamples: 3,
       power: null,
     });
+    const scrapes = () => srv!.requests.filter((r) => r.path.endsWith('/metrics')).length;
+    const probed = scrapes();
     sampler.start(0);
-    await sleep(300);
-    const before = srv.requests.length;
-    await sleep(100);
-    expect(srv.requests.length).toBe(before);
+    // However slowly a busy machine runs the timer: three scrapes come, then no fourth.
+    for (let i = 0; i < 500 && scrapes() - probed < 3; i++) await sleep(20);
+    expect(scrapes() - probed).toBe(3);
+    await sleep(200); // 20 more ticks at 10 ms, had the sampler not stopped
+    expect(scrapes() - probed).toBe(3);
     expect((await sampler.stop()).length).toBe(3);
   });
 
