@@ -117,4 +117,30 @@ describe('hints run as printed (after npm ci, no global install)', () => {
     expect(result.status).toBe('complete');
     expect(result.decode).toHaveLength(4);
   });
+
+  // The demo's simulated engine stops with it: `run --resume` pasted after a demo's Ctrl-C found no server.
+  it('an interrupted demo names a command that starts it again, and it starts', async () => {
+    const out = tempDir('hint-demo-int');
+    const child = spawn('npx', ['llm-inference-bench', 'demo', '--duration', '1', '--out', out], {
+      cwd: REPO_ROOT,
+      env: userShellEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const closed = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    const deadline = Date.now() + 90_000;
+    while (!/\[1\/\d+ measured/.test(stderr)) {
+      if (Date.now() > deadline) throw new Error(`no cell in time: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(-child.pid!, 'SIGINT');
+    await closed;
+    expect(stderr).toMatch(/^error \[INTERRUPTED\]: .*cannot be continued; run the demo again/m);
+    const cmds = hintCommands(stderr);
+    expect(cmds).toEqual([`${NPX} demo --duration 1 --out ${out}`]);
+    const [again] = await pasteAll(cmds);
+    expect(`${again!.stdout}${again!.stderr}`).toMatch(/run \S+: /); // it planned and started measuring
+  });
 });
