@@ -116,6 +116,11 @@ describe('cli main', () => {
     expect(r.stderr).toMatch(
       /^error \[CONFIG_INVALID\]: unknown sim profile "no-such-profile"\. Use one of: demo, /,
     );
+    const one = await runCliInProcess(['compare', 'a.json']);
+    expect(one.stderr).toBe(
+      'error [USAGE]: compare needs at least two results; it got 1. Pass the baseline first, then the runs to ' +
+        'compare with it (result files or run folders).\n',
+    );
   });
 
   // The help once said plan runs nothing; with --base-url it sends two prompts, and says so.

@@ -66,7 +66,7 @@ describe('a folder holding one run', () => {
 
 // A path that is not there is worded alike by every command that reads one.
 describe('a missing path', () => {
-  it('reads the same in report, compare, fit, import and run --resume', async () => {
+  it('reads the same in report, compare, fit, import, share, serve and run --resume', async () => {
     const gone = join(tempDir('gone'), 'not-here');
     const line = `cannot read ${gone}: no such file or folder. Check the path.\n`;
     for (const argv of [
@@ -74,11 +74,16 @@ describe('a missing path', () => {
       ['compare', gone, gone],
       ['fit', gone, '-o', join(tempDir('twin'), 't.yaml')],
       ['import', gone, '-o', join(tempDir('imp'), 'r.json')],
+      ['share', gone],
     ]) {
       const r = await runCliInProcess(argv);
       expect(r.stderr, argv[0]).toBe(`error [RESULT_INVALID]: ${line}`);
       expect(r.code).toBe(8);
     }
+    const serve = await runCliInProcess(['serve', gone]);
+    expect(serve.stderr).toMatch(
+      new RegExp(`^error \\[USAGE\\]: cannot read ${gone}: no such file or folder\\. Pass the folders`),
+    );
     const resume = await runCliInProcess(['run', '--resume', gone]);
     expect(resume.stderr).toBe(
       `error [USAGE]: nothing to resume in ${gone}: no such file or folder. Check the path.\n`,
