@@ -236,13 +236,13 @@ function windowEdge(p: Profile, plan: CellPlan, f: CellFigures, z: number) {
   const p50 = spanOf(runs.map((r) => r.ttftMs));
   const p90 = spanOf(runs.map((r) => r.ttft.p90));
   if (!p50 || p50.hi / p50.lo < EDGE_MIN_RATIO) return null;
-  const done = runs.map((r) => r.completed);
   return {
     p50,
     p90,
     // The p90 stays the wave's tail whether or not the requests re-send: the twin's own, within its span.
     ttft: { ...f.ttft, p50: p50.mid, ...(f.ttft.p90 !== null ? { p90: Math.max(f.ttft.p90, p50.mid) } : {}) },
-    reason: `TTFT where requests end near the window's close (${plan.maxOutput} tokens at ${rate.toFixed(0)} tok/s in a ${window} s window): ${Math.min(...done)}-${Math.max(...done)} complete within the twin's decode-rate interval, and re-sends that meet no queue pull the median from the first wave's ${fmtInt(p50.hi)} ms towards ${fmtInt(p50.lo)} ms`,
+    // One wording per what-if (no figures of the cell): the result's warnings list each reason once.
+    reason: `TTFT where requests end near the window's close (${fmtInt(plan.maxOutput ?? 0)} tokens in about ${window} s): whether they complete and re-send inside it is within the twin's decode-rate interval, so the median is predicted between the first wave's and one request's, its interval spanning both`,
   };
 }
 
