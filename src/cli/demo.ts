@@ -40,7 +40,8 @@ export function register(program: Command, io: CliIo): void {
     );
   const resolve = withOptions(cmd, 'demo');
   cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolve(flags).options;
+    const resolved = resolve(flags);
+    const o = resolved.options;
     const duration = o.duration;
     if (duration > 30)
       throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
@@ -63,6 +64,15 @@ export function register(program: Command, io: CliIo): void {
         },
         chooseProgress({ quiet, stream: io.stderr }),
         io,
+        {},
+        // The simulated engine stops with the demo, so `run --resume` would find no server: start again.
+        () => {
+          const again = [
+            ...(resolved.given.has('duration') ? ['--duration', String(duration)] : []),
+            ...(resolved.given.has('out') ? ['--out', o.out] : []),
+          ];
+          return `The demo's simulated engine stopped with it, so it cannot be continued; run the demo again: \`${cliCommand('demo', ...again)}\`.`;
+        },
       );
       printOutcome(out, quiet, io);
       if (!quiet) {

@@ -69,6 +69,9 @@ export async function runWithSignals(
   progress: ProgressSink,
   io: CliIo,
   deps: Pick<BenchRunDeps, 'agents'> = {},
+  // What to do after Ctrl-C, where `run --resume` cannot work (the demo's sim stopped with it).
+  interruptedHint: (dir: string) => string = (dir) =>
+    `Continue it with \`${cliCommand('run', '--resume', dir)}\`.`,
 ): Promise<RunOutcome> {
   // loaded on use: other commands start faster
   const [{ BenchRun }, { writeReportsBeside }] = await Promise.all([
@@ -102,9 +105,7 @@ export async function runWithSignals(
     throw new BenchError(
       'INTERRUPTED',
       `run interrupted; ${out.counts.done} of ${toMeasure(out.counts)} cells measured, kept in ${out.resultPath}.`,
-      {
-        hint: `Continue it with \`${cliCommand('run', '--resume', out.dir)}\`.`,
-      },
+      { hint: interruptedHint(out.dir) },
     );
   }
   const points = out.result.prefill.length;

@@ -31,11 +31,18 @@ describe('ETA of a resumed run (virtual time)', () => {
     const seen: Array<{ atMs: number; etaS: number }> = [];
     let start: ProgressStart | undefined;
     const note = () => seen.push({ atMs: rig.clock.now(), etaS: eta.seconds() });
+    // Read every second as the live view redraws, not only at events: the ETA once sat still between them.
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      note();
+      rig.clock.setTimer(tick, 1000);
+    };
     const progress: ProgressSink = {
       start(s) {
         start = s;
         eta.start(s);
-        note();
+        tick();
       },
       phase: note,
       prefillDone(p) {
@@ -54,7 +61,9 @@ describe('ETA of a resumed run (virtual time)', () => {
       progress,
     });
     await rig.drive(run.start());
+    ticking = false;
     const endMs = rig.clock.now();
+    expect(seen.length).toBeGreaterThan((endMs - seen[0]!.atMs) / 1000);
     // The estimate's prefill model is fitted to the 1K point, not the engine's prior.
     expect(start!.prefillPrior).not.toEqual(priorPrefillModel('vllm'));
     expect(start!.counts.done).toBe(2);
