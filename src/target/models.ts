@@ -1,5 +1,6 @@
 import { BenchError } from '../errors.js';
 import type { HttpFailure } from '../client/http.js';
+import { connectWords } from '../client/connect-words.js';
 import type { ModelEntry, ModelsListing, ProbeContext } from './types.js';
 
 // GET /v1/models is the one call every OpenAI-compatible server answers; its failure decides the probe error.
@@ -91,23 +92,13 @@ export function pickModel(listing: ModelsListing, asked: string | undefined, pre
   return listing.models.find((m) => m.id === preferred) ?? listing.models[0]!;
 }
 
-// Connection failures in words; the errno code stays out of the message (it tells a user nothing new).
-const CONNECT_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'nothing is listening there (connection refused)',
-  ECONNRESET: 'the connection was reset before an answer',
-  EHOSTUNREACH: 'the host cannot be reached',
-  ENETUNREACH: 'the network cannot be reached',
-  ETIMEDOUT: 'the connection timed out',
-  EPIPE: 'the connection was closed while sending',
-};
-
 function unreachable(root: string, r: HttpFailure): BenchError {
   const why =
     r.kind === 'timeout'
       ? 'did not answer in time'
       : r.code === 'ENOTFOUND' || r.code === 'EAI_AGAIN'
         ? 'host name does not resolve'
-        : (r.code && CONNECT_WORDS[r.code]) || `cannot connect (${r.message})`;
+        : (connectWords(r.code) ?? `cannot connect (${r.message})`);
   return new BenchError('TARGET_UNREACHABLE', `${root}: ${why}.`, {
     hint: 'Check that the server is running and --base-url (host and port) is right.',
   });
