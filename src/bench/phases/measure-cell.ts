@@ -1,4 +1,5 @@
 import { clientSaturated } from '../../client/self-check.js';
+import { cliCommand } from '../../invocation.js';
 import { BenchError } from '../../errors.js';
 import { isoTime, type Clock } from '../../clock.js';
 import { contextLabel } from '../../format/labels.js';
@@ -95,7 +96,7 @@ export async function measureCell(
   cell.finishedAt = isoTime(clock);
   if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };
   const fatal = new BenchError('TARGET_UNREACHABLE', `the server stopped answering during decode ${label}.`, {
-    hint: `Finished cells are kept; continue later with --resume ${env.dir}.`,
+    hint: `Finished cells are kept; continue later with \`${cliCommand('run', '--resume', env.dir)}\`.`,
   });
   return { sent, cell, warnings, fatal };
 }
