@@ -275,7 +275,7 @@ async function measureContexts(
     const pp = plan.prefill.find((p) => p.contextTokens === ctx);
     if (pp && !cp.hasPrefill(ctx)) {
       const repeats = prefillRepeatsOf(run.settings);
-      const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase);
+      const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase, env.dir);
       cp.log(r.sent);
       if ('interrupted' in r) return;
       r.warnings.forEach(keep.warn);
