@@ -18,6 +18,7 @@ const INTEGRATION = [
   'test/bench/workers-cli.test.ts',
   'test/integration/estimate-vs-sim.test.ts',
   'test/twin/plan-for-twin-virtual.test.ts', // the printed short runs through the runner in virtual time, twice
+  'test/twin/predict-seed.test.ts', // a twin fitted on a real seed (10 s of CPU) and judged on the cells it did not see
   'test/reliability/crash-resume.test.ts',
   'test/reliability/fault-matrix.test.ts',
   'test/reliability/full-disk.test.ts',
@@ -27,6 +28,7 @@ const INTEGRATION = [
   'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/agents
   'test/integration/conformance/*.test.ts', // the conformance matrix against those stacks (harness.ts)
   'test/integration/connect-timeout.test.ts', // a child process: a listener that never accepts
+  'test/integration/launch-command-process.test.ts', // a child process read through /proc
   'test/integration/held-stream-nginx.test.ts', // nginx and haproxy processes in front of the sim
 ];
 

@@ -16,6 +16,7 @@ import { RESTART_LOSS } from '../src/twin/restart-loss.js';
 import { fitTwin } from '../src/twin/twin.js';
 import { generatedCase, JUDGE_SEEDS, SEED_MATRIX } from './lib/twin-cases.js';
 import { benchArgs } from './lib/args.js';
+import { monotoneTtftBound } from './lib/twin-bound.js';
 
 // The targets (docs/twin.md): seeds at least 90% on every figure; the generated judges 95% on tok/s and statuses, 90%
 // on TTFT; on both, the over/under split of tok/s within 60/40.
@@ -73,6 +74,12 @@ function evaluate(name: string, kind: Kind, measured: RunResult, drawn?: string)
   console.log(lines.join('\n'));
   const loss = twin.params.find((q) => q.name === RESTART_LOSS);
   if (loss) console.log(`  ${loss.name}: ${loss.value} (${loss.quality})`);
+  if (kind === 'seed') {
+    const b = monotoneTtftBound(measured, keys, TOLERANCE.ttft);
+    console.log(
+      `  TTFT bound: any prediction that never waits less for a longer prompt: at most ${pc(b.within, b.judged)}`,
+    );
+  }
   if (j.misses.length) console.log(`  misses: ${j.misses.join('; ')}`);
 }
 

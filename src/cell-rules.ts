@@ -35,6 +35,21 @@ export function stallThresholdMs(medianGapMs: number | null): number {
   return Math.max(STALL_MIN_MS, STALL_GAP_FACTOR * (medianGapMs ?? 0));
 }
 
+// The client had no slack left whatever the cell's pace: at 90% of a core per thread, or its busiest event loop
+// 90% busy, it cannot stamp arrivals on time (the client judges itself by it; the reports tell a busy machine
+// from a saturated client by it).
+export const CPU_BOUND_PCT = 90;
+export const LOOP_BUSY_PCT = 90;
+export function clientSaturated(load: {
+  cpuPctPerThread: number;
+  busiestLoopPct?: number | undefined;
+}): boolean {
+  return (
+    load.cpuPctPerThread >= CPU_BOUND_PCT ||
+    (load.busiestLoopPct !== undefined && load.busiestLoopPct >= LOOP_BUSY_PCT)
+  );
+}
+
 // --max-output's default, and what a result or a what-if that does not say assumes.
 export const DEFAULT_MAX_OUTPUT = 4096;
 

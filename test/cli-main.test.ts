@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startSim } from '../src/sim/index.js';
 import { runCliInProcess } from './helpers/cli.js';
 
 describe('cli main', () => {
@@ -106,5 +107,43 @@ describe('cli main', () => {
     expect(r.stderr).toMatch(/^error \[\w+\]: .*\n$/);
     expect(r.code).toBeGreaterThan(1);
     expect(r.stdout).toBe('');
+  });
+
+  // "… no result.json Pass the run folder" read as one sentence; the message ends before its hint.
+  it('ends the message with a full stop before its hint, whoever threw it', async () => {
+    const r = await runCliInProcess(['sim', '--profile', 'no-such-profile']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error \[CONFIG_INVALID\]: unknown sim profile "no-such-profile"\. Use one of: demo, /,
+    );
+    const one = await runCliInProcess(['compare', 'a.json']);
+    expect(one.stderr).toBe(
+      'error [USAGE]: compare needs at least two results; it got 1. Pass the baseline first, then the runs to ' +
+        'compare with it (result files or run folders).\n',
+    );
+  });
+
+  // The help once said plan runs nothing; with --base-url it sends two prompts, and says so.
+  it('says what plan sends, and plan --base-url sends the sim two prompts, no more', async () => {
+    const help = await runCliInProcess(['--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'with --base-url it sends two short prompts to time prefill',
+    );
+    const sim = await startSim({ profile: 'tiny' });
+    try {
+      const r = await runCliInProcess([
+        'plan',
+        '--base-url',
+        sim.baseUrl,
+        '--contexts',
+        '1K',
+        '--concurrency',
+        '1',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(sim.truth()).toHaveLength(2);
+    } finally {
+      await sim.close();
+    }
   });
 });

@@ -10,6 +10,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const SKIP = new Set(['node_modules', '.git', 'dist', 'test/fixtures', 'test-artifacts', 'results']);
 const skipped = (dir: string, name: string) =>
   ['node_modules', '.git'].includes(name) || SKIP.has(relative(ROOT, join(dir, name)));
+// Fixtures' own pages are read (they say where a fixture came from).
+const FIXTURE_PAGES = ['test/fixtures/results/README.md'];
 
 const OUTSIDE: Array<[RegExp, string]> = [
   [/\b(METHOD|DESIGN|STYLE|SIM|PEERS)\.md\b/, 'a spec outside the repository: cite the docs/ page'],
@@ -33,6 +35,11 @@ function files(dir: string, ext: RegExp): string[] {
 export function commentsOf(text: string, yaml = false): Array<[number, string]> {
   const out: Array<[number, string]> = [];
   text.split('\n').forEach((line, i) => {
+    // A test's title is read as a comment: it is what a reader sees when the test fails.
+    const title = yaml
+      ? null
+      : /\b(?:it|describe|test)(?:\.\w+(?:\([^)]*\))?)*\(\s*(['"`])(.*?)\1/.exec(line);
+    if (title?.[2]) out.push([i + 1, title[2]]);
     const m = yaml
       ? /(?:^|\s)#\s?(.*)$/.exec(line)
       : /(?:^|[\s;,({])\/\/\s?(.*)$|^\s*\/?\*+\s?(.*)$/.exec(line);
@@ -110,6 +117,9 @@ describe('comments point inside the repository', () => {
     );
     expect(outsideReference(join(ROOT, 'docs/sim.md'), '[engines](engines.md)')).toBeUndefined();
     expect(outsideReference(src, 'an issue with the stream')).toBeUndefined();
+    expect(
+      commentsOf("it('issue 16: a unified pool', () => {").map(([, c]) => outsideReference(src, c)),
+    ).toEqual([expect.stringMatching(/issue/)]);
     expect(commentsOf("const a = 'http://x'; // why (docs/method.md)\n * block line\nconst b = 1;")).toEqual([
       [1, 'why (docs/method.md)'],
       [2, 'block line'],
@@ -122,7 +132,8 @@ describe('comments point inside the repository', () => {
       join(ROOT, 'vitest.config.ts'),
       join(ROOT, 'eslint.config.js'),
     ];
-    const yaml = files(join(ROOT, 'profiles'), /\.ya?ml$/);
+    // YAML profiles and the CI script: `#` comments.
+    const yaml = [...files(join(ROOT, 'profiles'), /\.ya?ml$/), join(ROOT, '.ci/run')];
     const wrong: string[] = [];
     for (const f of [...code, ...yaml])
       for (const [line, c] of commentsOf(readFileSync(f, 'utf8'), yaml.includes(f))) {
@@ -134,7 +145,7 @@ describe('comments point inside the repository', () => {
 
   it('no page of the documentation does', () => {
     const wrong: string[] = [];
-    for (const f of files(ROOT, /\.md$/))
+    for (const f of [...files(ROOT, /\.md$/), ...FIXTURE_PAGES.map((p) => join(ROOT, p))])
       readFileSync(f, 'utf8')
         .split('\n')
         .forEach((text, i) => {

@@ -1,4 +1,5 @@
 import { streamRequest } from '../client/stream.js';
+import { cliCommand } from '../invocation.js';
 import { isoTime, realClock, type Clock } from '../clock.js';
 import { withDefaults } from '../config/options.js';
 import { samplingOf } from '../config/stored.js';
@@ -274,7 +275,7 @@ async function measureContexts(
     const pp = plan.prefill.find((p) => p.contextTokens === ctx);
     if (pp && !cp.hasPrefill(ctx)) {
       const repeats = prefillRepeatsOf(run.settings);
-      const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase);
+      const r = await measurePrefillPoint(env.sender, pp, repeats, env.stop, tooLong, env.phase, env.dir);
       cp.log(r.sent);
       if ('interrupted' in r) return;
       r.warnings.forEach(keep.warn);
@@ -355,7 +356,7 @@ function failed(cp: Checkpoint, e: unknown, clock: Clock): unknown {
   if (!isBenchError(e)) return e;
   if (e.code === 'WRITE_FAILED')
     return new BenchError(e.code, e.message, {
-      hint: `Finished cells are kept in ${dir}; free some space, then continue with --resume ${dir}.`,
+      hint: `Finished cells are kept in ${dir}; free some space, then continue with \`${cliCommand('run', '--resume', dir)}\`.`,
     });
   return e.hint ? e : new BenchError(e.code, e.message, { hint: `Finished cells are kept in ${dir}.` });
 }

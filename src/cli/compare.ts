@@ -47,7 +47,10 @@ export function register(program: Command, io: CliIo): void {
   const resolve = withOptions(cmd, 'compare');
   cmd.action((paths: string[], flags: Record<string, unknown>) => {
     const o = resolve(flags).options;
-    if (paths.length < 2) throw new BenchError('USAGE', 'compare needs at least two results.');
+    if (paths.length < 2)
+      throw new BenchError('USAGE', `compare needs at least two results; it got ${paths.length}.`, {
+        hint: 'Pass the baseline first, then the runs to compare with it (result files or run folders).',
+      });
     const results = paths.map(resultReader(io));
     const text = renderCompare(results, o.format, {
       width: o.width ?? terminalWidth(io.stdout),

@@ -7,6 +7,8 @@ import { BenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { printOutcome, runWithSignals } from './run.js';
+import { wrap } from '../report/text.js';
+import { terminalWidth } from '../report/terminal.js';
 
 // The demo profile (profiles/demo.yaml) is sized so this matrix shows every status: Valid, Requests queued
 // (maxNumSeqs 8 < 16) and Over capacity (N x (C + 512) > 64K tokens).
@@ -38,7 +40,8 @@ export function register(program: Command, io: CliIo): void {
     );
   const resolve = withOptions(cmd, 'demo');
   cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolve(flags).options;
+    const resolved = resolve(flags);
+    const o = resolved.options;
     const duration = o.duration;
     if (duration > 30)
       throw new BenchError('USAGE', `--duration must be at most 30 s for the demo, got ${duration} s.`, {
@@ -61,11 +64,23 @@ export function register(program: Command, io: CliIo): void {
         },
         chooseProgress({ quiet, stream: io.stderr }),
         io,
+        {},
+        // The simulated engine stops with the demo, so `run --resume` would find no server: start again.
+        () => {
+          const again = [
+            ...(resolved.given.has('duration') ? ['--duration', String(duration)] : []),
+            ...(resolved.given.has('out') ? ['--out', o.out] : []),
+          ];
+          return `The demo's simulated engine stopped with it, so it cannot be continued; run the demo again: \`${cliCommand('demo', ...again)}\`.`;
+        },
       );
       printOutcome(out, quiet, io);
       if (!quiet) {
         const html = out.reports.find((r) => r.endsWith('.html'));
-        if (html) io.stdout.write(`open ${html} in a browser to see the report\n`);
+        if (html)
+          io.stdout.write(
+            wrap(`open ${html} in a browser to see the report`, terminalWidth(io.stdout)).join('\n') + '\n',
+          );
         io.stdout.write(`browse and compare your runs: \`${cliCommand('serve', o.out)}\`\n`);
       }
     } finally {

@@ -65,6 +65,11 @@ export function buildProgram(io: CliIo = processIo()): Command {
   return program;
 }
 
+// The message ends as a sentence before a hint ("… holds no result.json. Pass …"), whoever threw it.
+function sentence(message: string): string {
+  return /[.!?]$/.test(message.trimEnd()) ? message : `${message.trimEnd()}.`;
+}
+
 // The one place that turns errors into exit codes and one-line messages (docs/architecture.md "Conventions"). Returns
 // the exit code, so tests can run the CLI in-process with their own io.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -86,7 +91,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     }
     if (isBenchError(e)) {
       io.stderr.write(
-        `error [${e.code}]: ${redactSecrets(e.message)}${e.hint ? ` ${redactSecrets(e.hint)}` : ''}\n`,
+        `error [${e.code}]: ${redactSecrets(e.hint ? sentence(e.message) : e.message)}${e.hint ? ` ${redactSecrets(e.hint)}` : ''}\n`,
       );
       if (debug && e.stack) io.stderr.write(redactSecrets(e.stack) + '\n');
       return e.exitCode;

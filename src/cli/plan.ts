@@ -1,4 +1,6 @@
-import type { CliIo } from './io.js';
+import type { CliIo, CliStream } from './io.js';
+import { terminalWidth } from '../report/terminal.js';
+import { wrap } from '../report/text.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settings.js';
 import type { OptionKey, Options } from '../config/options.js';
@@ -112,7 +114,9 @@ export function register(program: Command, io: CliIo): void {
         ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
       };
       io.stdout.write(
-        o.json ? JSON.stringify(twinRecipe(plan, twinOpts), null, 2) + '\n' : forTwinText(plan, twinOpts),
+        o.json
+          ? JSON.stringify(twinRecipe(plan, twinOpts), null, 2) + '\n'
+          : forTerminal(forTwinText(plan, twinOpts), io.stdout),
       );
       return;
     }
@@ -122,8 +126,23 @@ export function register(program: Command, io: CliIo): void {
       repeats: o.repeats,
       ...prefill,
     });
-    io.stdout.write(o.json ? planJson(plan, est, source, kv) : planTable(plan, est, source, kv, o.repeats));
+    io.stdout.write(
+      o.json
+        ? planJson(plan, est, source, kv)
+        : forTerminal(planTable(plan, est, source, kv, o.repeats), io.stdout),
+    );
   });
+}
+
+// On a terminal, prose lines wrap to its width; table rows (columns apart by two spaces or more) and the indented
+// commands stay whole to be read and copied. Piped, every line stays whole for grep.
+export function forTerminal(text: string, out: CliStream): string {
+  if (!out.isTTY) return text;
+  const width = terminalWidth(out);
+  return text
+    .split('\n')
+    .flatMap((l) => (l.length <= width || /^\s/.test(l) || /\S {2,}\S/.test(l) ? [l] : wrap(l, width, '  ')))
+    .join('\n');
 }
 
 function planJson(plan: Plan, est: Estimate, source: string, kv: KvNote, done: DecodeCell[] = []): string {
@@ -158,10 +177,13 @@ async function printResumed(io: CliIo, o: Options<'plan'>, previous: RunResult, 
   io.stdout.write(
     o.json
       ? planJson(plan, est, source, kv, done)
-      : planTable(plan, est, source, kv, o.repeats, {
-          done,
-          donePrefill: previous.prefill.map((p) => p.contextTokens),
-        }),
+      : forTerminal(
+          planTable(plan, est, source, kv, o.repeats, {
+            done,
+            donePrefill: previous.prefill.map((p) => p.contextTokens),
+          }),
+          io.stdout,
+        ),
   );
 }
 

@@ -16,7 +16,8 @@ import { cliCommand } from '../invocation.js';
 import { chooseProgress, type ProgressSink } from '../progress/index.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
-import { renderAnswerText } from '../report/text.js';
+import { machineBusy } from '../report/anomalies.js';
+import { renderAnswerText, wrap } from '../report/text.js';
 import { whatIfFor } from '../answer/what-if.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
@@ -68,6 +69,9 @@ export async function runWithSignals(
   progress: ProgressSink,
   io: CliIo,
   deps: Pick<BenchRunDeps, 'agents'> = {},
+  // What to do after Ctrl-C, where `run --resume` cannot work (the demo's sim stopped with it).
+  interruptedHint: (dir: string) => string = (dir) =>
+    `Continue it with \`${cliCommand('run', '--resume', dir)}\`.`,
 ): Promise<RunOutcome> {
   // loaded on use: other commands start faster
   const [{ BenchRun }, { writeReportsBeside }] = await Promise.all([
@@ -101,9 +105,7 @@ export async function runWithSignals(
     throw new BenchError(
       'INTERRUPTED',
       `run interrupted; ${out.counts.done} of ${toMeasure(out.counts)} cells measured, kept in ${out.resultPath}.`,
-      {
-        hint: `Continue it with \`${cliCommand('run', '--resume', out.dir)}\`.`,
-      },
+      { hint: interruptedHint(out.dir) },
     );
   }
   const points = out.result.prefill.length;
@@ -121,7 +123,11 @@ export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
         whatIf: whatIfFor(out.result),
       }) + '\n',
     );
+  const width = terminalWidth(io.stdout);
   const lines = [`result: ${out.resultPath}`, ...out.reports.map((r) => `report: ${r}`)];
-  for (const w of quiet ? [] : out.result.warnings) lines.push(`warning: ${w}`);
+  // Prose wrapped to the terminal; the paths above stay whole to be copied.
+  const busy = quiet ? undefined : machineBusy(out.result);
+  if (busy) lines.push(...wrap(`note: ${busy.text}`, width, '  '));
+  for (const w of quiet ? [] : out.result.warnings) lines.push(...wrap(`warning: ${w}`, width, '  '));
   io.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,6 +1,7 @@
 // The client checks itself (docs/method.md): a cell whose timings were shaped by our own process, not by the
 // server, must say so. Two signs, measured over the cell: the event loop ran late (a chunk that arrived
 // waited in the kernel for the loop, so its stamp is late), or the client's CPU was saturated.
+import { CPU_BOUND_PCT, LOOP_BUSY_PCT } from '../cell-rules.js';
 import {
   monitorEventLoopDelay,
   performance,
@@ -37,16 +38,7 @@ export interface ClientCheck extends ClientLoad {
 // timer noise); at 90% of a core per thread the client has no slack left to stamp arrivals on time.
 export const LOOP_DELAY_FLOOR_MS = 5;
 export const LOOP_DELAY_SHARE_OF_TBT = 0.25;
-export const CPU_BOUND_PCT = 90;
-export const LOOP_BUSY_PCT = 90;
-
-/** The client had no slack left whatever the cell's pace: CPU or the busiest event loop near full. */
-export function clientSaturated(load: ClientLoad): boolean {
-  return (
-    load.cpuPctPerThread >= CPU_BOUND_PCT ||
-    (load.busiestLoopPct !== undefined && load.busiestLoopPct >= LOOP_BUSY_PCT)
-  );
-}
+export { CPU_BOUND_PCT, LOOP_BUSY_PCT, clientSaturated } from '../cell-rules.js';
 
 /** Pure judge. `tbtMs`: the cell's time between tokens (median), null when unknown. */
 export function judgeClient(load: ClientLoad, tbtMs: number | null | undefined): ClientCheck {

@@ -11,7 +11,12 @@ function defaults(o: OptionRow): string {
     const d = o.computedDefault?.[c] ?? o.defaultFor?.[c];
     return d !== undefined ? [`${c}: ${String(d)}`] : [];
   });
-  const base = o.defaultValue === undefined ? [] : [String(o.defaultValue)];
+  // "--no-metrics" defaults to metrics served: say so, not "true" beside a flag that turns them off.
+  const negated = /^--no-([\w-]+)/.exec(o.flag);
+  const base =
+    o.defaultValue === undefined
+      ? []
+      : [negated && o.defaultValue === true ? `${negated[1]} on` : String(o.defaultValue)];
   return [...base, ...own].join(', ');
 }
 

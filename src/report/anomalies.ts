@@ -1,7 +1,7 @@
 import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
-import { cellKey, failedRequests } from '../cell-rules.js';
+import { cellKey, clientSaturated, failedRequests } from '../cell-rules.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
 export type AnomalyKind =
@@ -15,6 +15,7 @@ export type AnomalyKind =
   | 'stall'
   | 'capacity'
   | 'client-bound'
+  | 'machine-busy'
   | 'held-stream'
   | 'estimated-tokens'
   | 'warning';
@@ -44,6 +45,24 @@ const median = (xs: number[]): number => {
 };
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
+
+// Why a prefill point can stand out, and what to do. The first point measured (the smallest context, right after
+// the one warm-up request) is the one a server still warming up, or a sim on a busy machine, slows.
+function outlierWhy(p: PrefillPoint, firstAndLow: boolean): string {
+  const smooth = 'Prefill speed changes smoothly with context';
+  if (firstAndLow)
+    return (
+      `${smooth}, and this is the first point the run measured: a cold start (a server, or a sim on a busy ` +
+      `machine, answering its first prompts slower) fits, as does a one-off stall. Rerun to tell; a figure that ` +
+      `stays low is this size's own (a kernel, chunking or batching path).`
+    );
+  return p.repeats.length > 1
+    ? `${smooth}, so this point is likely a one-off (a compile, cache or scheduling stall), yet the median of ` +
+        `${p.repeats.length} repeats landed here: look for a cause specific to this size (a kernel, chunking or ` +
+        `batching path).`
+    : `${smooth}, so this point is likely a one-off (a compile, cache or scheduling stall); rerun with ` +
+        `--prefill-repeats 3 before trusting it.`;
+}
 
 export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
   const out: Anomaly[] = [];
@@ -83,11 +102,7 @@ export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
         text:
           `Prefill at ${contextLabel(p.contextTokens)} ran at ${fmtTokS(v)} tok/s (TTFT ${fmtMs(p.ttftMs)}), ` +
           `${pct(Math.abs(dev))} ${dev < 0 ? 'below' : 'above'} ${ref.length === 2 ? 'its neighbours' : 'its neighbour'} ${names}. ` +
-          `Prefill speed changes smoothly with context, so this point is likely a one-off (a compile, cache or ` +
-          (p.repeats.length > 1
-            ? `scheduling stall), yet the median of ${p.repeats.length} repeats landed here: look for a cause ` +
-              `specific to this size (a kernel, chunking or batching path).`
-            : `scheduling stall); rerun with --prefill-repeats 3 before trusting it.`),
+          outlierWhy(p, p === points[0] && dev < 0),
       };
     }
     if (!worst) break;
@@ -109,7 +124,7 @@ export function prefillOutliers(points: PrefillPoint[]): Anomaly[] {
       phase: 'prefill',
       contextTokens: p.contextTokens,
       text:
-        `Prefill at ${contextLabel(p.contextTokens)}: ${flagged.length} of ${p.repeats.length} ${flagged.length === 1 ? 'repeat' : 'repeats'} ${flagged.length === 1 ? 'differs' : 'differ'} ` +
+        `Prefill at ${contextLabel(p.contextTokens)}: ${flagged.length} of ${p.repeats.length} repeats ${flagged.length === 1 ? 'differs' : 'differ'} ` +
         `from the median (${fmtTokS(p.tokensPerS)} tok/s) by more than 25% ` +
         `(${flagged.map((rep) => `${fmtTokS(rep.tokensPerS)} tok/s`).join(', ')}); the median is reported.`,
     });
@@ -336,6 +351,31 @@ function capacityFlag(c: DecodeCell, k: NonNullable<DecodeCell['capacityCheck']>
   };
 }
 
+// Several cells whose client was the bottleneck say one thing about the run: the machine the client ran on was
+// busy (its event loop ran late though the client itself had CPU to spare: other work held the CPU) or the
+// client had none to spare. Said once, first, with what to do (a demo on a loaded laptop flags most cells).
+export function machineBusy(r: RunResult): Anomaly | undefined {
+  const measured = r.decode.filter((c) => c.client);
+  const bound = measured.filter((c) => c.client!.clientBound);
+  if (bound.length < 2) return undefined;
+  const saturated = bound.filter((c) => clientSaturated(c.client!)).length;
+  const worst = Math.max(...bound.map((c) => c.client!.loopDelayP99Ms));
+  const why =
+    saturated * 2 <= bound.length
+      ? 'this machine was busy (the event loop ran late while the client itself used less than a core: other work held the CPU)'
+      : 'the client itself had no CPU to spare';
+  return {
+    kind: 'machine-busy',
+    severity: 'warn',
+    phase: 'run',
+    text:
+      `The benchmark client was the bottleneck in ${bound.length} of ${measured.length} measured cells ` +
+      `(event-loop delay p99 up to ${fmt1(worst)} ms): ${why}. Those cells' TTFT and tok/s are partly this ` +
+      `machine's, not the server's. Close other programs and run again; against a server, --workers N spreads ` +
+      `the client over threads.`,
+  };
+}
+
 export function findAnomalies(r: RunResult): Anomaly[] {
   const order = (a: Anomaly) => (a.phase === 'prefill' ? 0 : a.phase === 'decode' ? 1 : 2);
   const all = [
@@ -349,6 +389,8 @@ export function findAnomalies(r: RunResult): Anomaly[] {
       (a.contextTokens ?? 0) - (b.contextTokens ?? 0) ||
       (a.concurrency ?? 0) - (b.concurrency ?? 0),
   );
+  const busy = machineBusy(r);
+  if (busy) all.unshift(busy);
   for (const w of r.warnings) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
   if (r.error)
     all.push({

@@ -81,16 +81,20 @@ export function answerTextLines(
   return out;
 }
 
-/** The answer in Markdown: two lines and a table. */
-export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[] {
-  const rows = answerRows(a);
-  const out: string[] = ['### The answer', ''];
-  out.push(`**${mdEscape(serviceLevelLine(a))}**  `);
+/** The answer's lines above its table, in Markdown (the report and `share`). */
+export function answerLinesMd(a: Answer): string[] {
+  const out = [`**${mdEscape(serviceLevelLine(a))}**  `];
   const single = singleUserLine(a);
   if (single) out.push(`${mdEscape(single)}  `);
   const note = basisNote(a);
   if (note) out.push(`*${mdEscape(note)}*`);
-  out.push('');
+  return [...out, ''];
+}
+
+/** The answer in Markdown: two lines and a table. */
+export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[] {
+  const rows = answerRows(a);
+  const out: string[] = ['### The answer', '', ...answerLinesMd(a)];
   if (!rows.length) return [...out, 'No decode cell measured: nothing to judge.', ''];
   out.push(
     mdTable(

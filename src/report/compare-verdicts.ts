@@ -52,13 +52,16 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
     const [ma, mb] = [prefillMeasured(pa), prefillMeasured(pb)];
     const comparison = compareFigure(ma, mb, 'higher-is-better');
     const lacking = [ma.interval ? [] : [a], mb.interval ? [] : [b]].flat();
+    const kept = [ma.interval ? [] : [[a, pa] as const], mb.interval ? [] : [[b, pb] as const]].flat();
     verdicts.push({
       where: `prefill ${contextLabel(ctx)}`,
       figure: 'prompt tok/s',
       a: pa.tokensPerS,
       b: pb.tokensPerS,
       comparison,
-      ...(comparison.verdict === 'no interval' ? { why: noIntervalWhy(lacking, 'prefill') } : {}),
+      ...(comparison.verdict === 'no interval'
+        ? { why: outliersLeftOne(kept) ?? noIntervalWhy(lacking, 'prefill') }
+        : {}),
     });
   }
   for (const ctx of m.contexts)
@@ -86,6 +89,18 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
       });
     }
   return { a, b, verdicts };
+}
+
+// A point measured several times whose other repeats were flagged as outliers has one left, and no spread: said
+// as such, not as "measured one repeat" (more repeats by default would not help; a quieter rerun would).
+function outliersLeftOne(kept: ReadonlyArray<readonly [CompareRun, PrefillPoint]>): string | undefined {
+  const cut = kept.filter(([r, p]) => r.result.status !== 'imported' && p.repeats.length > 1);
+  if (cut.length === 0 || cut.length < kept.length) return undefined;
+  const [, p] = cut[0]!;
+  return (
+    `${cut.map(([r]) => r.label).join(' and ')} kept one of ${p.repeats.length} repeats, the others flagged as ` +
+    `outliers: no spread; rerun on a quieter machine`
+  );
 }
 
 // Why a figure has no interval: an imported v0.6.2 report keeps none; a prefill point of one repeat has no spread.

@@ -1,8 +1,9 @@
-import { answerOf, answerRows, basisNote, serviceLevelLine, singleUserLine } from '../answer/answer.js';
+import { answerOf, answerRows } from '../answer/answer.js';
 import { engineSettings } from '../answer/engines.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { answerLinesMd } from './answer-view.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
 import { cellKey } from '../cell-rules.js';
@@ -55,13 +56,7 @@ function glance(r: RunResult): string {
 
 export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand?: string } = {}): string {
   const a = answerOf(r, o.slo);
-  const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, ''];
-  out.push(`**${mdEscape(serviceLevelLine(a))}**  `);
-  const single = singleUserLine(a);
-  if (single) out.push(`${mdEscape(single)}  `);
-  const note = basisNote(a);
-  if (note) out.push(`*${mdEscape(note)}*`);
-  out.push('');
+  const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, '', ...answerLinesMd(a)];
   const rows = answerRows(a);
   if (rows.length)
     out.push(

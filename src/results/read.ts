@@ -47,9 +47,10 @@ export function findResult(path: string): FoundResult {
     throw new BenchError('RESULT_INVALID', `${path} holds no ${RESULT_FILE}, and no run folder that does.`, {
       hint: 'Pass a run folder (<out>/<runId>) or its result.json.',
     });
-  const listed = runs.slice(-5).map((r) => basename(r));
+  const listed = runs.slice(-5).map((r) => join(path, basename(r)));
+  const more = runs.length - listed.length;
   throw new BenchError('USAGE', `${path} holds ${runs.length} runs; say which.`, {
-    hint: `Pass one of ${runs.length > 5 ? 'the newest: ' : ''}${listed.map((r) => join(path, r)).join(', ')}.`,
+    hint: `Pass one of them: ${listed.join(', ')}${more ? ` (and ${more} older)` : ''}.`,
   });
 }
 

@@ -101,7 +101,7 @@ function newSweep(o: SweepOptions, now: string): PreparedSweep {
   const dir = join(o.out, sweepId);
   if (existsSync(join(dir, SWEEP_FILE)))
     throw new BenchError('USAGE', `${dir} already holds a sweep.`, {
-      hint: `Continue it with --resume ${dir}, or pick another --run-id.`,
+      hint: `Continue it with \`${cliCommand('sweep', '--resume', dir)}\`, or pick another --run-id.`,
     });
   const layout = layoutSweep(expanded.serveSets, expanded.benchSets, expanded.links, o);
   const file: SweepFile = {

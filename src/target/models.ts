@@ -1,5 +1,6 @@
 import { BenchError } from '../errors.js';
 import type { HttpFailure } from '../client/http.js';
+import { connectWords } from '../client/connect-words.js';
 import type { ModelEntry, ModelsListing, ProbeContext } from './types.js';
 
 // GET /v1/models is the one call every OpenAI-compatible server answers; its failure decides the probe error.
@@ -36,11 +37,17 @@ export async function listModels(ctx: ProbeContext): Promise<ModelsListing> {
       /html/i.test(r.contentType ?? '') || text.trimStart().startsWith('<')
         ? 'an HTML page'
         : `HTTP ${r.status}`;
+    // The path is already the one every OpenAI-compatible server answers: what is usually wrong is the port (a
+    // web UI, a proxy's login page) or a path prefix the server sits under.
+    const port = new URL(ctx.root).port || (ctx.root.startsWith('https:') ? '443' : '80');
     throw new BenchError(
       'NOT_OPENAI_COMPATIBLE',
       `${where} answered with ${what}, not an OpenAI model list.`,
       {
-        hint: 'Point --base-url at the server root or its /v1 (e.g. http://127.0.0.1:8000/v1).',
+        hint:
+          what === 'an HTML page'
+            ? `Check that port ${port} is the LLM server's own, not a web UI or a proxy in front of it.`
+            : `Check the port (${port}) and any path the server sits under, before /v1 in --base-url.`,
       },
     );
   }
@@ -91,7 +98,7 @@ function unreachable(root: string, r: HttpFailure): BenchError {
       ? 'did not answer in time'
       : r.code === 'ENOTFOUND' || r.code === 'EAI_AGAIN'
         ? 'host name does not resolve'
-        : `cannot connect (${r.message})`;
+        : (connectWords(r.code) ?? `cannot connect (${r.message})`);
   return new BenchError('TARGET_UNREACHABLE', `${root}: ${why}.`, {
     hint: 'Check that the server is running and --base-url (host and port) is right.',
   });

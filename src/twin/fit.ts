@@ -225,7 +225,16 @@ function decodeRows(
     .map((d) => {
       const b = d.status === 'Valid' ? d.concurrency : Math.min(d.concurrency, maxNumSeqs);
       const outMean = Math.min(d.maxOutput, d.perRequestTokensPerS! * d.windowS) / 2;
-      return { d, b, ctxM: (b * (d.contextTokens + outMean)) / 1e6, y: (1000 * m) / d.perRequestTokensPerS! };
+      // A step moves the tokens the cell's own drafts had accepted (its counters), not the median cell's: one
+      // cell's lucky acceptance is not a faster step (src/sim/speculative.ts draws each step's).
+      const perStep =
+        m > 1 && d.specAcceptanceLength && d.specAcceptanceLength > 1 ? d.specAcceptanceLength : m;
+      return {
+        d,
+        b,
+        ctxM: (b * (d.contextTokens + outMean)) / 1e6,
+        y: (1000 * perStep) / d.perRequestTokensPerS!,
+      };
     });
 }
 

@@ -9,7 +9,7 @@ import {
   type RunResult,
 } from '../results/schema.js';
 import type { Profile } from '../sim/profile-schema.js';
-import { simulateCell, simulatePrefill } from '../sim/what-if.js';
+import { simulateCell, simulatePrefill, type CellFigures, type CellPlan } from '../sim/what-if.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { decodeCellFrom, previousLevel } from './sim-result.js';
 import type { TwinMeta } from './twin.js';
@@ -143,14 +143,15 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
       ...(capacityOpen ? { prediction: { otherStatus: 'Valid' } } : {}),
     };
   }
-  const f = simulateCell(s.profile, {
+  const plan = {
     contextTokens: C,
     concurrency: N,
     cachedSlots: previousLevel(s.layout.cells, cell),
     maxOutput: s.maxOutput,
     windowS: s.windowS,
     resendGapMs: restartGapMs(meta.restartLossMsPerMTokens, C),
-  });
+  };
+  const f = simulateCell(s.profile, plan);
   const batch = Math.min(N, s.seqs);
   const dc = beyond(C, meta.ranges.contexts);
   const db = beyond(batch, meta.ranges.batch);
@@ -158,20 +159,23 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
   const sd = (v: number, doublings = dc + db) => Math.hypot(v, PER_DOUBLING * doublings);
   const ttft = ttftSpread(s, N, dc + db);
   extrapolates.push(...ttft.reasons);
+  const edge = windowEdge(s.profile, plan, f, Z95 * sd(meta.sigma.perRequest));
+  if (edge) extrapolates.push(edge.reason);
   let otherStatus: DecodeCell['status'] | undefined;
   if (capacityOpen) otherStatus = 'Over capacity';
   else if (!seqsKnown && N > seen) otherStatus = 'Requests queued';
   for (const e of extrapolates) s.warnings.add(e);
-  const figures = decodeCellFrom(C, N, f, s.windowS);
+  const figures = decodeCellFrom(C, N, edge ? { ...f, ttftMs: edge.p50.mid, ttft: edge.ttft } : f, s.windowS);
+  const p50Sigma = edge ? Math.hypot(ttft.p50, edge.p50.halfSpan) : ttft.p50;
   const intervals = {
     totalTokensPerS: band(f.totalTokensPerS, sd(meta.sigma.total)),
     perRequestTokensPerS: band(f.perRequestTokensPerS, sd(meta.sigma.perRequest)),
-    ttftMs: band(f.ttftMs, ttft.p50),
+    ttftMs: edge ? spanBand(edge.p50, ttft.p50) : band(f.ttftMs, ttft.p50),
     tbtMs: band(f.tbtMs, sd(meta.sigma.perRequest)),
   };
   if (f.status === 'Valid')
-    s.expected.push(expectedWithin(intervals, sd(meta.sigma.total), sd(meta.sigma.perRequest), ttft.p50));
-  const p90 = band(f.ttft.p90, ttft.p90);
+    s.expected.push(expectedWithin(intervals, sd(meta.sigma.total), sd(meta.sigma.perRequest), p50Sigma));
+  const p90 = edge ? spanBand(edge.p90, ttft.p90) : band(f.ttft.p90, ttft.p90);
   return {
     ...figures,
     intervals,
@@ -184,6 +188,61 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
           },
         }
       : {}),
+  };
+}
+
+// Where a cell's requests end near the window's close, whether they complete and re-send inside it is within the
+// twin's own uncertainty on the decode rate, and it sets the TTFT: completed requests re-send one at a time and
+// meet no queue, which pulls the median from the first wave's down to one request's (docs/twin.md "TTFT", the
+// H200 seed at N = 4). The twin then simulates the cell at the two ends of its per-request rate interval; where
+// the median TTFT differs between them it predicts the middle (geometric) of the three, and intervals (median and
+// p90) that span them.
+const EDGE_MIN_RATIO = 1.1; // TTFTs closer than this are one regime: the rate moves them, not the completions
+
+interface Span {
+  lo: number;
+  hi: number;
+  mid: number; // geometric middle of lo and hi
+  halfSpan: number; // ln(hi / lo) / 2: the log miss of the middle when the measurement is at either end
+}
+
+function spanOf(xs: Array<number | null>): Span | null {
+  const v = xs.filter((x): x is number => x !== null && x > 0);
+  if (v.length === 0) return null;
+  const lo = Math.min(...v);
+  const hi = Math.max(...v);
+  return { lo, hi, mid: Math.sqrt(lo * hi), halfSpan: Math.log(hi / lo) / 2 };
+}
+
+function spanBand(x: Span | null, sigma: number): Interval | null {
+  if (!x) return null;
+  const f = Math.exp(Z95 * sigma);
+  return { lo: x.lo / f, hi: x.hi * f };
+}
+
+function windowEdge(p: Profile, plan: CellPlan, f: CellFigures, z: number) {
+  const rate = f.perRequestTokensPerS;
+  if (f.status !== 'Valid' || !rate || !f.ttftMs) return null;
+  const window = plan.windowS ?? 30;
+  const lasts = (plan.maxOutput ?? 0) / rate; // s from a request's first token to its last
+  const openS = (f.ttft.p99 ?? f.ttftMs) / 1000; // the window opens once the slowest of the wave has a token
+  if (lasts < window * Math.exp(-z) || lasts > (window + openS) * Math.exp(z)) return null;
+  const scaled = (k: number): Profile => ({
+    ...p,
+    decodeStepMs: p.decodeStepMs.map(([b, ms]) => [b, ms * k]),
+    decodeContextSlopeMsPerMTokens: p.decodeContextSlopeMsPerMTokens * k,
+  });
+  const runs = [f, simulateCell(scaled(Math.exp(-z)), plan), simulateCell(scaled(Math.exp(z)), plan)];
+  const p50 = spanOf(runs.map((r) => r.ttftMs));
+  const p90 = spanOf(runs.map((r) => r.ttft.p90));
+  if (!p50 || p50.hi / p50.lo < EDGE_MIN_RATIO) return null;
+  return {
+    p50,
+    p90,
+    // The p90 stays the wave's tail whether or not the requests re-send: the twin's own, within its span.
+    ttft: { ...f.ttft, p50: p50.mid, ...(f.ttft.p90 !== null ? { p90: Math.max(f.ttft.p90, p50.mid) } : {}) },
+    // One wording per what-if (no figures of the cell): the result's warnings list each reason once.
+    reason: `TTFT where requests end near the window's close (${fmtInt(plan.maxOutput ?? 0)} tokens in about ${window} s): whether they complete and re-send inside it is within the twin's decode-rate interval, so the median is predicted between the first wave's and one request's, its interval spanning both`,
   };
 }
 

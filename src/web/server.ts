@@ -5,6 +5,7 @@ import { hostname as osHostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { BenchError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
 import { createApp } from './app.js';
 import { RunIndex } from './run-index.js';
 
@@ -38,17 +39,16 @@ export function allowedHosts(host: string): Set<string> | undefined {
 }
 
 export async function startServe(o: ServeOptions): Promise<RunningServe> {
+  const hint = 'Pass the folders that hold your runs (run and demo write them under results/).';
   for (const root of o.roots) {
-    let dir = false;
+    let dir: boolean;
     try {
       dir = statSync(root).isDirectory();
-    } catch {
-      // reported below
+    } catch (e) {
+      // Worded as report, compare and import word a path that is not there.
+      throw fsError('USAGE', `cannot read ${root}`, e, hint);
     }
-    if (!dir)
-      throw new BenchError('USAGE', `${root} is not a folder.`, {
-        hint: 'Pass the folders that hold your runs (run and demo write them under results/).',
-      });
+    if (!dir) throw new BenchError('USAGE', `${root} is not a folder.`, { hint });
   }
   if (!isLoopback(o.host) && !o.allowRemote)
     throw new BenchError('USAGE', `serve listens on loopback only; ${o.host} is not a loopback address.`, {

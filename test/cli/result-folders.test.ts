@@ -49,10 +49,44 @@ describe('a folder holding one run', () => {
     const r = await runCliInProcess(['report', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `error [USAGE]: ${out} holds 2 runs; say which. Pass one of ${join(out, '20260101-000000-aaaa')}, ${join(out, '20260102-000000-bbbb')}.\n`,
+      `error [USAGE]: ${out} holds 2 runs; say which. Pass one of them: ${join(out, '20260101-000000-aaaa')}, ${join(out, '20260102-000000-bbbb')}.\n`,
     );
+    // More than five: the newest five, and how many older ones were left out.
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((x, i) => `2026010${i + 1}-000000-${x}`);
+    const many = await runCliInProcess(['report', outFolder(...ids)]);
+    expect(many.stderr).toMatch(
+      /holds 7 runs; say which\. Pass one of them: .*-c, .*-g \(and 2 older\)\.\n$/,
+    );
+    expect(many.stderr).not.toContain('-a,');
     const empty = await runCliInProcess(['fit', tempDir('empty'), '-o', join(tempDir('twin'), 't.yaml')]);
     expect(empty.code).toBe(8);
     expect(empty.stderr).toMatch(/holds no result\.json, and no run folder that does\. Pass a run folder/);
+  });
+});
+
+// A path that is not there is worded alike by every command that reads one.
+describe('a missing path', () => {
+  it('reads the same in report, compare, fit, import, share, serve and run --resume', async () => {
+    const gone = join(tempDir('gone'), 'not-here');
+    const line = `cannot read ${gone}: no such file or folder. Check the path.\n`;
+    for (const argv of [
+      ['report', gone],
+      ['compare', gone, gone],
+      ['fit', gone, '-o', join(tempDir('twin'), 't.yaml')],
+      ['import', gone, '-o', join(tempDir('imp'), 'r.json')],
+      ['share', gone],
+    ]) {
+      const r = await runCliInProcess(argv);
+      expect(r.stderr, argv[0]).toBe(`error [RESULT_INVALID]: ${line}`);
+      expect(r.code).toBe(8);
+    }
+    const serve = await runCliInProcess(['serve', gone]);
+    expect(serve.stderr).toMatch(
+      new RegExp(`^error \\[USAGE\\]: cannot read ${gone}: no such file or folder\\. Pass the folders`),
+    );
+    const resume = await runCliInProcess(['run', '--resume', gone]);
+    expect(resume.stderr).toBe(
+      `error [USAGE]: nothing to resume in ${gone}: no such file or folder. Check the path.\n`,
+    );
   });
 });

@@ -79,6 +79,20 @@ const send = (extra: Partial<Parameters<typeof streamRequest>[0]> = {}) =>
   streamRequest({ baseUrl: srv!.baseUrl, api: 'chat', body: { model: 'm' }, ...extra });
 
 describe('lean HTTP/1.1 client', () => {
+  // A server that died mid-run once left "connection failed: ECONNREFUSED connect ECONNREFUSED 127.0.0.1:N" in
+  // the result: the address and the refusal in words, as the probe says it.
+  it('words a refused connection with its address, the code not repeated', async () => {
+    srv = await rawServer((sock) => sock.write(SSE_OK));
+    const { baseUrl, port } = srv;
+    await srv.close();
+    srv = undefined;
+    const r = await streamRequest({ baseUrl, api: 'chat', body: { model: 'm' } });
+    expect(r.error).toEqual({
+      kind: 'connect',
+      message: `connection failed: 127.0.0.1:${port}: nothing is listening there (connection refused)`,
+    });
+  });
+
   it('keeps one connection alive across requests, writes each request once, leaves no listeners behind', async () => {
     srv = await rawServer((sock) => sock.write(SSE_OK));
     const ac = new AbortController(); // one signal shared by every request, as a cell's slots share one
@@ -146,7 +160,7 @@ describe('lean HTTP/1.1 client', () => {
     expect((await send()).ok).toBe(true);
     const r = await send({ requestId: 'twice' });
     expect(r.error).toEqual({ kind: 'connect', message: 'connection failed: other side closed' });
-    expect(r.resent?.reason).toMatch(/^ECONNRESET/);
+    expect(r.resent?.reason).toBe('the connection was reset before an answer (read ECONNRESET)');
     expect(srv.requests.map((q) => [q.conn, q.n])).toEqual([
       [0, 0],
       [0, 1],
@@ -165,10 +179,10 @@ describe('lean HTTP/1.1 client', () => {
     const afterByte = await send();
     expect(afterByte.error).toEqual({
       kind: 'connect',
-      message: 'connection failed: ECONNRESET read ECONNRESET',
+      message: 'connection failed: the connection was reset before an answer (read ECONNRESET)',
     });
     const fresh = await send();
-    expect(fresh.error?.message).toMatch(/^connection failed: ECONNRESET/);
+    expect(fresh.error?.message).toMatch(/^connection failed: the connection was reset before an answer/);
     expect(srv.requests).toHaveLength(3);
     expect([afterByte.resent, fresh.resent]).toEqual([undefined, undefined]);
   });

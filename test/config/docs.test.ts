@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.js';
 import { OPTIONS, TABLE_END, TABLE_START, optionRows, withOptionTable } from '../../src/config/index.js';
 
 // docs/cli.md's option table is generated from the option table (npm run docs:cli): it must not drift.
@@ -32,5 +33,32 @@ describe('docs/cli.md', () => {
       'report, compare, import, fit, share',
     ]);
     expect(optionRows().map((r) => r[0])).toEqual(rows.map((r) => r[1]));
+  });
+
+  // A negated flag's default is what happens without it, not "true".
+  it('gives --no-metrics and --no-ignore-eos the default a reader expects', () => {
+    const cell = (flag: string) =>
+      doc
+        .split('\n')
+        .find((l) => l.startsWith(`| \`${flag}\``))
+        ?.split('|')[4]
+        ?.trim();
+    expect(cell('--no-metrics')).toBe('metrics on');
+    expect(cell('--no-ignore-eos')).toBe('ignore-eos on');
+  });
+
+  it('lists every error code with its exit code, RESULT_INVALID for every command that reads a result', () => {
+    const rows = new Map(
+      doc
+        .split('\n')
+        .filter((l) => /^\| `[A-Z_]+` +\| \d+/.test(l))
+        .map((l) => l.split('|').map((c) => c.trim()))
+        .map((c) => [c[1]!.replaceAll('`', ''), { exit: Number(c[2]), when: c[3]! }]),
+    );
+    expect([...rows.keys()].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    for (const [code, exit] of Object.entries(ERROR_CODES)) expect(rows.get(code)?.exit, code).toBe(exit);
+    const when = rows.get('RESULT_INVALID')!.when;
+    for (const command of ['report', 'compare', 'fit', 'import', '--resume'])
+      expect(when).toContain(`\`${command}\``);
   });
 });

@@ -34,6 +34,20 @@ async function pasteAll(lines: string[], cwd?: string): Promise<Pasted[]> {
   return out;
 }
 
+// The CLI started as a user starts it after `npm ci`, in its own process group (Ctrl-C reaches all of it).
+function startAsUser(args: string[]) {
+  const child = spawn('npx', ['llm-inference-bench', ...args], {
+    cwd: REPO_ROOT,
+    env: userShellEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+  return { child, stderr: () => stderr, closed };
+}
+
 describe('hints run as printed (after npm ci, no global install)', () => {
   const simNow = builtCliAndSim();
 
@@ -85,25 +99,18 @@ describe('hints run as printed (after npm ci, no global install)', () => {
       '--run-id',
       'r1',
     ];
-    const child = spawn('npx', ['llm-inference-bench', 'run', ...args], {
-      cwd: REPO_ROOT,
-      env: userShellEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const closed = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    const { child, stderr: err, closed } = startAsUser(['run', ...args]);
     const path = join(out, 'r1', 'result.json');
     const deadline = Date.now() + 90_000;
     const cells = () =>
       existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { decode: unknown[] }).decode.length : 0;
     while (cells() < 1) {
-      if (Date.now() > deadline) throw new Error(`no cell in time: ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`no cell in time: ${err()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     process.kill(-child.pid!, 'SIGINT'); // Ctrl-C reaches the whole foreground group (npm dies of it too)
     await closed;
+    const stderr = err();
     expect(stderr).toMatch(/^error \[INTERRUPTED\]: /m);
     const cmds = hintCommands(stderr);
     expect(cmds).toEqual([`${NPX} run --resume ${join(out, 'r1')}`]);
@@ -116,5 +123,24 @@ describe('hints run as printed (after npm ci, no global install)', () => {
     const result = JSON.parse(readFileSync(path, 'utf8')) as { status: string; decode: unknown[] };
     expect(result.status).toBe('complete');
     expect(result.decode).toHaveLength(4);
+  });
+
+  // The demo's simulated engine stops with it: `run --resume` pasted after a demo's Ctrl-C found no server.
+  it('an interrupted demo names a command that starts it again, and it starts', async () => {
+    const out = tempDir('hint-demo-int');
+    const { child, stderr: err, closed } = startAsUser(['demo', '--duration', '1', '--out', out]);
+    const deadline = Date.now() + 90_000;
+    while (!/\[1\/\d+ measured/.test(err())) {
+      if (Date.now() > deadline) throw new Error(`no cell in time: ${err()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(-child.pid!, 'SIGINT');
+    await closed;
+    const stderr = err();
+    expect(stderr).toMatch(/^error \[INTERRUPTED\]: .*cannot be continued; run the demo again/m);
+    const cmds = hintCommands(stderr);
+    expect(cmds).toEqual([`${NPX} demo --duration 1 --out ${out}`]);
+    const [again] = await pasteAll(cmds);
+    expect(`${again!.stdout}${again!.stderr}`).toMatch(/run \S+: /); // it planned and started measuring
   });
 });

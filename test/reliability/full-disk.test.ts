@@ -25,7 +25,7 @@ describe('full disk', () => {
     });
     expect(r.problems).toEqual([]);
     expect(r.maxCellsSeen).toBeGreaterThan(0);
-    expect(r.run.errorLines[0]).toMatch(/--resume/);
+    expect(r.run.errorLines[0]).toMatch(/free some space, then continue with `\S.* run --resume \S+`\.$/);
   });
 
   it('a real 20 KB tmpfs (where the sandbox can mount one)', { timeout: 120_000 }, async (ctx) => {

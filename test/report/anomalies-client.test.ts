@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { printOutcome } from '../../src/cli/run.js';
 import { findAnomalies } from '../../src/report/anomalies.js';
+import { renderHtml } from '../../src/report/html/template.js';
 import { renderCsv } from '../../src/report/csv.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderText } from '../../src/report/text.js';
@@ -62,5 +64,55 @@ describe('client self-check and token attribution in the reports', () => {
     expect(flag.text).toMatch(
       /1 of 3 repeats failed \(TARGET_UNREACHABLE\); the figures are those of the others/,
     );
+  });
+
+  // A demo on a loaded laptop had most of its anomalies blame the client, one cell at a time, and nothing said
+  // the machine was busy or what to do: the run now says it once, first, and in the terminal summary.
+  it('several client-bound cells are summed up once: a busy machine, or a saturated client, and what to do', () => {
+    const r = syntheticResult();
+    const measured = r.decode.filter((c) => c.status === 'Valid' || c.status === 'Requests queued');
+    expect(measured.length).toBeGreaterThanOrEqual(3);
+    const load = { loopDelayMaxMs: 90, threads: 1, wallMs: 3000 };
+    for (const c of measured)
+      c.client = { ...load, loopDelayP99Ms: 2, cpuPctPerThread: 20, clientBound: false };
+    const bind = (c: (typeof measured)[number], p99: number, cpu = 30) =>
+      (c.client = {
+        ...load,
+        loopDelayP99Ms: p99,
+        cpuPctPerThread: cpu,
+        clientBound: true,
+        reason: `event-loop delay p99 ${p99} ms > 5 ms`,
+      });
+    bind(measured[0]!, 26.9);
+    expect(findAnomalies(r).some((a) => a.kind === 'machine-busy')).toBe(false); // one cell says it itself
+    bind(measured[1]!, 62.8, 35);
+    const [first] = findAnomalies(r);
+    expect(first!.kind).toBe('machine-busy');
+    expect(first!.text).toBe(
+      `The benchmark client was the bottleneck in 2 of ${measured.length} measured cells (event-loop delay p99 up to 62.8 ms): ` +
+        'this machine was busy (the event loop ran late while the client itself used less than a core: other ' +
+        "work held the CPU). Those cells' TTFT and tok/s are partly this machine's, not the server's. Close other " +
+        'programs and run again; against a server, --workers N spreads the client over threads.',
+    );
+    expect(renderMarkdown(r)).toContain('this machine was busy');
+    expect(renderText(r).replace(/\s+/g, ' ')).toContain('this machine was busy');
+    expect(renderHtml(r)).toContain('machine busy');
+    let stdout = '';
+    const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true }, env: {} };
+    printOutcome(
+      { dir: '/r', resultPath: '/r/result.json', result: r, reports: [], counts: undefined! },
+      false,
+      io,
+    );
+    const lines = stdout.split('\n');
+    expect(
+      lines.every((l) => l.length <= 80),
+      stdout,
+    ).toBe(true);
+    expect(stdout.replace(/\s+/g, ' ')).toContain('note: The benchmark client was the bottleneck in 2 of');
+    // The client's own CPU full in most of them: it is the client, not the machine.
+    bind(measured[0]!, 26.9, 97);
+    bind(measured[1]!, 62.8, 95);
+    expect(findAnomalies(r)[0]!.text).toContain('the client itself had no CPU to spare');
   });
 });

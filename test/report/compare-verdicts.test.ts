@@ -102,4 +102,36 @@ describe('compare verdicts', () => {
     expect(await main(['compare', pa, pSlow, '--fail-on', '0%'])).toBe(12);
     expect(err.join('')).toMatch(/error \[REGRESSION\]: 1 significant slowdown against A \(99% test/);
   });
+
+  // A demo on a busy machine kept one of three 8K repeats (the other two more than 25% off the median) and the
+  // gate said "B measured one repeat", with --prefill-repeats 3 as the fix it already had.
+  it('a point whose other repeats were outliers is not said to have measured one repeat', async () => {
+    const three = (p: RunResult['prefill'][number], outliers: boolean) => ({
+      ...p,
+      repeats: [0.75, 1, 1.3].map((f) => ({
+        promptTokens: p.promptTokens ?? p.contextTokens,
+        promptTokensSource: 'usage' as const,
+        ttftMs: 10,
+        tokensPerS: p.tokensPerS! * (outliers ? f : 1 + (f - 1) / 50),
+        ...(outliers && f !== 1 ? { outlier: true } : {}),
+      })),
+    });
+    const valid = (r: RunResult) => r.prefill.filter((p) => p.tokensPerS);
+    const ra = structuredClone(a);
+    const rb = structuredClone(a);
+    ra.prefill = valid(ra).map((p) => three(p, false));
+    rb.prefill = valid(rb).map((p, i) => three(p, i === 0));
+    const [pa, pb] = writeResults(ra, rb);
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const err: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    expect(await main(['compare', pa, pb, '--fail-on', '5%'])).toBe(0);
+    const ctx = valid(rb)[0]!.contextTokens;
+    expect(err.join('')).toMatch(
+      new RegExp(
+        `Prefill not judged at ${ctx / 1024}K \\(B kept one of 3 repeats, the others flagged as outliers: no spread; rerun on a quieter machine\\)`,
+      ),
+    );
+    expect(err.join('')).not.toContain('measured one repeat');
+  });
 });

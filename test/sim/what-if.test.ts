@@ -26,18 +26,29 @@ describe('what-if (the runner rules on the engine model)', () => {
     expect(f.tbtMs).toBeGreaterThanOrEqual(2);
   });
 
-  it('skips a cell exactly where the plan does (one capacity rule)', () => {
-    const kv = tiny.kvCapacityTokens;
+  it('skips a cell exactly where the plan does: N x (C + max output) over the KV capacity', () => {
+    expect(tiny.kvCapacityTokens).toBe(300_000);
+    // By hand, max output 4,096: 8 x 20,480 = 163,840 and 8 x 36,864 = 294,912 fit; 16 x 20,480 = 327,680 and
+    // 16 x 36,864 = 589,824 do not; 10 x (25,904 + 4,096) = 300,000 exactly fits, one token more does not.
+    const over: Array<[number, number, boolean]> = [
+      [16384, 8, false],
+      [32768, 8, false],
+      [16384, 16, true],
+      [32768, 16, true],
+      [25904, 10, false],
+      [25905, 10, true],
+    ];
+    for (const [c, n, expected] of over) expect(overCapacity(tiny, c, n, 4096), `${c} x ${n}`).toBe(expected);
     const plan = buildPlan({
-      kvCapacityTokens: kv,
+      kvCapacityTokens: tiny.kvCapacityTokens,
       maxOutput: 4096,
       contexts: [16384, 32768],
       concurrency: [8, 16],
     });
-    for (const c of plan.cells)
-      expect(overCapacity(tiny, c.contextTokens, c.concurrency, 4096)).toBe(c.status === 'Over capacity');
-    expect(plan.cells.some((c) => c.status === 'Over capacity')).toBe(true);
-    expect(plan.cells.some((c) => c.status === 'run')).toBe(true);
+    expect(plan.cells.map((c) => [c.contextTokens, c.concurrency, c.status === 'Over capacity'])).toEqual(
+      expect.arrayContaining(over.slice(0, 4)),
+    );
+    expect(plan.cells).toHaveLength(4);
   });
 });
 

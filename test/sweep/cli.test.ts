@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +54,28 @@ describe('sweep --dry-run', () => {
     expect(r.stdout).toMatch(/6 cells to run; estimated 7\d s\n[\s\S]*6 cells to run; estimated 7\d s\n/);
     expect(r.stdout).toContain("\ntotal: 12 cells, estimated 2 min, plus each server's start");
     expect(r.stdout).not.toContain('{np}');
+  });
+
+  it('refuses a folder that holds a sweep with the command that continues it', async () => {
+    const serve = file('again.yaml', 'np: [2]\n');
+    mkdirSync(join(dir, 'held', 'sw1'), { recursive: true });
+    writeFileSync(join(dir, 'held', 'sw1', 'sweep.json'), '{}');
+    const r = await runCliInProcess([
+      'sweep',
+      '--serve-cmd',
+      'llama-server --port {port} -np {np}',
+      '--serve-params',
+      serve,
+      '--out',
+      join(dir, 'held'),
+      '--run-id',
+      'sw1',
+      '--dry-run',
+    ]);
+    expect(r.stderr).toBe(
+      `error [USAGE]: ${join(dir, 'held', 'sw1')} already holds a sweep. Continue it with ` +
+        `\`npx llm-inference-bench sweep --resume ${join(dir, 'held', 'sw1')}\`, or pick another --run-id.\n`,
+    );
   });
 
   it('says when contexts wait for the server, and writes nothing', async () => {

@@ -282,15 +282,7 @@ describe('llama.cpp KV pool: unified or split', () => {
       131072,
       'lower-bound',
     ],
-    [
-      'issue 16: -c 65536, 4 unified slots capped at n_ctx_train',
-      32768,
-      4,
-      {},
-      model(32768),
-      32768,
-      'lower-bound',
-    ],
+    ['-c 65536, 4 unified slots capped at n_ctx_train', 32768, 4, {}, model(32768), 32768, 'lower-bound'],
     [
       'split with a large -c: slots below the training context',
       32768,

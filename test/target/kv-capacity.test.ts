@@ -58,7 +58,7 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
     sim = undefined;
   });
 
-  it('issue 16: unified pool of 65,536 with slots capped at 32,768 reads as a lower bound from the API, exact from the launch command', async () => {
+  it('a unified pool of 65,536 with slots capped at 32,768 reads as a lower bound from the API, exact from the launch command', async () => {
     sim = await startSim({
       profile: 'tiny',
       flavor: 'llamacpp',
@@ -77,7 +77,7 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
     expect(formatProbe(launched, sim.baseUrl)).not.toMatch(/lower bound/);
   });
 
-  it('issue 11: split -c 200000 -np 4 reads as 200,704 (inferred from the API, exact from the launch command)', async () => {
+  it('split -c 200000 -np 4 reads as 200,704 (inferred from the API, exact from the launch command)', async () => {
     sim = await startSim({
       profile: 'tiny',
       flavor: 'llamacpp',

@@ -24,9 +24,17 @@ describe('metrics sampler', () => {
   it('samples vLLM /metrics on its own timer, relative to the window open', async () => {
     srv = await serveFixture('vllm');
     const info = await probeTarget({ baseUrl: srv.url, hardware: noHw });
-    const sampler = createMetricsSampler(info, { baseUrl: srv.url + '/v1', intervalMs: 50, power: null });
-    const open = performance.timeOrigin + performance.now();
-    sampler.start(open);
+    // The sampler's clock is the test's: the first scrape goes out as the window opens (5,000), every later one
+    // after the clock has moved to 5,120, however late a busy machine runs the timer.
+    let clock = 5_000;
+    const sampler = createMetricsSampler(info, {
+      baseUrl: srv.url + '/v1',
+      intervalMs: 50,
+      power: null,
+      now: () => clock,
+    });
+    sampler.start(5_000);
+    clock = 5_120;
     await sleep(400);
     const samples = await sampler.stop();
     // 400 ms at 50 ms: at most 9 ticks; a busy machine delays ticks, so fewer is fine, none is not
@@ -42,9 +50,7 @@ describe('metrics sampler', () => {
       specAcceptedTokens: 3500,
       specDraftTokens: 7000,
     });
-    expect(samples[0]!.tMs).toBeGreaterThanOrEqual(0);
-    expect(samples[0]!.tMs).toBeLessThan(250);
-    for (let i = 1; i < samples.length; i++) expect(samples[i]!.tMs).toBeGreaterThan(samples[i - 1]!.tMs);
+    expect(samples.map((x) => x.tMs)).toEqual([0, ...samples.slice(1).map(() => 120)]);
     // Stopped: no more scrapes.
     const n = srv.requests.length;
     await sleep(150);
@@ -55,9 +61,11 @@ describe('metrics sampler', () => {
 
   it('a slow scrape skips ticks instead of piling up, and stop() does not wait for it', async () => {
     let hits = 0;
+    // The scrape is answered only when the test says so: a stop() that waited for it would never return.
+    let answer: () => void = () => undefined;
     const slow = createServer((_req, res) => {
       hits++;
-      setTimeout(() => res.end(fixtureText('vllm', 'metrics.txt')), 600);
+      answer = () => res.end(fixtureText('vllm', 'metrics.txt'));
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
@@ -80,12 +88,15 @@ describe('metrics sampler', () => {
         { baseUrl: url, intervalMs: 20, power: null },
       );
       sampler.start(0);
-      await sleep(300);
-      const t0 = performance.now();
+      for (let i = 0; i < 500 && hits < 1; i++) await sleep(20);
+      await sleep(200); // 10 more ticks at 20 ms while the first scrape waits
       const samples = await sampler.stop();
-      expect(performance.now() - t0).toBeLessThan(400);
       expect(hits).toBe(1); // one scrape in flight at a time
       expect(samples).toEqual([]);
+      // The answer that comes after the stop lands in no window.
+      answer();
+      await sleep(50);
+      expect(await sampler.stop()).toEqual([]);
     } finally {
       slow.closeAllConnections();
       await new Promise((r) => slow.close(r));
@@ -101,11 +112,14 @@ describe('metrics sampler', () => {
       maxSamples: 3,
       power: null,
     });
+    const scrapes = () => srv!.requests.filter((r) => r.path.endsWith('/metrics')).length;
+    const probed = scrapes();
     sampler.start(0);
-    await sleep(300);
-    const before = srv.requests.length;
-    await sleep(100);
-    expect(srv.requests.length).toBe(before);
+    // However slowly a busy machine runs the timer: three scrapes come, then no fourth.
+    for (let i = 0; i < 500 && scrapes() - probed < 3; i++) await sleep(20);
+    expect(scrapes() - probed).toBe(3);
+    await sleep(200); // 20 more ticks at 10 ms, had the sampler not stopped
+    expect(scrapes() - probed).toBe(3);
     expect((await sampler.stop()).length).toBe(3);
   });
 

@@ -90,18 +90,37 @@ describe('llm-inference-bench probe', () => {
   it('unreachable and not-OpenAI servers', async () => {
     const down = await runCliInProcess(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
     expect(down.code).toBe(3);
-    expect(down.stderr).toMatch(/^error \[TARGET_UNREACHABLE\]/);
+    // The refusal in words, the errno code not repeated.
+    expect(down.stderr).toBe(
+      'error [TARGET_UNREACHABLE]: http://127.0.0.1:1: nothing is listening there (connection refused). ' +
+        'Check that the server is running and --base-url (host and port) is right.\n',
+    );
     const html = await serveFixture('vllm', {
       routes: {
         'GET /v1/models': { headers: { 'content-type': 'text/html' }, body: '<!doctype html><p>hi' },
       },
     });
     try {
-      const r = await runCliInProcess(['probe', '--base-url', html.url]);
+      const r = await runCliInProcess(['probe', '--base-url', `${html.url}/v1`]);
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/^error \[NOT_OPENAI_COMPATIBLE\].*HTML/);
+      // The URL already ends in /v1: the hint names the port, not "point --base-url at its /v1".
+      const port = new URL(html.url).port;
+      expect(r.stderr).toContain(`Check that port ${port} is the LLM server's own, not a web UI`);
+      expect(r.stderr).not.toContain('/v1 (e.g.');
     } finally {
       await html.close();
+    }
+    const none = await serveFixture('vllm', { routes: {} });
+    try {
+      const r = await runCliInProcess(['probe', '--base-url', none.url]);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toContain('answered with HTTP 404, not an OpenAI model list.');
+      expect(r.stderr).toContain(
+        `Check the port (${new URL(none.url).port}) and any path the server sits under`,
+      );
+    } finally {
+      await none.close();
     }
   });
 });

@@ -47,6 +47,29 @@ describe('fit', () => {
     expect(Math.abs(slope - truth.decodeContextSlopeMsPerMTokens)).toBeLessThan(3 * se);
   });
 
+  it("reads a cell's lucky acceptance as more tokens per step, not a faster step", () => {
+    const step = (o: typeof obs, b: number) =>
+      fitTwin(o, plan).profile.decodeStepMs.find((p) => p[0] === b)![1];
+    const at = (d: (typeof obs.decode)[number]) => d.contextTokens === 1024 && d.concurrency === 4;
+    const faster = (k: number, acceptance: boolean) => ({
+      ...obs,
+      decode: obs.decode.map((d) =>
+        at(d)
+          ? {
+              ...d,
+              perRequestTokensPerS: d.perRequestTokensPerS! * k,
+              specAcceptanceLength: acceptance ? d.specAcceptanceLength! * k : d.specAcceptanceLength,
+            }
+          : d,
+      ),
+    });
+    const base = step(obs, 4);
+    // 8% faster with the same acceptance: a shorter step at 4 sequences.
+    expect(step(faster(1.08, false), 4)).toBeLessThan(base * 0.98);
+    // 8% faster because its drafts were accepted 8% more: the same step.
+    expect(Math.abs(step(faster(1.08, true), 4) / base - 1)).toBeLessThan(0.005);
+  });
+
   it('reports a residual for every measured cell and reproduces them within a few percent', () => {
     expect(twin.residuals).toHaveLength(measured.decode.length);
     for (const r of twin.residuals) {

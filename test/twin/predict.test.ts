@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport, REPORT_FORMATS } from '../../src/report/index.js';
 import { RunResult } from '../../src/results/schema.js';
-import { judge } from './judge.js';
 import { observe, selectObservations } from '../../src/twin/observe.js';
 import { predict } from '../../src/twin/predict.js';
 import { fitTwin } from '../../src/twin/twin.js';
@@ -37,14 +36,6 @@ describe('predict', () => {
       expect(i.hi).toBeGreaterThan(c.totalTokensPerS!);
     }
     expect(p.prefill.map((x) => x.contextTokens)).toEqual(measured.prefill.map((x) => x.contextTokens));
-  });
-
-  it('predicts the cells it did not see: tok/s within 10%, TTFT within 25% and every status', () => {
-    const j = judge(measured, p, fitted);
-    expect(j.cells).toBe(measured.decode.length - fitted.size);
-    expect(j.figures.total.judged).toBeGreaterThan(3);
-    expect(j.figures.ttft.judged).toBe(j.figures.total.judged);
-    expect(j.misses).toEqual([]);
   });
 
   it('says where a what-if extrapolates, and widens its interval there', () => {

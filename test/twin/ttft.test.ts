@@ -96,6 +96,52 @@ describe('a twin of it', () => {
     expect(t.profile.apiSerialMs).toBeLessThan(25 * 1.2);
   });
 
+  it('keeps a pause out of its TTFT spread, and widens it for a model that misses by half', () => {
+    const scaled = (k: number, which: (d: (typeof obs.decode)[number]) => boolean) =>
+      fitTwin(
+        { ...obs, decode: obs.decode.map((d) => (which(d) ? { ...d, ttftMs: d.ttftMs! * k } : d)) },
+        planOf(measured),
+      ).meta.sigma.ttft;
+    const at = (c: number, n: number) => (d: { contextTokens: number; concurrency: number }) =>
+      d.contextTokens === c && d.concurrency === n;
+    expect(scaled(30, at(1024, 8))).toBe(twin.meta.sigma.ttft); // 30 x its neighbours: a pause
+    const half = (d: { contextTokens: number; concurrency: number }) =>
+      d.contextTokens === 1024 && (d.concurrency === 4 || d.concurrency === 16);
+    expect(scaled(1.7, half)).toBeGreaterThan(twin.meta.sigma.ttft * 1.3);
+  });
+
+  it("at the window's close, predicts between the first wave and the re-sends, and spans both", () => {
+    const [far] = predict(twin.profile, twin.meta, { contexts: [1024], concurrency: [4] }).decode;
+    expect((far!.prediction?.extrapolates ?? []).join()).not.toMatch(/window's close/);
+    // A max output the twin's own rate ends right at the 5 s window's close.
+    const edgeOutput = Math.round(far!.perRequestTokensPerS! * GRID.windowS);
+    const [edge] = predict(twin.profile, twin.meta, {
+      contexts: [1024],
+      concurrency: [4],
+      maxOutput: edgeOutput,
+    }).decode;
+    expect((edge!.prediction?.extrapolates ?? []).join()).toMatch(/end near the window's close/);
+    // The engine itself, its requests 10% shorter (they complete and re-send) and 10% longer (they do not).
+    const truth = (k: number) =>
+      simulateCell(engine, {
+        contextTokens: 1024,
+        concurrency: 4,
+        maxOutput: Math.round(edgeOutput * k),
+        windowS: GRID.windowS,
+      });
+    const [done, wave] = [truth(0.9), truth(1.1)];
+    expect(done.completed).toBeGreaterThan(0);
+    expect(wave.completed).toBe(0);
+    expect(wave.ttftMs!).toBeGreaterThan(done.ttftMs! * 1.2);
+    const i = edge!.intervals!.ttftMs!;
+    for (const t of [done.ttftMs!, wave.ttftMs!]) {
+      expect(t).toBeGreaterThan(i.lo);
+      expect(t).toBeLessThan(i.hi);
+    }
+    expect(edge!.ttftMs!).toBeGreaterThan(done.ttftMs!);
+    expect(edge!.ttftMs!).toBeLessThan(wave.ttftMs!);
+  });
+
   it('says what it does not know: a wave beyond the measured one, a p90 it never saw', () => {
     const wide = predict(twin.profile, twin.meta, { contexts: [1024], concurrency: [16, 128] });
     const [c16, c128] = wide.decode;

@@ -1,4 +1,5 @@
 import { clientSaturated } from '../../client/self-check.js';
+import { cliCommand } from '../../invocation.js';
 import { BenchError } from '../../errors.js';
 import { isoTime, type Clock } from '../../clock.js';
 import { contextLabel } from '../../format/labels.js';
@@ -94,10 +95,7 @@ export async function measureCell(
   cell.startedAt = startedAt;
   cell.finishedAt = isoTime(clock);
   if (cell.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell, warnings };
-  const fatal = new BenchError('TARGET_UNREACHABLE', `the server stopped answering during decode ${label}.`, {
-    hint: `Finished cells are kept; continue later with --resume ${env.dir}.`,
-  });
-  return { sent, cell, warnings, fatal };
+  return { sent, cell, warnings, fatal: stoppedAnswering(`decode ${label}`, env.dir) };
 }
 
 function cellRequest(x: Sent): CellRequest {
@@ -116,7 +114,14 @@ function cellRequest(x: Sent): CellRequest {
 }
 
 // Every failure a connect failure and not one token: the server went away, not a cell that went badly.
-function unreachable(sent: readonly Sent[]): boolean {
+export function stoppedAnswering(during: string, dir: string): BenchError {
+  return new BenchError('TARGET_UNREACHABLE', `the server stopped answering during ${during}.`, {
+    hint: `Finished cells are kept; continue later with \`${cliCommand('run', '--resume', dir)}\`.`,
+  });
+}
+
+// Nothing came back and every failure was a connection's: the server is gone, not slow.
+export function unreachable(sent: readonly Sent[]): boolean {
   const errs = sent.filter((x) => !x.record.ok && x.record.error?.kind !== 'aborted');
   return (
     errs.length > 0 &&

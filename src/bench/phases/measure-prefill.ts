@@ -2,6 +2,7 @@ import { contextLabel } from '../../format/labels.js';
 import type { PlannedPrefill } from '../../plan/plan.js';
 import type { PrefillPoint } from '../../results/schema.js';
 import { measurePrefill, prefillWarnings } from '../prefill.js';
+import { stoppedAnswering, unreachable } from './measure-cell.js';
 import type { Sender } from '../sender.js';
 import type { Measured } from './outcome.js';
 import type { TooLong } from './too-long.js';
@@ -14,6 +15,7 @@ export async function measurePrefillPoint(
   stop: AbortSignal,
   tooLong: TooLong,
   phase: (label: string) => void,
+  dir: string,
 ): Promise<Measured<PrefillPoint>> {
   const ctx = pp.contextTokens;
   if (pp.status === 'Too long')
@@ -30,5 +32,8 @@ export async function measurePrefillPoint(
     return { sent: r.sent, cell, warnings };
   }
   if (stop.aborted) return { sent: r.sent, interrupted: true };
+  // A server that died between cells refuses every repeat: stop as a decode cell stops, not go on Failed.
+  if (r.point.status === 'Failed' && unreachable(r.sent))
+    return { sent: r.sent, fatal: stoppedAnswering(`prefill ${label}`, dir), warnings: [] };
   return { sent: r.sent, cell: r.point, warnings: prefillWarnings(r.point, label) };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from '../../errors.js';
 import { fsError } from '../../fs-errors.js';
@@ -110,6 +110,12 @@ export function planRun(
 // The stored result fixes runId, seed, lists and target, so the prompts and cells are the same.
 export function readPrevious(dir: string): RunResult {
   const path = join(dir, RESULT_FILE);
+  // A folder that is not there is worded as report and import word it (fsError), not as an empty one.
+  try {
+    statSync(dir);
+  } catch (e) {
+    throw fsError('USAGE', `nothing to resume in ${dir}`, e);
+  }
   if (!existsSync(path))
     throw new BenchError('USAGE', `nothing to resume in ${dir}: it holds no ${RESULT_FILE}.`, {
       hint: resumeHint(dir),

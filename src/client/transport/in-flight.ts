@@ -2,6 +2,7 @@
 // timeouts, the caller's abort, the settle-once rule and the session feed. A transport calls sent(),
 // headers(), data() per network read with one stamp, and ended() or lost(); it implements release() to stop
 // reading a response the record no longer needs. Both transports thus give the same RequestRecord.
+import { connectWords } from '../connect-words.js';
 import { setMaxListeners } from 'node:events';
 import { nowMs } from '../../clock.js';
 import type { ErrorKind, RequestRecord } from '../types.js';
@@ -171,7 +172,15 @@ export function describeError(err: unknown): string {
     const code = (err as { code?: string }).code;
     const cause = (err as { cause?: unknown }).cause;
     const causeCode = cause instanceof Error ? (cause as { code?: string }).code : undefined;
-    return [code, causeCode, err.message].filter(Boolean).join(' ');
+    // The code once (Node's message often holds it already), after the words for it where there are some.
+    const evidence = [...new Set([code, causeCode])]
+      .filter((c): c is string => !!c && !err.message.includes(c))
+      .concat(err.message)
+      .join(' ');
+    const { address, port } = err as { address?: string; port?: number };
+    const words = connectWords(code ?? causeCode);
+    if (!words) return evidence;
+    return address ? `${address}${port ? `:${port}` : ''}: ${words}` : `${words} (${evidence})`;
   }
   return String(err);
 }

@@ -105,6 +105,7 @@ function anomalyList(list: Anomaly[]): string {
     queued: 'requests queued',
     capacity: 'capacity check',
     'client-bound': 'client was the bottleneck',
+    'machine-busy': 'machine busy',
     'held-stream': 'stream held on the way',
     'estimated-tokens': 'estimated token split',
     errors: 'errors',

@@ -113,6 +113,9 @@ export function checkRun(c: FaultCase, r: BenchRunResult, lines: RequestLine[], 
     else if (ERROR_CODES[code] !== r.code) p.push(`exit ${r.code} does not match ${code}`);
     if (code !== stopCode)
       p.push(`fault ${c.fault} stopped the run with ${code} (allowed: ${stopCode ?? 'none'})`);
+    // A server that stopped answering: the line names the whole command that continues the run.
+    if (code === 'TARGET_UNREACHABLE' && !/`\S.* run --resume \S+`/.test(r.errorLines[0] ?? ''))
+      p.push(`no resume command in: ${r.errorLines[0]}`);
     if (res && res.status !== 'failed' && !(res.status === 'complete' && res.error?.code === code))
       p.push(`stopped run left status ${res.status}`);
   }

@@ -1,0 +1,78 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BenchRun } from '../../src/bench/run.js';
+import { priorPrefillModel } from '../../src/plan/prefill-model.js';
+import { runEta } from '../../src/progress/run-eta.js';
+import type { ProgressSink, ProgressStart } from '../../src/progress/sink.js';
+import type { RunResult } from '../../src/results/schema.js';
+import { runVirtual, virtualRig, virtualSettings } from './virtual-run.js';
+
+// On --resume the ETA sat still for seconds, then jumped. A resumed run's estimate starts from
+// the prefill speed its own points measured, and the ETA then tracks the time really left.
+describe('ETA of a resumed run (virtual time)', () => {
+  it('starts from the measured prefill speed and stays near the time left at every event', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'resume-eta-'));
+    const matrix = { contexts: [1024, 4096, 16384], concurrency: [1, 4], duration: 2 };
+    const full = await runVirtual(virtualSettings(out, matrix));
+    expect(full.result.status).toBe('complete');
+    // As a crash would leave it: the first context's prefill point and cells, nothing after.
+    const cut: RunResult = {
+      ...full.result,
+      status: 'running',
+      decode: full.result.decode.filter((c) => c.contextTokens === 1024),
+      prefill: full.result.prefill.filter((p) => p.contextTokens === 1024),
+    };
+    writeFileSync(join(full.dir, 'result.json'), JSON.stringify(cut));
+
+    const rig = virtualRig();
+    const eta = runEta(() => rig.clock.now());
+    const seen: Array<{ atMs: number; etaS: number }> = [];
+    let start: ProgressStart | undefined;
+    const note = () => seen.push({ atMs: rig.clock.now(), etaS: eta.seconds() });
+    // Read every second as the live view redraws, not only at events: the ETA once sat still between them.
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      note();
+      rig.clock.setTimer(tick, 1000);
+    };
+    const progress: ProgressSink = {
+      start(s) {
+        start = s;
+        eta.start(s);
+        tick();
+      },
+      phase: note,
+      prefillDone(p) {
+        eta.prefillDone(p);
+        note();
+      },
+      cellDone(c) {
+        eta.cellDone(c);
+        note();
+      },
+      warn() {},
+      finish() {},
+    };
+    const run = new BenchRun(virtualSettings(out, { ...matrix, resume: full.dir }), {
+      ...rig.deps,
+      progress,
+    });
+    await rig.drive(run.start());
+    ticking = false;
+    const endMs = rig.clock.now();
+    expect(seen.length).toBeGreaterThan((endMs - seen[0]!.atMs) / 1000);
+    // The estimate's prefill model is fitted to the 1K point, not the engine's prior.
+    expect(start!.prefillPrior).not.toEqual(priorPrefillModel('vllm'));
+    expect(start!.counts.done).toBe(2);
+    const after = JSON.parse(readFileSync(join(full.dir, 'result.json'), 'utf8')) as RunResult;
+    expect(after.status).toBe('complete');
+    // At every event the ETA is within 25% of the time really left, or 1.5 s where little is left.
+    const off = seen
+      .map((s) => ({ ...s, leftS: (endMs - s.atMs) / 1000 }))
+      .filter((s) => Math.abs(s.etaS - s.leftS) > Math.max(1.5, 0.25 * s.leftS));
+    expect(off).toEqual([]);
+  });
+});
