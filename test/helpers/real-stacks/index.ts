@@ -22,7 +22,7 @@
 // fixture_ttft_ms (5), fixture_itl_ms (2), fixture_per_chunk (1), fixture_framing ("chunked" | "length":
 // a Content-Length body), fixture_close (1: the response says Connection: close). The truth log has one
 // line per request: its X-Request-Id, when the handler got it, and each token event's send time (stamped
-// when the write returned) in CLOCK_MONOTONIC µs, which readTruth puts on the client's nowMs() timeline.
+// just before the write) in CLOCK_MONOTONIC µs, which readTruth puts on the client's nowMs() timeline.
 import type { SimHandle } from '../../../src/sim/server.js';
 import type { FixtureTruth } from './origins.js';
 

@@ -9,7 +9,7 @@ import { scratchDir, startProcess } from './process.js';
 export interface FixtureTruth {
   requestId: string;
   arrivalMs: number; // the handler started (the request head was read)
-  chunks: Array<[number, number]>; // [sent ms, tokens] of each token event, stamped when its write returned
+  chunks: Array<[number, number]>; // [sent ms, tokens] of each token event, stamped just before its write
   endMs: number;
   tokens: number;
 }
