@@ -52,7 +52,7 @@ describe('ConnectPacer', () => {
     expect(a).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('a request never waits behind itself: the process pacer lets 64 streams at once all through', async () => {
+  it('64 new connections at once through the process pacer: every request answered in full, on both transports', async () => {
     // Both transports through the shared pacer, 64 new connections at once: every request answered in full.
     const sim = await startSim({ profile: 'tiny' });
     try {

@@ -54,7 +54,7 @@ export class OriginPolicy {
 }
 
 /** An origin's key: host (no brackets around IPv6) and port, as net.connect takes them. */
-export function originKey(u: URL): string {
+export function originKey(u: Pick<URL, 'hostname' | 'port' | 'protocol'>): string {
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
   return `${u.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
 }

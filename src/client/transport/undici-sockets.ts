@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { connectPacer } from './connect-pacer.js';
+import { originKey } from './origin-policy.js';
 
 const TAG = Symbol('llmib.socketState');
 
@@ -22,18 +23,13 @@ export interface SocketTag {
 export function trackedConnector(connectMs: number): buildConnector.connector {
   const base = buildConnector({ timeout: connectMs });
   return (opts, callback) =>
-    connectPacer.run(connectKey(opts), () =>
+    // the lean pool's key for the same origin, so both transports share one pace
+    connectPacer.run(originKey(opts), () =>
       base(opts, (...args: Parameters<buildConnector.Callback>) => {
         if (args[1]) track(args[1]);
         callback(...args);
       }),
     );
-}
-
-// The lean pool's key for the same origin (origin-policy.ts originKey), so both transports share one pace.
-function connectKey(o: buildConnector.Options): string {
-  const port = o.port || (o.protocol === 'https:' ? '443' : '80');
-  return `${o.hostname.replace(/^\[(.*)\]$/, '$1')}:${port}`;
 }
 
 function track(socket: Socket): void {
