@@ -17,6 +17,7 @@ export type AnomalyKind =
   | 'client-bound'
   | 'machine-busy'
   | 'held-stream'
+  | 'resent'
   | 'estimated-tokens'
   | 'warning';
 
@@ -240,6 +241,7 @@ function flagsOfCell(c: DecodeCell): Flag[] {
         `timings are partly the client's, not the server's. Rerun with --workers N or on a quieter machine.`,
     },
     measured && heldStreamFlag(c, where),
+    resentFlag(c, where),
     estimatedTokensFlag(c, where),
     measured && stallFlag(c, where),
     measured &&
@@ -307,6 +309,24 @@ function heldStreamFlag(c: DecodeCell, where: string): Flag | undefined {
       `them) are that proxy's timing, not the server's; ${total}. Measure the server directly, or let the ` +
       `proxy pass the stream on: nginx with proxy_buffering off (or proxy_http_version 1.1) and no gzip for ` +
       `text/event-stream, haproxy with option http-no-delay.`,
+  };
+}
+
+// Requests sent twice because the server closed a kept-alive connection before answering (docs/method.md
+// "Connections"): nothing is wrong with the figures, but the user should know the server closes connections.
+function resentFlag(c: DecodeCell, where: string): Flag | undefined {
+  const n = c.staleReconnects;
+  if (!n) return undefined;
+  const one = n === 1;
+  const of = c.requestsSent ? ` of ${fmtInt(c.requestsSent)}` : '';
+  return {
+    kind: 'resent',
+    severity: 'info',
+    text:
+      `Cell ${where}: ${fmtInt(n)}${of} request${one && !of ? '' : 's'} ${one ? 'was' : 'were'} sent again, on a ` +
+      `new connection: the server closed the kept-alive connection ${one ? 'it was' : 'each was'} written on ` +
+      `without a byte of answer (llama.cpp's server closes them right after a response). ` +
+      `${one ? 'It counts' : 'Each counts'} once, its TTFT timed from the second send.`,
   };
 }
 

@@ -76,7 +76,7 @@ export const CSV_HEADERS = [
 ];
 
 // Beyond the figures: how far to trust them (client self-check, a stream held on the way, token split), the
-// capacity check, the repeats.
+// capacity check, the repeats, requests sent again after the server closed a kept-alive connection.
 function cellExtraHeaders(): string[] {
   return [
     'Client bound',
@@ -90,6 +90,7 @@ function cellExtraHeaders(): string[] {
     'Window token error bound',
     'Capacity check',
     'Repeats',
+    'Requests sent again',
   ];
 }
 
@@ -107,6 +108,8 @@ function cellExtras(c: DecodeCell): unknown[] {
     c.windowTokenErrorBound,
     k ? `${k.needTokens} > ${k.kvCapacityTokens} (${k.bound}): ${k.held ? 'rule held' : 'ran whole'}` : null,
     c.repeats?.length,
+    // Absent in the result means none; a result that counted no requests (imported, predicted) says nothing.
+    c.staleReconnects ?? (c.requestsSent === undefined ? null : 0),
   ];
 }
 

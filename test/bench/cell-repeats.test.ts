@@ -64,6 +64,18 @@ describe('mergeCellRepeats', () => {
     expect(mergeCellRepeats([cell({ streamBatching: free }), cell({})]).streamBatching).toBeUndefined();
   });
 
+  it('adds the requests sent again over the measured repeats, and keeps none when there were none', () => {
+    const m = mergeCellRepeats([
+      cell({ staleReconnects: 2 }),
+      cell({}),
+      cell({ staleReconnects: 1 }),
+      cell({ status: 'Failed', staleReconnects: 5 }), // a failed repeat counts in no figure
+    ]);
+    expect(m.staleReconnects).toBe(3);
+    expect(m.requestsSent).toBe(42);
+    expect('staleReconnects' in mergeCellRepeats([cell({}), cell({})])).toBe(false);
+  });
+
   it('a cell that failed every time stays Failed with its last error', () => {
     const m = mergeCellRepeats([
       cell({ status: 'Failed', error: 'first' }),

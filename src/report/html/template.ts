@@ -107,6 +107,7 @@ function anomalyList(list: Anomaly[]): string {
     'client-bound': 'client was the bottleneck',
     'machine-busy': 'machine busy',
     'held-stream': 'stream held on the way',
+    resent: 'sent again',
     'estimated-tokens': 'estimated token split',
     errors: 'errors',
     stall: 'stall',
