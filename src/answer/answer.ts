@@ -68,12 +68,18 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
 
 const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
 
-/** "16 users", "at least 128 users", "none", "too close to call". */
+/** "1 user", "2 or 4 users", "1, 2 or 4 users". */
+function levelList(levels: number[]): string {
+  if (levels.length === 1) return users(levels[0]!);
+  return `${levels.slice(0, -1).join(', ')} or ${levels.at(-1)} users`;
+}
+
+/** "16 users", "at least 128 users", "not even 1 user", "too close to call at 2 or 4 users". */
 export function capacityPhrase(c: ContextCapacity): string {
   if (c.capacity && c.atLeast) return `at least ${users(c.capacity.cell.concurrency)}`;
   if (c.capacity) return users(c.capacity.cell.concurrency);
-  if (c.undecided.length && !c.limit) return 'too close to call';
-  if (c.undecided.length) return `under ${users(c.limit!.cell.concurrency)}, too close to call below`;
+  if (c.undecided.length)
+    return `too close to call at ${levelList(c.undecided.map((j) => j.cell.concurrency))}`;
   return 'not even 1 user';
 }
 

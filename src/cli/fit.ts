@@ -30,6 +30,20 @@ export function register(program: Command, io: CliIo): void {
       );
     const read = resultReader(io);
     const results = paths.map((p) => ({ result: read(p), source: p }));
+    // The same run given twice would count each of its cells twice in every least squares (docs/twin.md).
+    const seen = new Map<string, string>();
+    for (const r of results) {
+      const earlier = seen.get(r.result.runId);
+      if (earlier !== undefined)
+        throw new BenchError(
+          'USAGE',
+          `${earlier} and ${r.source} are the same run (${r.result.runId}); pass each run once.`,
+          flags.twinCells
+            ? { hint: '--twin-cells takes no file: it picks its cells from the results given.' }
+            : {},
+        );
+      seen.set(r.result.runId, r.source);
+    }
     let obs = observe(results);
     const first = results[0]!.result;
     if (flags.twinCells) {

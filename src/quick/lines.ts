@@ -54,7 +54,7 @@ export function quickAnswerLines(
     wrapped(
       `${contextLabel(c.contextTokens)}: ${capacityPhrase(c)} at once` +
         (c.capacity ? ` (${fmtTokS(c.capacity.cell.totalTokensPerS)} tok/s total)` : '') +
-        (c.undecided.length
+        (c.capacity && c.undecided.length
           ? `; ${c.undecided.map((j) => j.cell.concurrency).join(', ')} too close to call`
           : ''),
       '  ',

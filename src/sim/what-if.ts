@@ -32,6 +32,8 @@ export interface CellPlan {
   // Slots whose prompts the cell before (same context, a lower level) left in the prefix cache: a run measures a
   // context's levels in ascending order with the same slot prompts, so only the new slots warm up cold.
   cachedSlots?: number;
+  // Speculative steps yield the mean accepted tokens rather than a draw (Scheduler): a twin's prediction.
+  expectedAcceptance?: boolean;
 }
 
 export interface CellFigures {
@@ -140,7 +142,7 @@ export function simulateCell(profile: Profile, plan: CellPlan): CellFigures {
   const bs = profile.blockSize;
   // Each cell draws its own (speculative steps, early stops), as cells measured one after another do: one seed
   // for every cell would repeat the same draws at every context and lean a whole row one way.
-  const s = new Scheduler(profile, mixSeed(mixSeed(plan.seed ?? 1, C), N));
+  const s = new Scheduler(profile, mixSeed(mixSeed(plan.seed ?? 1, C), N), plan.expectedAcceptance ?? false);
   let t = warmUp(s, N, C, plan.cachedSlots ?? 0);
   let nextId = N;
   const tracks = new Map<string, Track>();

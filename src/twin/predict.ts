@@ -151,7 +151,7 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
     windowS: s.windowS,
     resendGapMs: restartGapMs(meta.restartLossMsPerMTokens, C),
   };
-  const f = simulateCell(s.profile, plan);
+  const f = withExpectedRates(simulateCell(s.profile, plan), s.profile, plan);
   const batch = Math.min(N, s.seqs);
   const dc = beyond(C, meta.ranges.contexts);
   const db = beyond(batch, meta.ranges.batch);
@@ -188,6 +188,23 @@ function predictDecodeCell(s: Setup, cell: Setup['layout']['cells'][number]): De
           },
         }
       : {}),
+  };
+}
+
+// A twin predicts the expected tok/s: one window's speculative draws move a cell's rates 2-3% either way, as they
+// move the measurement's, and two independent draws would double that scatter (docs/twin.md "Speculative draws").
+// The draws stay for everything else: requests that decode alike finish together and re-send in a burst, which
+// no server's requests do, so TTFT, chunk gaps and statuses come from the run with draws.
+function withExpectedRates(f: CellFigures, p: Profile, plan: CellPlan): CellFigures {
+  if (!p.speculative) return f;
+  const e = simulateCell(p, { ...plan, expectedAcceptance: true });
+  return {
+    ...f,
+    totalTokensPerS: e.totalTokensPerS,
+    perRequestTokensPerS: e.perRequestTokensPerS,
+    tbtMs: e.tbtMs,
+    outputTokens: e.outputTokens,
+    specAcceptanceLength: e.specAcceptanceLength,
   };
 }
 

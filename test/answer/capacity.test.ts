@@ -37,8 +37,16 @@ describe('capacity of a context', () => {
     const none = contextCapacity(8192, judged({ 1: 'fails', 2: 'fails' }));
     expect([none.capacity, capacityPhrase(none)]).toEqual([undefined, 'not even 1 user']);
     expect(capacityPhrase(contextCapacity(8192, judged({ 1: 'too close to call' })))).toBe(
-      'too close to call',
+      'too close to call at 1 user',
     );
+    const below = contextCapacity(
+      8192,
+      judged({ 1: 'too close to call', 2: 'too close to call', 4: 'too close to call', 8: 'fails' }),
+    );
+    expect([below.capacity, capacityPhrase(below)]).toEqual([
+      undefined,
+      'too close to call at 1, 2 or 4 users',
+    ]);
   });
 });
 

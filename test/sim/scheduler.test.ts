@@ -192,6 +192,23 @@ describe('scheduler: speculative decoding', () => {
     // Each step takes one 10 ms decode step whatever its size.
     expect(log[1]!.t - log[0]!.t).toBe(10);
   });
+
+  it('with expected acceptance yields the mean every step, carrying fractions (a twin predicts the expectation)', () => {
+    const s = new Scheduler(
+      testProfile({ speculative: { k: 3, meanTokens: 2.5 }, maxModelLen: 5000, kvCapacityTokens: 20000 }),
+      42,
+      true,
+    );
+    s.submit(req('a', 16, 4000, { ignoreEos: true }));
+    const log = drive(s);
+    // The prefill step samples one token; then 2.5 a step: 2, 3, 2, 3, ... (0.5 carried, then paid).
+    const sizes = log.slice(1).map((e) => e.n);
+    expect(sizes.slice(0, 6)).toEqual([2, 3, 2, 3, 2, 3]);
+    expect(log.reduce((a, e) => a + e.n, 0)).toBe(4000);
+    // 3,999 tokens after the first at 2.5 a step: 1,600 steps (the last clipped to the 4,000).
+    expect(sizes).toHaveLength(1600);
+    expect(s.counters.specAcceptedTokens / s.counters.specDrafts).toBeCloseTo(1.5, 2);
+  });
 });
 
 describe('scheduler: EOS and reasoning', () => {

@@ -133,4 +133,13 @@ describe('fit and predict commands', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error \[CONFIG_INVALID\]: unknown sim profile/);
   });
+  it('refuses the same run given twice (its cells would count twice in every fit)', async () => {
+    const seed = 'test/fixtures/seeds/001_e957ef8128caa214.txt';
+    const r = await runCliInProcess(['fit', seed, '--twin-cells', seed, '-o', join(dir, 'twice.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error \[USAGE\]: test\/fixtures\/seeds\/001_e957ef8128caa214\.txt and test\/fixtures\/seeds\/001_e957ef8128caa214\.txt are the same run \(imported-[0-9a-f]+\); pass each run once\./,
+    );
+    expect(r.stderr).toContain('--twin-cells takes no file');
+  });
 });
