@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -143,5 +143,17 @@ describe('fit and predict commands', () => {
       /^error \[USAGE\]: test\/fixtures\/seeds\/001_e957ef8128caa214\.txt and test\/fixtures\/seeds\/001_e957ef8128caa214\.txt are the same run \(imported-[0-9a-f]+\); pass each run once\./,
     );
     expect(r.stderr).toContain('--twin-cells takes no file');
+  });
+
+  it('refuses results of two different servers in one line, naming what differs (not a KV contradiction)', async () => {
+    // The seeds: GLM-5.3-Flash on 8 RTX PRO 6000, and the dflash2 model on 4 H200, both vLLM.
+    const a = 'test/fixtures/seeds/000_9816ff1652ee407d.txt';
+    const b = 'test/fixtures/seeds/001_e957ef8128caa214.txt';
+    const r = await runCliInProcess(['fit', a, b, '-o', join(dir, 'mixed.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error [USAGE]: these results are of different servers (model zai-org/GLM-5.3-Flash vs glm-5.3-flash-dflash2, GPU 8 × RTX PRO 6000 Blackwell Server Edition vs 4 × H200 SXM: ${a} vs ${b}); fit one server's runs.`,
+    ]);
+    expect(existsSync(join(dir, 'mixed.yaml'))).toBe(false);
   });
 });
