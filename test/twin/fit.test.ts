@@ -121,7 +121,7 @@ describe('fit', () => {
       { decode: new Set(['1024x1', '1024x4', '8192x1', '8192x4']), prefill: new Set([1024]) },
     );
     const e = refusal(() => fitTwin(under, plan));
-    expect(e.message).toMatch(/cannot pin the KV capacity.*at least 34816 tokens at 8K × 4/);
+    expect(e.message).toMatch(/cannot pin the KV capacity.*at least 34,816 tokens at 8K × 4/);
     // The next planned level above the largest that ran (the demo grid's 1, 2, 4, 8, 16), not a guess.
     expect(e.hint).toMatch(/--kv-capacity TOKENS.*8K × 8, the next level, is recorded Over capacity/);
     expect(fitTwin(under, plan, { kvCapacityTokens: 60000 }).profile.kvCapacityTokens).toBe(60000);
