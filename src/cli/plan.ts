@@ -8,7 +8,7 @@ import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
+import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
@@ -248,7 +248,7 @@ export function planTable(
     ),
     '',
     ...legend(plan, done.length > 0),
-    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEtaSplit(est.totalS, [['decode'], ['cold prefill', est.prefillS]])}`,
   ];
   return lines.join('\n') + '\n';
 }
