@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { BenchError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
 import { ProfileSchema, type Profile, type ProfileInput } from './profile-schema.js';
 
 // profiles/ at the package root, from src/sim (tsx) and dist/sim (built) alike.
@@ -16,7 +17,12 @@ export function listProfiles(): string[] {
 }
 
 function readProfileFile(path: string): unknown {
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw fsError('CONFIG_INVALID', `cannot read the profile ${path}`, e);
+  }
   try {
     return path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
@@ -27,8 +33,11 @@ function readProfileFile(path: string): unknown {
   }
 }
 
+// A name with a slash or a profile's file extension is a path (a twin fit wrote): never a shipped profile's name.
+const looksLikePath = (s: string): boolean => s.includes('/') || /\.(ya?ml|json)$/.test(s);
+
 function findProfile(nameOrPath: string): string {
-  if (existsSync(nameOrPath) && /\.(ya?ml|json)$/.test(nameOrPath)) return nameOrPath;
+  if (looksLikePath(nameOrPath)) return nameOrPath; // readProfileFile says why it cannot be read
   for (const ext of ['.yaml', '.yml', '.json']) {
     const p = PROFILES_DIR + nameOrPath + ext;
     if (existsSync(p)) return p;

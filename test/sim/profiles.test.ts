@@ -60,4 +60,28 @@ describe('profiles', () => {
       expect((e as BenchError).message).toContain('maxNumSeqs');
     }
   });
+
+  it('a path that cannot be read says so, not "unknown sim profile" (a twin file mistyped)', () => {
+    const cases: Array<[string, RegExp]> = [
+      [
+        '/tmp/nope-lib-bench.yaml',
+        /^cannot read the profile \/tmp\/nope-lib-bench\.yaml: no such file or folder\.$/,
+      ],
+      ['nope-lib-bench.yml', /^cannot read the profile nope-lib-bench\.yml: no such file or folder\.$/],
+      ['dir/nope', /^cannot read the profile dir\/nope: no such file or folder\.$/],
+      ['/tmp', /^cannot read the profile \/tmp: it is a folder, not a file\.$/],
+      ['no-such-profile', /^unknown sim profile "no-such-profile"$/],
+    ];
+    for (const [arg, message] of cases) {
+      let err: unknown;
+      try {
+        loadProfile(arg);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, arg).toBeInstanceOf(BenchError);
+      expect((err as BenchError).code).toBe('CONFIG_INVALID');
+      expect((err as BenchError).message, arg).toMatch(message);
+    }
+  });
 });

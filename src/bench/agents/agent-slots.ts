@@ -17,8 +17,8 @@ import { shareSlots } from './shard.js';
 // agents get their slots' prompts and measure their clocks; the ramp starts at one instant on the coordinator's
 // timeline, which each agent reaches on its own clock; their first tokens and errors count here as local ones do
 // (the window opens on the last first token, the error limit counts every slot); the window's bounds go out in
-// coordinator time and each agent closes on its own clock; after the close they measure their clocks again and
-// send their records, which are moved onto the coordinator's timeline and merged (merge.ts).
+// coordinator time and each agent closes on the 'close' sent once the window has closed here; then they measure
+// their clocks again and send their records, which are moved onto the coordinator's timeline and merged (merge.ts).
 
 interface Remote {
   m: Member;

@@ -97,7 +97,17 @@ async function runFleet(
   const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { cell: string; requestId: string; phase: string; slot: number });
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          cell: string;
+          requestId: string;
+          phase: string;
+          slot: number;
+          endAtMs: number;
+          errorKind?: string;
+        },
+    );
   return { outcome, error, result, lines };
 }
 
@@ -193,6 +203,33 @@ describe('one run over K agents (virtual time)', () => {
       const moved = three!.before!.offsetMs - three!.after!.offsetMs;
       expect(moved).toBeGreaterThan(2); // the cell (ramp, 2 s window, records) lasts over 2 s
       expect(moved).toBeLessThan(10);
+    }
+  });
+
+  it('a coordinator whose timers run late (a busy host): every agent drives its slots to the real close', async () => {
+    // Each timer of the coordinator fires 25 ms late, so its window closes 25 ms after the instant it announced.
+    // An agent that closed on its own clock at that instant stopped its slots 25 ms early: the server ran N / K
+    // streams at the window's end and the cell lost those tokens (in real time, the chunks then in flight
+    // went missing from the window: 2 of ~800, test/integration/agents.test.ts). They close on the 'close'.
+    const f = fleet(4);
+    const base = f.rig.deps.clock!;
+    const late = {
+      now: () => base.now(),
+      setTimer: (fn: () => void, ms: number) => base.setTimer(fn, ms + 25),
+    };
+    const s = settings({ agents: 4, concurrency: [4, 8] });
+    const { error, result, lines } = await runFleet(f, s, { clock: late });
+    expect(error).toBeUndefined();
+    const truth = f.rig.sim.truth.all();
+    for (const cell of result.decode) {
+      expect(cell.status).toBe('Valid');
+      expect(cell.windowCloseMs! - cell.windowOpenMs!).toBe(2_025);
+      checkAgainstTruth(cell, truth);
+      const aborted = lines.filter(
+        (l) => l.cell === `decode 1024x${cell.concurrency}` && l.errorKind === 'aborted',
+      );
+      expect(aborted).toHaveLength(cell.concurrency); // every slot in flight at the close, on every agent
+      for (const l of aborted) expect(l.endAtMs, l.requestId).toBeGreaterThanOrEqual(cell.windowCloseMs!);
     }
   });
 
