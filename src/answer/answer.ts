@@ -67,6 +67,7 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
 }
 
 const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
+const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** "1 user", "2 or 4 users", "1, 2 or 4 users". */
 function levelList(levels: number[]): string {
@@ -74,12 +75,16 @@ function levelList(levels: number[]): string {
   return `${levels.slice(0, -1).join(', ')} or ${levels.at(-1)} users`;
 }
 
+/** "too close to call at 2 or 4 users": the one wording of the levels between the capacity and the limit. */
+export function tooCloseToCall(c: ContextCapacity): string {
+  return `too close to call at ${levelList(c.undecided.map((j) => j.cell.concurrency))}`;
+}
+
 /** "16 users", "at least 128 users", "not even 1 user", "too close to call at 2 or 4 users". */
 export function capacityPhrase(c: ContextCapacity): string {
   if (c.capacity && c.atLeast) return `at least ${users(c.capacity.cell.concurrency)}`;
   if (c.capacity) return users(c.capacity.cell.concurrency);
-  if (c.undecided.length)
-    return `too close to call at ${levelList(c.undecided.map((j) => j.cell.concurrency))}`;
+  if (c.undecided.length) return tooCloseToCall(c);
   return 'not even 1 user';
 }
 
@@ -141,7 +146,7 @@ export function answerRows(a: Answer): AnswerRow[] {
     total: c.capacity ? `${fmtTokS(c.capacity.cell.totalTokensPerS)} tok/s total` : '',
     why:
       (c.undecided.length && c.limit
-        ? `Too close to call at ${c.undecided.map((j) => users(j.cell.concurrency)).join(', ')} (${c.undecided.map(judgedText).join('; ')}). `
+        ? `${sentence(tooCloseToCall(c))} (${[...new Set(c.undecided.map(judgedText))].join('; ')}). `
         : '') + c.reason.text,
     short: c.reason.short,
     change: c.reason.change,

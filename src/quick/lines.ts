@@ -1,4 +1,4 @@
-import { capacityPhrase, singleUserLine, type Answer } from '../answer/answer.js';
+import { capacityPhrase, singleUserLine, tooCloseToCall, type Answer } from '../answer/answer.js';
 import { engineSettings } from '../answer/engines.js';
 import { contextLabel, fmtTokS } from '../format/index.js';
 import { formatServiceLevel } from '../stats/slo.js';
@@ -54,9 +54,7 @@ export function quickAnswerLines(
     wrapped(
       `${contextLabel(c.contextTokens)}: ${capacityPhrase(c)} at once` +
         (c.capacity ? ` (${fmtTokS(c.capacity.cell.totalTokensPerS)} tok/s total)` : '') +
-        (c.capacity && c.undecided.length
-          ? `; ${c.undecided.map((j) => j.cell.concurrency).join(', ')} too close to call`
-          : ''),
+        (c.capacity && c.undecided.length ? `; ${tooCloseToCall(c)}` : ''),
       '  ',
     ),
   );

@@ -1,10 +1,10 @@
-import { cellName, contextLabel, DASH, fmtTokS, fmtTokSChart } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtDate, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
 import { matrixMinWidth } from './html/heatmap.js';
 import { lineChartSvg, type Series } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
-import { bestShort, configName, marginText, type SweepModel } from './sweep-model.js';
+import { bestShort, configName, marginText, paretoIntro, type SweepModel } from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -69,7 +69,7 @@ function contextTable(m: SweepModel, ctx: number): string {
         if (cell.status === 'Over capacity' || cell.status === 'Failed' || !top || !cell.totalTokensPerS)
           return `<td class="hm-cell st-over" ${data}><span class="hm-over">${esc(cell.status)}</span></td>`;
         const queued = cell.status === 'Requests queued';
-        const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} per user`;
+        const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} tok/s per request`;
         const best = v?.outcome === 'faster' && v.candidates[0]!.config === i;
         return (
           `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
@@ -98,31 +98,33 @@ function paretoCard(m: SweepModel): string {
           x: p.x,
           y: p.y,
           hollow: p.queued,
-          tip: `${c.letter} ${c.label} · ${cellName(p)}: ${fmtTokS(p.x)} tok/s total${m.perGpu ? ' per GPU' : ''}, ${fmtTokS(p.y)} per user`,
+          ring: p.frontier,
+          tip: `${c.letter} ${c.label} · ${cellName(p)}${p.queued ? ' (Requests queued)' : ''}: ${fmtTokS(p.x)} tok/s total${m.perGpu ? ' per GPU' : ''}, ${fmtTokS(p.y)} tok/s per request${p.frontier ? ' · on the frontier' : ''}`,
         })),
     }))
     .filter((s) => s.points.length);
   const frontier = m.pareto.filter((p) => p.frontier).sort((a, b) => a.x - b.x);
+  // The frontier's points keep their configuration's colour (ringed); its own series is the dashed line alone.
   series.push({
-    name: 'Pareto frontier',
+    name: 'Pareto frontier (ringed points)',
     color: 'var(--ink, #64748b)',
     dashed: true,
+    lineOnly: true,
     points: frontier.map((p) => ({
       x: p.x,
       y: p.y,
-      hollow: p.queued,
       label: m.configs[p.config]!.letter,
-      tip: `frontier: ${m.configs[p.config]!.letter} ${configName(m, p.config)} · ${cellName(p)}`,
+      tip: '',
     })),
   });
   const chart = lineChartSvg({
     series,
     xKind: 'log',
     xLabel: m.perGpu ? 'total tok/s per GPU (log scale) →' : 'total tok/s (log scale) →',
-    yLabel: 'tok/s per user',
+    yLabel: 'per-request tok/s (median request)',
     xFormat: fmtTokSChart,
     yFormat: fmtTokSChart,
-    ariaLabel: 'Tokens per second per user against total tokens per second, every configuration and cell',
+    ariaLabel: 'Per-request tokens per second against total tokens per second, every configuration and cell',
   });
   const rows = frontier
     .map(
@@ -133,9 +135,9 @@ function paretoCard(m: SweepModel): string {
   return card(
     'pareto',
     'Pareto frontier',
-    `Every measured cell of every configuration (hollow: Requests queued); the dashed line joins those no other beats on both total tok/s${m.perGpu ? ' per GPU' : ''} and tok/s per user.`,
+    `${paretoIntro(m)} Hollow: Requests queued (its per-request figure counts the requests that ran, not the wait).`,
     chart +
-      `<table class="diff" id="frontier"><thead><tr><th>Per user tok/s</th><th>${m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s'}</th><th>Cell</th><th>Configuration</th></tr></thead><tbody>${rows}</tbody></table>`,
+      `<table class="diff" id="frontier"><thead><tr><th>Per request tok/s</th><th>${m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s'}</th><th>Cell</th><th>Configuration</th></tr></thead><tbody>${rows}</tbody></table>`,
   );
 }
 
@@ -145,7 +147,7 @@ export function renderSweepHtml(m: SweepModel, page: PageOptions = {}, runHref?:
     topHeader(
       'Sweep',
       m.title,
-      `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · ${m.file.startedAt}`,
+      `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · started ${fmtDate(m.file.startedAt)}`,
     ),
     card('serve-cmd', 'Server command', '', `<pre class="cmd"><code>${esc(m.file.serveCmd)}</code></pre>`),
     configurationsCard(m, runHref),

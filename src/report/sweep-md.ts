@@ -1,7 +1,7 @@
-import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
 import { csvField } from './csv.js';
 import { mdEscape, mdFence, mdTable } from './markdown.js';
-import { bestShort, configName, marginText, type SweepModel } from './sweep-model.js';
+import { bestShort, configName, marginText, paretoIntro, type SweepModel } from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -23,7 +23,7 @@ function cellMd(m: SweepModel, i: number, ctx: number, n: number): string {
 export function renderSweepMd(m: SweepModel): string {
   const out: string[] = [`# ${mdEscape(m.title)}`, ''];
   out.push(
-    `${m.configs.length} configurations · ${m.file.status} · started ${mdEscape(m.file.startedAt)}`,
+    `${m.configs.length} configurations · ${m.file.status} · started ${mdEscape(fmtDate(m.file.startedAt))}`,
     '',
     mdFence(m.file.serveCmd, 'sh'),
     '',
@@ -78,10 +78,10 @@ export function renderSweepMd(m: SweepModel): string {
     out.push(
       '## Pareto frontier',
       '',
-      `Tok/s per user against total tok/s${m.perGpu ? ' per GPU' : ''}: no other configuration and cell beats these on both.`,
+      paretoIntro(m),
       '',
       mdTable(
-        ['Per user tok/s', m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s', 'Cell', 'Configuration'],
+        ['Per request tok/s', m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s', 'Cell', 'Configuration'],
         frontier.map((p) => [
           fmtTokS(p.y),
           fmtTokS(p.x),
@@ -105,7 +105,7 @@ export const SWEEP_CSV_HEADERS = [
   'Total tok/s',
   'Total tok/s 95% low',
   'Total tok/s 95% high',
-  'Per user tok/s',
+  'Per request tok/s',
   'Rank',
   'Cell verdict',
   'Best margin',
@@ -180,7 +180,7 @@ export function sweepJson(m: SweepModel): unknown {
         configuration: key(c.config),
         totalTokensPerS: c.value,
         interval: c.interval,
-        perUserTokensPerS: c.perUser,
+        perRequestTokensPerS: c.perRequest,
         queued: c.queued,
       })),
     })),

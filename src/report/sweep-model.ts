@@ -9,8 +9,8 @@ import { cellKey, isMeasured } from '../cell-rules.js';
 
 // What every sweep renderer shows (docs/sweep.md "The report"): the configurations side by side, per cell the
 // fastest and its margin over the runner-up with `compare`'s verdict (docs/method.md "Verdicts"), the Pareto
-// frontier of tok/s per user against total tok/s (per GPU where every run knows its GPU count), and a line in
-// words per context.
+// frontier of per-request tok/s (the median request's, as every report prints it) against total tok/s (per GPU
+// where every run knows its GPU count), and a line in words per context.
 
 export interface SweepConfig {
   letter: string; // A, B, C... as compare labels runs
@@ -32,7 +32,7 @@ export interface Candidate {
   config: number; // index into configs
   value: number; // total tok/s
   interval: Interval | null;
-  perUser: number | null;
+  perRequest: number | null; // the cell's per-request tok/s (median request, docs/method.md)
   queued: boolean;
 }
 
@@ -51,7 +51,7 @@ export interface ParetoPoint {
   contextTokens: number;
   concurrency: number;
   x: number; // total tok/s, per GPU when perGpu
-  y: number; // tok/s per user
+  y: number; // per-request tok/s, the median request's (the cell's own figure)
   queued: boolean;
   frontier: boolean;
 }
@@ -65,6 +65,7 @@ export interface SweepModel {
   cells: CellVerdict[]; // contexts ascending, then concurrency; only cells some configuration measured
   perGpu: boolean; // Pareto x is per GPU
   pareto: ParetoPoint[];
+  unplaced: number; // measured cells without a per-request figure, so not on the Pareto chart
   contextLines: string[];
 }
 
@@ -99,7 +100,7 @@ export function cellVerdict(candidates: readonly Candidate[]): Pick<CellVerdict,
   return { outcome, comparison };
 }
 
-// Points no other point beats on both axes (higher total and higher per-user tok/s).
+// Points no other point beats on both axes (higher total and higher per-request tok/s).
 export function paretoFrontier<T extends { x: number; y: number }>(points: readonly T[]): Set<T> {
   const sorted = [...points].sort((a, b) => b.x - a.x || b.y - a.y);
   const out = new Set<T>();
@@ -148,7 +149,7 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
             config: i,
             value: cell.totalTokensPerS!,
             interval: cell.intervals?.totalTokensPerS ?? null,
-            perUser: cell.perRequestTokensPerS,
+            perRequest: cell.perRequestTokensPerS,
             queued: cell.status === 'Requests queued',
           };
         })
@@ -159,16 +160,23 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
     }
   const withResults = configs.filter((c) => c.result);
   const perGpu = withResults.length > 0 && withResults.every((c) => c.gpus !== undefined);
+  // y is the figure the run's own reports print for the cell; a cell without one is left off (docs/sweep.md).
   const points: ParetoPoint[] = cells.flatMap((v) =>
-    v.candidates.map((c) => ({
-      config: c.config,
-      contextTokens: v.contextTokens,
-      concurrency: v.concurrency,
-      x: perGpu ? c.value / configs[c.config]!.gpus! : c.value,
-      y: c.value / v.concurrency, // a queued user waits too: total ÷ users, as vLLM's sweep plots it
-      queued: c.queued,
-      frontier: false,
-    })),
+    v.candidates.flatMap((c) =>
+      c.perRequest === null
+        ? []
+        : [
+            {
+              config: c.config,
+              contextTokens: v.contextTokens,
+              concurrency: v.concurrency,
+              x: perGpu ? c.value / configs[c.config]!.gpus! : c.value,
+              y: c.perRequest,
+              queued: c.queued,
+              frontier: false,
+            },
+          ],
+    ),
   );
   const frontier = paretoFrontier(points);
   for (const p of points) p.frontier = frontier.has(p);
@@ -181,6 +189,7 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
     cells,
     perGpu,
     pareto: points,
+    unplaced: cells.reduce((n, v) => n + v.candidates.length, 0) - points.length,
     contextLines: [],
   };
   model.contextLines = contexts.map((ctx) => contextLine(model, ctx));
@@ -188,6 +197,16 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
 }
 
 export const configName = (m: SweepModel, i: number): string => m.configs[i]!.label;
+
+// What the Pareto frontier plots, said the same way in every format (docs/sweep.md "The report").
+export function paretoIntro(m: SweepModel): string {
+  const on = m.pareto.filter((p) => p.frontier).length;
+  const left = m.unplaced ? `; ${m.unplaced} without a per-request figure left off` : '';
+  return (
+    `Per-request tok/s (the median request's, as each run's report prints it) against total tok/s${m.perGpu ? ' per GPU' : ''}: ` +
+    `no other configuration and cell beats these on both (${on} of ${m.pareto.length} measured cells${left}).`
+  );
+}
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 

@@ -1,5 +1,5 @@
-import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
-import { bestShort, configName, type SweepModel } from './sweep-model.js';
+import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
+import { bestShort, configName, paretoIntro, type SweepModel } from './sweep-model.js';
 import { makePaint, wrap, type Paint, type TextOptions } from './text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -76,16 +76,12 @@ function paretoLines(m: SweepModel, width: number, paint: Paint): string[] {
   const xHead = m.perGpu ? 'total/GPU' : 'total tok/s';
   const out = [
     '',
-    paint('Pareto frontier · tok/s per user against total tok/s', 'bold'),
-    ...wrap(
-      `No other configuration and cell gives both more total tok/s${m.perGpu ? ' per GPU' : ''} and more tok/s per user than these (${frontier.length} of ${m.pareto.length} measured cells).`,
-      width - 2,
-      '',
-    ).map((l) => paint(`  ${l}`, 'dim')),
-    paint(`  ${'per user'.padStart(9)}  ${xHead.padStart(11)}  cell         configuration`, 'bold'),
+    paint('Pareto frontier · per-request tok/s against total tok/s', 'bold'),
+    ...wrap(paretoIntro(m), width - 2, '').map((l) => paint(`  ${l}`, 'dim')),
+    paint(`  ${'per request'.padStart(11)}  ${xHead.padStart(11)}  cell         configuration`, 'bold'),
   ];
   for (const p of frontier) {
-    const row = `  ${fmtTokS(p.y).padStart(9)}  ${fmtTokS(p.x).padStart(11)}  ${(cellName(p) + (p.queued ? ' Q' : '')).padEnd(11)}  ${m.configs[p.config]!.letter} ${configName(m, p.config)}`;
+    const row = `  ${fmtTokS(p.y).padStart(11)}  ${fmtTokS(p.x).padStart(11)}  ${(cellName(p) + (p.queued ? ' Q' : '')).padEnd(11)}  ${m.configs[p.config]!.letter} ${configName(m, p.config)}`;
     out.push(row.length > width ? row.slice(0, width - 1) + '…' : row);
   }
   return out;
@@ -98,7 +94,7 @@ export function renderSweepText(m: SweepModel, opts: TextOptions = {}): string {
   const out: string[] = [
     paint(m.title, 'bold'),
     ...wrap(
-      `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · started ${m.file.startedAt}`,
+      `${m.configs.length} configurations, ${ok} complete · ${m.file.status} · started ${fmtDate(m.file.startedAt)}`,
       width,
       '',
     ),

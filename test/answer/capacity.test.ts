@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { answerOf, basisNote, capacityPhrase } from '../../src/answer/answer.js';
+import { answerOf, answerRows, basisNote, capacityPhrase, type Answer } from '../../src/answer/answer.js';
 import { contextCapacity, type CellJudgement } from '../../src/answer/capacity.js';
 import { engineSettings } from '../../src/answer/engines.js';
 import { emptyCell } from '../../src/results/empty-cell.js';
-import type { SloVerdict } from '../../src/stats/slo.js';
+import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';
 import { SEEDS, seedResult } from '../report/seeds.js';
 
 const judged = (verdicts: Record<number, SloVerdict>): CellJudgement[] =>
@@ -47,6 +47,37 @@ describe('capacity of a context', () => {
       undefined,
       'too close to call at 1, 2 or 4 users',
     ]);
+  });
+});
+
+describe("levels too close to call, in the answer's reason", () => {
+  // A twin's prediction: every cell judged from its predicted median, so each says "predicted median request".
+  const predicted = (verdicts: Record<number, SloVerdict>): Answer => ({
+    slo: DEFAULT_SERVICE_LEVEL,
+    sloFrom: 'default',
+    contexts: [
+      {
+        ...contextCapacity(
+          512 * 1024,
+          judged(verdicts).map((j) => ({ ...j, basis: 'predicted' as const })),
+        ),
+        reason: { kind: 'kv', users: 8, short: 'KV cache full at 8 users', text: 'Not run.', change: '' },
+      },
+    ],
+    basis: 'predicted',
+    predicted: true,
+  });
+
+  it('names the levels once, as the capacity does, and the same evidence once', () => {
+    const [row] = answerRows(
+      predicted({ 1: 'too close to call', 2: 'too close to call', 4: 'too close to call', 8: 'fails' }),
+    );
+    expect(row!.capacity).toBe('too close to call at 1, 2 or 4 users');
+    expect(row!.why).toBe('Too close to call at 1, 2 or 4 users (predicted median request). Not run.');
+    const [above] = answerRows(
+      predicted({ 1: 'meets', 2: 'too close to call', 4: 'too close to call', 8: 'fails' }),
+    );
+    expect(above!.why).toBe('Too close to call at 2 or 4 users (predicted median request). Not run.');
   });
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { answerOf } from '../../src/answer/answer.js';
+import { answerOf, type Answer } from '../../src/answer/answer.js';
+import { contextCapacity } from '../../src/answer/capacity.js';
+import { emptyCell } from '../../src/results/empty-cell.js';
+import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';
 import { QUICK_MAX_LINES, quickAnswerLines } from '../../src/quick/lines.js';
 import { sizeQuickPlan } from '../../src/quick/size.js';
 import { SEEDS, seedResult } from '../report/seeds.js';
@@ -40,5 +43,34 @@ describe('quick: the answer in ten lines', () => {
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
     expect(lines.at(-1)).toBe('Full report: results/20261204-075650-uh8k/report.html');
     expect(lines).toContain('  8K: 4 users at once (511.7 tok/s total)');
+  });
+
+  it('names the levels too close to call in the words of every report', () => {
+    const verdicts: Array<[number, SloVerdict]> = [
+      [8, 'meets'],
+      [16, 'too close to call'],
+      [32, 'too close to call'],
+      [64, 'fails'],
+    ];
+    const cells = verdicts.map(([n, verdict]) => ({
+      cell: { ...emptyCell(4096, n, 'Valid'), totalTokensPerS: 100 * n },
+      verdict,
+      basis: 'requests' as const,
+    }));
+    const a: Answer = {
+      slo: DEFAULT_SERVICE_LEVEL,
+      sloFrom: 'default',
+      contexts: [
+        {
+          ...contextCapacity(4096, cells),
+          reason: { kind: 'speed', users: 64, short: 'slow', text: '', change: 'faster GPUs' },
+        },
+      ],
+      basis: 'requests',
+      predicted: false,
+    };
+    expect(quickAnswerLines(a, { report: 'r.html', result: 'r' })).toContain(
+      '  4K: 8 users at once (800.0 tok/s total); too close to call at 16 or 32 users',
+    );
   });
 });

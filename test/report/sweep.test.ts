@@ -9,7 +9,8 @@ import { syntheticResult } from './synthetic.js';
 
 // Three configurations measured over one context: a cell where they tie, one where B is 50% ahead of A with
 // tight intervals, one without intervals, one only C could run.
-type Fig = [total: number, halfWidth: number | null] | 'over';
+// A cell's per-request tok/s is total / N unless given (a server that runs its requests unevenly, or fewer at once).
+type Fig = [total: number, halfWidth: number | null, perRequest?: number | null] | 'over';
 
 function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
   const r = structuredClone(syntheticResult());
@@ -27,14 +28,14 @@ function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
         perRequestTokensPerS: null,
         intervals: {},
       };
-    const [total, half] = f;
+    const [total, half, perRequest] = f;
     return {
       ...base,
       contextTokens: 1024,
       concurrency: Number(n),
       status: 'Valid',
       totalTokensPerS: total,
-      perRequestTokensPerS: total / Number(n),
+      perRequestTokensPerS: perRequest === undefined ? total / Number(n) : perRequest,
       intervals: half === null ? {} : { totalTokensPerS: { lo: total - half, hi: total + half } },
     };
   });
@@ -110,7 +111,7 @@ describe('sweep report model', () => {
     const front = m.pareto
       .filter((p) => p.frontier)
       .map((p) => [m.configs[p.config]!.letter, p.concurrency, p.x, p.y]);
-    // per user tok/s = total / N; x = total / 2 GPUs: B×1 (50.5, 101), B×2 (90, 90), B×4 (150, 75), C×8 (160, 40)
+    // per request tok/s here = total / N; x = total / 2 GPUs: B×1 (50.5, 101), B×2 (90, 90), B×4 (150, 75), C×8 (160, 40)
     expect(front.sort()).toEqual(
       [
         ['B', 1, 50.5, 101],
@@ -122,6 +123,51 @@ describe('sweep report model', () => {
     results.set('k2', result('k2', { 1: [99, 2] }, 1));
     results.get('k2')!.hardware.gpuCount = undefined;
     expect(sweepModel(file, results).perGpu).toBe(false);
+  });
+
+  it("plots each cell's own per-request tok/s (the median request's), not total ÷ N", () => {
+    // The review's sweep: B × 4 printed 1,146.0 tok/s per request (total ÷ 4 is 1,123.4), B × 8 933.3 (÷ 8:
+    // 910.7), and A × 8 ran 4 at once, each fast (queued). By per request A × 8 beats B × 4 on both axes.
+    const file = sweepFile(['max-num-seqs=4', 'max-num-seqs=8']);
+    const results = new Map([
+      ['k0', result('k0', { 4: [4403, 20, 1102.5], 8: [4686, 20, 1171.2] }, 1)],
+      ['k1', result('k1', { 2: [2400, 10, null], 4: [4493.7, 20, 1146], 8: [7285.8, 30, 933.3] }, 1)],
+    ]);
+    const m = sweepModel(file, results);
+    const front = m.pareto
+      .filter((p) => p.frontier)
+      .map((p) => [m.configs[p.config]!.letter, p.concurrency, p.x, p.y]);
+    expect(front.sort()).toEqual(
+      [
+        ['A', 8, 4686, 1171.2],
+        ['B', 8, 7285.8, 933.3],
+      ].sort(),
+    );
+    // B × 2 has no per-request figure: not on the chart, and said so.
+    expect(m.pareto.find((p) => p.concurrency === 2)).toBeUndefined();
+    expect(m.unplaced).toBe(1);
+    const text = stripAnsi(renderSweep(file, results, 'txt', { width: 80 }));
+    expect(text).toContain('· started 2026-12-01 10:00 UTC\n');
+    expect(text).toContain('Pareto frontier · per-request tok/s against total tok/s');
+    expect(text).toContain('(2 of 4 measured cells; 1 without a per-request figure left off)');
+    expect(text).toMatch(/\n {6}1,171\.2 {6}4,686\.0 {2}1K × 8 +A max-num-seqs=4\n/);
+    expect(text).toMatch(/\n {8}933\.3 {6}7,285\.8 {2}1K × 8 +B max-num-seqs=8\n/);
+    const md = renderSweep(file, results, 'md');
+    expect(md).toMatch(/\| Per request tok\/s +\| Total tok\/s/);
+    expect(md).toContain('| 933.3 ');
+    expect(md).toContain('started 2026-12-01 10:00 UTC');
+    const html = renderSweep(file, results, 'html');
+    expect(html).toContain('per-request tok/s (median request)');
+    expect(html).toContain('<tr><td>1,171.2</td><td>4,686.0</td>');
+    // Frontier points keep their configuration's colour, ringed (the chart is drawn at two widths); the
+    // frontier's own series is only its dashed line, so no dot of it covers a configuration's.
+    const svg = html.slice(html.indexOf('id="pareto"'));
+    expect(svg.match(/<circle class="ring"/g)).toHaveLength(2 * 2);
+    expect(svg).not.toMatch(/<circle(?! class="ring")[^>]*(fill|stroke)="var\(--ink/);
+    const ringed = [...svg.matchAll(/<circle class="ring"[^>]*\/><circle [^>]*fill="([^"]+)"/g)].map(
+      (x) => x[1],
+    );
+    expect(new Set(ringed).size).toBe(2); // A's colour and B's
   });
 
   it('finds the same frontier as a brute-force check on random points', () => {

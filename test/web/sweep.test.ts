@@ -76,6 +76,9 @@ describe('serve: sweeps', () => {
     expect(html).toMatch(/data-outcome="faster"[^>]*><span class="hm-v">B \+100%/);
     expect(html).toContain('the server exited with code 1 before it answered /health or /v1/models');
     expect(html).not.toContain(HOSTILE);
+    // The start time as every other report writes it, not the file's ISO string.
+    expect(html.replace(/<[^>]+>/g, '')).toContain('started 2026-12-04 10:00 UTC');
+    expect(html).not.toContain('2026-12-04T10:00');
     expect((await get('/report?run=sweeps%2Fsw1%2F02-np%3D8')).status).toBe(200);
     expect((await get('/sweep?id=nope')).status).toBe(404);
   });

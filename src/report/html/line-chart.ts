@@ -8,6 +8,7 @@ export interface LinePoint {
   order?: number; // drawing order along the line (default: x)
   label?: string; // drawn beside the point
   hollow?: boolean;
+  ring?: boolean; // an outline around the dot, which keeps its series colour (the sweep's frontier points)
   tip: string;
 }
 export interface Series {
@@ -16,6 +17,7 @@ export interface Series {
   points: LinePoint[];
   dashed?: boolean;
   dotsOnly?: boolean; // points without a line (a scatter: the sweep's configurations)
+  lineOnly?: boolean; // a line through points another series draws (the sweep's frontier)
 }
 export interface LineChartOptions {
   series: Series[];
@@ -94,20 +96,32 @@ function drawLines(o: LineChartOptions, W: number): string {
     .map((s, si) => {
       const pts = sorted[si]!;
       const d = pts.map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.x))},${n1(y(p.y))}`).join('');
-      const dots = pts
-        .map(
-          (p) =>
-            `<g class="pt"><title>${esc(p.tip)}</title><circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
-            `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/></g>`,
-        )
-        .join('');
+      const dots = s.lineOnly
+        ? ''
+        : pts
+            .map(
+              (p) =>
+                `<g class="pt"><title>${esc(p.tip)}</title>${
+                  p.ring
+                    ? `<circle class="ring" cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="7.5" fill="none" stroke="var(--ink, #0f172a)" stroke-width="1.5"/>`
+                    : ''
+                }<circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
+                `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/></g>`,
+            )
+            .join('');
       const path = s.dotsOnly
         ? ''
         : `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
             s.dashed ? ' stroke-dasharray="6 4"' : ''
           } stroke-linejoin="round"/>`;
-      return `<g class="series"${narrow ? '' : ` data-series="${si}"`}>${path}${dots}</g>`;
+      return {
+        under: !!s.lineOnly,
+        svg: `<g class="series"${narrow ? '' : ` data-series="${si}"`}>${path}${dots}</g>`,
+      };
     })
+    // A line through other series' points goes under them, so it does not cross their dots.
+    .sort((a, b) => Number(b.under) - Number(a.under))
+    .map((g) => g.svg)
     .join('\n');
   return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
 ${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>

@@ -84,7 +84,7 @@ svg.chart .bar-out{fill:var(--warn)}
 svg.chart .mark{fill:#fff;font-weight:800;font-size:13px}
 svg.chart .pl{fill:var(--ink);font-size:11px;paint-order:stroke;stroke:var(--card);stroke-width:3px;stroke-linejoin:round}
 svg.chart .pt circle{transition:r .1s}
-svg.chart .pt:hover circle{r:6.5}
+svg.chart .pt:hover circle:not(.ring){r:6.5}
 .series-legend{list-style:none;display:flex;flex-wrap:wrap;gap:6px 16px;padding:0;margin:8px 0 0;font-size:13px;color:var(--muted)}
 .series-legend li{display:flex;align-items:center;gap:6px}
 table.heatmap{border-collapse:separate;border-spacing:3px;width:100%;table-layout:fixed}
