@@ -158,7 +158,13 @@ export class Scheduler {
       this.profile.earlyStopRate,
       this.profile.reasoningTokens,
     );
-    this.waiting.push(seq);
+    // Admission is first come first served in the order requests reach the engine (arrivalMs), not the order they
+    // were sent: a shorter prompt sent later leaves the API server first. Queued by send order, the head could be
+    // one still in the API server while an arrived one waits behind it, and an idle engine re-armed for the
+    // arrived one found nothing to admit, at the same instant, for ever (virtual time never moved on).
+    let at = this.waiting.length;
+    while (at > 0 && this.waiting[at - 1]!.spec.arrivalMs > spec.arrivalMs) at--;
+    this.waiting.splice(at, 0, seq);
     this.byId.set(spec.id, seq);
     this.counters.requests++;
     return seq;

@@ -10,6 +10,7 @@ import type { MeasureWindow, TimedRequest, WindowFigures } from './window.js';
 
 // Thresholds the method leaves to us (docs/method.md "Status of a cell").
 export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)
+export const RUNNING_MIN_SAMPLES = 3; // metrics: the running gauge judges a seat limit from 3 samples up
 export const FAIL_ERROR_FRACTION = 0.1; // Failed when errors reach 10% of the requests sent ...
 export const FAIL_ERROR_MIN = 2; // ... and at least 2
 
@@ -30,6 +31,27 @@ export interface StatusDecision {
   evidence: string; // words for the report: why this status
   error?: string;
   clientQueue?: ClientQueueEvidence; // the client-timeline evidence, whatever the status
+}
+
+// The running gauge shows a seat limit S < N only if it never read N: a server cannot run more than its seats. A
+// sample between steps also catches requests in their re-send gap (between one answer and the next request
+// reaching the engine), so a median below N alone is not a limit: short answers at N = 32 read 32, 20, 23, 24.
+// Likewise the client cannot see more requests streaming at once than the server has seats.
+function runningSeatLimit(
+  samples: readonly ServerSample[],
+  n: number,
+  avgActive: number | null,
+  client: ClientQueueEvidence | undefined, // undefined where the client timeline cannot tell (a held stream)
+): string | undefined {
+  const running = sortSamples(
+    samples.map((s) => s.running).filter((v): v is number => typeof v === 'number'),
+  );
+  const med = median(running);
+  if (med === null || running.length < RUNNING_MIN_SAMPLES) return undefined;
+  const most = running[running.length - 1]!;
+  if (most >= n || med >= n - 0.5 || avgActive === null || avgActive >= n - 0.5) return undefined;
+  if (client && client.peakStreaming >= n) return undefined;
+  return `server ran a median of ${med} requests (at most ${most} in ${running.length} samples) and the client saw ${avgActive.toFixed(1)} active, of ${n}`;
 }
 
 export function errorCount(f: WindowFigures): number {
@@ -74,14 +96,6 @@ export function decideStatus(input: StatusInput): StatusDecision {
         `server metrics showed waiting requests in ${withWaiting} of ${waiting.length} samples (max ${maxW})`,
       );
   }
-  const running = sortSamples(
-    input.samples.map((s) => s.running).filter((v): v is number => typeof v === 'number'),
-  );
-  const medRunning = median(running);
-  if (medRunning !== null && medRunning < n - 0.5 && f.avgActive !== null && f.avgActive < n - 0.5)
-    reasons.push(
-      `server ran a median of ${medRunning} requests and the client saw ${f.avgActive.toFixed(1)} active, of ${n}`,
-    );
   // The client's own timeline decides where metrics are missing, and also catches a queue in front of the
   // server (a gateway) that the server's metrics cannot see.
   const clientQueue =
@@ -91,6 +105,13 @@ export function decideStatus(input: StatusInput): StatusDecision {
       window: input.window,
       reference: input.queueReference,
     }) ?? undefined;
+  const seatLimit = runningSeatLimit(
+    input.samples,
+    n,
+    f.avgActive,
+    input.streamHeld ? undefined : clientQueue,
+  );
+  if (seatLimit) reasons.push(seatLimit);
   // A stream held on the way delivers first tokens late: a request looks like it waited though it streamed.
   const heldNote = 'the client timeline cannot tell: the stream was held back between client and server';
   if (clientQueue?.queued && !input.streamHeld) reasons.push(describeClientQueue(clientQueue, n));

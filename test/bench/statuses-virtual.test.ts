@@ -58,3 +58,62 @@ describe('cell statuses (virtual time, client timeline)', () => {
     expect(lines).not.toContain('"contextTokens":40960');
   });
 });
+
+// The running gauge in virtual time (docs/method.md "Status of a cell"): the h200 seed's profile (56 seats, ~100 ms
+// in the API server per request) at 4K with 64-token answers, each a fraction of a second, scraped every second.
+describe("cell statuses with the server's metrics (virtual time)", () => {
+  const run = (over: { maxNumSeqs?: number; waiting?: boolean }) =>
+    runVirtual(
+      virtualSettings(mkdtempSync(join(tmpdir(), 'lib-status-')), {
+        contexts: [4096],
+        prefillContexts: [4096],
+        concurrency: [16, 32],
+        maxOutput: 64,
+        duration: 5,
+        metricsInterval: 1,
+      }),
+      {
+        sim: {
+          profile: 'h200x4-glm-5.3-flash-dflash',
+          seed: 3,
+          overrides: { maxNumSeqs: over.maxNumSeqs ?? 56 },
+        },
+        metrics: { waiting: over.waiting ?? true },
+      },
+    );
+  const runningOf = (c: { serverSamples?: Array<{ running?: number }> | undefined }) =>
+    (c.serverSamples ?? []).map((s) => s.running!);
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+
+  it('short answers with every request running at once are Valid, though samples catch requests between answers', async () => {
+    const { result, error } = await run({});
+    expect(error).toBeUndefined();
+    expect(result.decode.map((c) => [c.concurrency, c.status])).toEqual([
+      [16, 'Valid'],
+      [32, 'Valid'],
+    ]);
+    const x32 = result.decode[1]!;
+    // What the old rule read as a seat limit: the gauge's median and the client's average both under 31.5 ...
+    expect(median(runningOf(x32))).toBeLessThan(31.5);
+    expect(x32.avgActive!).toBeLessThan(31.5);
+    // ... while all 32 streamed at once, and the gauge read 32 at least once: 56 seats
+    expect(x32.clientQueue?.peakStreaming).toBe(32);
+    expect(Math.max(...runningOf(x32))).toBe(32);
+  });
+
+  it('a seat limit below N still queues, from the running gauge alone where the server has no waiting gauge', async () => {
+    const { result, error } = await run({ maxNumSeqs: 24, waiting: false });
+    expect(error).toBeUndefined();
+    expect(result.decode.map((c) => [c.concurrency, c.status])).toEqual([
+      [16, 'Valid'],
+      [32, 'Requests queued'],
+    ]);
+    const x32 = result.decode[1]!;
+    expect(x32.serverSamples!.every((s) => s.waiting === undefined)).toBe(true);
+    expect(Math.max(...runningOf(x32))).toBe(24);
+    expect(x32.queueEvidence).toMatch(/^server ran a median of 24 requests \(at most 24 in \d+ samples\)/);
+  });
+});

@@ -14,7 +14,7 @@ import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
 import { withDefaults } from '../../src/config/options.js';
-import type { RunResult } from '../../src/results/schema.js';
+import type { RunResult, ServerSample } from '../../src/results/schema.js';
 import { VirtualClock } from '../../src/sim/clock.js';
 import type { SimContext } from '../../src/sim/context.js';
 import { handle } from '../../src/sim/handler.js';
@@ -23,6 +23,7 @@ import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
 import type { Writer } from '../../src/sim/writer.js';
 import { adapterByName } from '../../src/target/engines/index.js';
 import type { TargetInfo } from '../../src/target/types.js';
+import type { MetricsSampler } from '../../src/target/metrics-sampler.js';
 
 export const VIRTUAL_START_MS = Date.UTC(2026, 0, 1);
 const BASE_URL = 'http://127.0.0.1:9/v1'; // never dialled: the transport is in memory
@@ -175,6 +176,54 @@ export function simTargetInfo(sim: SimContext, over: Partial<TargetInfo> = {}): 
   };
 }
 
+// The server's metrics read straight from the sim's engine on the virtual clock, as a scrape of its /metrics would
+// give them: running and waiting requests, KV usage, speculative and prefix-cache counters. `waiting: false`: a
+// server that exports no waiting gauge.
+export function engineSampler(
+  sim: SimContext,
+  clock: VirtualClock,
+  intervalMs: number,
+  gauges: { waiting?: boolean } = {},
+): MetricsSampler {
+  let origin = 0;
+  let samples: ServerSample[] = [];
+  let cancel = () => {};
+  const read = (): ServerSample => {
+    const s = sim.engine.sched;
+    const c = s.counters;
+    return {
+      tMs: clock.now() - origin,
+      running: s.running.length,
+      ...(gauges.waiting === false ? {} : { waiting: s.waitingAt(clock.now()) }),
+      kvUsage: s.kv.usage,
+      specAcceptedTokens: c.specAcceptedTokens,
+      specDraftTokens: c.specDraftTokens,
+      specDrafts: c.specDrafts,
+      prefixCacheHits: s.kv.hits,
+      prefixCacheQueries: s.kv.queries,
+    };
+  };
+  const tick = () => {
+    samples.push(read());
+    cancel = clock.setTimer(tick, intervalMs);
+  };
+  return {
+    start(windowOpenMs) {
+      cancel();
+      origin = windowOpenMs;
+      samples = [];
+      tick();
+    },
+    stop() {
+      cancel();
+      const out = samples;
+      samples = [];
+      return Promise.resolve(out);
+    },
+    snapshot: () => Promise.resolve(read()),
+  };
+}
+
 // Steps time while the run lives: let every pending callback settle (one macrotask turn drains the microtasks),
 // then fire the earliest timer. Bounded: a run that waits on nothing would otherwise spin forever.
 async function drive<T>(clock: VirtualClock, work: Promise<T>, maxSteps = 5_000_000): Promise<T> {
@@ -205,6 +254,7 @@ export interface VirtualRun {
 export interface VirtualRunOptions {
   sim?: Omit<SimOptions, 'clock'>;
   hold?: StreamHold; // a middlebox between the sim and the client that holds the stream back
+  metrics?: { waiting?: boolean }; // scrape the sim's engine (engineSampler) every --metrics-interval
   info?: Partial<TargetInfo>;
   deps?: Partial<BenchRunDeps>;
   onStart?: (run: BenchRun) => void;
@@ -237,12 +287,15 @@ export interface VirtualRig {
 export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualRig {
   const clock = new VirtualClock(VIRTUAL_START_MS);
   const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
-  const info = simTargetInfo(sim, o.info);
+  const info = simTargetInfo(sim, { ...(o.metrics ? { metricsAvailable: true } : {}), ...o.info });
+  const gauges = o.metrics;
   const deps: BenchRunDeps = {
     clock,
     stream: memoryStream(sim, clock, o.hold),
     probe: async () => info,
-    createSampler: () => undefined,
+    createSampler: gauges
+      ? (_info, _url, _key, intervalMs) => engineSampler(sim, clock, intervalMs, gauges)
+      : () => undefined,
     createPrompts: createPromptSource,
     clientMonitor: () => undefined, // a virtual window is not real time: the client's load says nothing
     ...o.deps,

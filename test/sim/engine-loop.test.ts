@@ -72,6 +72,28 @@ describe('engine loop (real-time driver) in virtual time', () => {
     expect(r.got).toEqual([[66, 1]]);
   });
 
+  it('admits in the order requests reach the engine: a short prompt sent later passes one still in the API server', () => {
+    // a is sent first but spends 80 ms in the API server (a long prompt); b, sent after it, arrives at 30.
+    // Queued by send order, the idle engine woke for b at 30, found a at the head still on its way, admitted
+    // nothing and woke again at 30: for ever, at one virtual instant. The clock below stops such a spin.
+    let timers = 0;
+    const clock = new (class extends VirtualClock {
+      override setTimer(fn: () => void, delayMs: number): () => void {
+        if (++timers > 1000) throw new Error('the engine loop re-armed 1000 times: it spins');
+        return super.setTimer(fn, delayMs);
+      }
+    })(0);
+    const loop = new EngineLoop(new Scheduler(testProfile()), clock);
+    const a = new Recorder(clock);
+    const b = new Recorder(clock);
+    loop.submit({ ...req('a', 16, 1), arrivalMs: 80 }, a);
+    loop.submit({ ...req('b', 16, 1), arrivalMs: 30 }, b);
+    clock.advance(1000);
+    // b: admitted at 30, 16 prompt tokens at 1 ms each -> its one token at 46; a: admitted at 80 -> 96.
+    expect([b.admittedAt, b.got]).toEqual([30, [[46, 1]]]);
+    expect([a.admittedAt, a.got]).toEqual([80, [[96, 1]]]);
+  });
+
   it('abort removes the request; close stops the loop', () => {
     const clock = new VirtualClock(0);
     const sched = new Scheduler(testProfile());

@@ -33,6 +33,17 @@ const streaming = (n: number): TimedRequest[] =>
     ok: false,
     errorKind: 'aborted',
   }));
+// Two of four streaming all window long, two sent at the open that never got a first token.
+const twoOfFour: TimedRequest[] = [
+  ...streaming(2),
+  ...[0, 1].map((i) => ({
+    sentAtMs: i,
+    endAtMs: 30_000,
+    chunks: [],
+    ok: false,
+    errorKind: 'aborted' as const,
+  })),
+];
 const base = {
   concurrency: 4,
   requests: streaming(4),
@@ -49,10 +60,53 @@ describe('cell status', () => {
 
   it('is Requests queued when metrics show waiting in at least half the samples', () => {
     const samples = [0, 1, 2, 3].map((i) => ({ tMs: i * 1000, running: 2, waiting: i === 0 ? 0 : 2 }));
-    const d = decideStatus({ ...base, figures: figures({ avgActive: 2 }), samples });
+    // two stream all window long, two wait: the client saw what the server says
+    const d = decideStatus({ ...base, figures: figures({ avgActive: 2 }), requests: twoOfFour, samples });
     expect(d.status).toBe('Requests queued');
     expect(d.evidence).toContain('waiting requests in 3 of 4 samples (max 2)');
-    expect(d.evidence).toContain('median of 2 requests');
+    expect(d.evidence).toContain('server ran a median of 2 requests (at most 2 in 4 samples)');
+  });
+
+  it('is not queued when every request ran at once and the running gauge caught re-send gaps (quick, 4K × 32)', () => {
+    // The reviewer's cell: 704-token answers (~1 s each) on a 56-seat server; three samples read 32, 22, 26
+    // running (one waiting = 1); the client saw 31.479 active on average (its re-send gaps) and all 32
+    // streaming at once. Before: "server ran a median of 26 requests and the client saw 31.5 active, of 32".
+    const samples = [
+      { tMs: 0, running: 32, waiting: 0 },
+      { tMs: 1000, running: 22, waiting: 1 },
+      { tMs: 2000, running: 26, waiting: 0 },
+    ];
+    const d = decideStatus({
+      ...base,
+      concurrency: 32,
+      figures: figures({ avgActive: 31.479 }),
+      requests: streaming(32),
+      samples,
+    });
+    expect(d.status).toBe('Valid');
+    expect(d.evidence).toContain('all 32 requests streamed at once');
+    // Either fact alone clears it: the gauge read 32 once (so 32 seats at least) ...
+    const partial = { ...base, concurrency: 32, figures: figures({ avgActive: 31.479 }), samples };
+    expect(decideStatus({ ...partial, requests: streaming(31) }).status).toBe('Valid');
+    // ... or the client saw all 32 stream at once while the gauge never read 32
+    const never32 = samples.map((x) => ({ ...x, running: Math.min(x.running, 30) }));
+    expect(decideStatus({ ...partial, requests: streaming(32), samples: never32 }).status).toBe('Valid');
+  });
+
+  it('reads a seat limit from the running gauge where the server has no waiting gauge, from 3 samples up', () => {
+    // A server running 2 of 4 (no waiting gauge): the median 2 < 3.5, never 4, the client saw 2 active and at
+    // most 2 streaming. Queued by the running gauge (and by the client timeline).
+    const samples = [0, 1, 2].map((i) => ({ tMs: i * 1000, running: 2 }));
+    const input = { ...base, figures: figures({ avgActive: 2 }), requests: twoOfFour, samples };
+    const d = decideStatus(input);
+    expect(d.status).toBe('Requests queued');
+    expect(d.evidence).toMatch(
+      /^server ran a median of 2 requests \(at most 2 in 3 samples\) and the client saw 2\.0 active, of 4; at most 2 of 4/,
+    );
+    // two samples decide nothing: the running gauge is left out, the client timeline still decides
+    const two = decideStatus({ ...input, samples: samples.slice(0, 2) });
+    expect(two.status).toBe('Requests queued');
+    expect(two.evidence).toMatch(/^at most 2 of 4 requests streamed at once/);
   });
 
   it('ignores a re-send caught waiting for one scheduler step', () => {

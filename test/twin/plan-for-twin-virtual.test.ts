@@ -10,10 +10,6 @@ import { loadResult } from '../../src/results/read.js';
 import { loadProfile } from '../../src/sim/profiles.js';
 import { judge } from './judge.js';
 import { simulatedResult } from './sim-result.js';
-import type { ServerSample } from '../../src/results/schema.js';
-import type { VirtualClock } from '../../src/sim/clock.js';
-import type { SimContext } from '../../src/sim/context.js';
-import type { MetricsSampler } from '../../src/target/metrics-sampler.js';
 import { generatedCase, JUDGE_SEEDS } from '../../bench/lib/twin-cases.js';
 import { virtualRig } from '../bench/virtual-run.js';
 import { runCliInProcess } from '../helpers/cli.js';
@@ -52,48 +48,6 @@ function runSettings(args: string[], root: string) {
   return { ...settings!, out: join(root, settings!.out), reports: false };
 }
 
-// The server's metrics read straight from the sim's engine on the virtual clock, as a scrape of its /metrics would
-// give them: running and waiting requests, KV usage, speculative and prefix-cache counters.
-function engineSampler(sim: SimContext, clock: VirtualClock, intervalMs: number): MetricsSampler {
-  let origin = 0;
-  let samples: ServerSample[] = [];
-  let cancel = () => {};
-  const read = (): ServerSample => {
-    const s = sim.engine.sched;
-    const c = s.counters;
-    return {
-      tMs: clock.now() - origin,
-      running: s.running.length,
-      waiting: s.waitingAt(clock.now()),
-      kvUsage: s.kv.usage,
-      specAcceptedTokens: c.specAcceptedTokens,
-      specDraftTokens: c.specDraftTokens,
-      specDrafts: c.specDrafts,
-      prefixCacheHits: s.kv.hits,
-      prefixCacheQueries: s.kv.queries,
-    };
-  };
-  const tick = () => {
-    samples.push(read());
-    cancel = clock.setTimer(tick, intervalMs);
-  };
-  return {
-    start(windowOpenMs) {
-      cancel();
-      origin = windowOpenMs;
-      samples = [];
-      tick();
-    },
-    stop() {
-      cancel();
-      const out = samples;
-      samples = [];
-      return Promise.resolve(out);
-    },
-    snapshot: () => Promise.resolve(read()),
-  };
-}
-
 describe.each(JUDGE_SEEDS)('plan --for-twin on an engine drawn from %s (seed %i)', (base, seed) => {
   it('runs the printed short runs, fits, predicts, and meets the targets on the cells it did not see', async () => {
     const root = mkdtempSync(join(tmpdir(), `llm-bench-twin-${seed}-`));
@@ -114,8 +68,7 @@ describe.each(JUDGE_SEEDS)('plan --for-twin on an engine drawn from %s (seed %i)
     const lines = plan.stdout.split('\n');
     const runs = lines.filter((l) => / run /.test(l)).map((l) => argsOf(l, 'run'));
     expect(runs.length).toBe(3);
-    const rig = virtualRig({ sim: { profile }, info: { metricsAvailable: true } });
-    rig.deps.createSampler = (_info, _url, _key, intervalMs) => engineSampler(rig.sim, rig.clock, intervalMs);
+    const rig = virtualRig({ sim: { profile }, metrics: {} }); // the server's metrics scraped, as a user's run would
     for (const args of runs) await rig.drive(new BenchRun(runSettings(args, root), rig.deps).start());
 
     const fitLine = argsOf(
