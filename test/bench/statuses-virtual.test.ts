@@ -81,8 +81,8 @@ describe("cell statuses with the server's metrics (virtual time)", () => {
         metrics: { waiting: over.waiting ?? true },
       },
     );
-  const runningOf = (c: { serverSamples?: Array<{ running?: number }> | undefined }) =>
-    (c.serverSamples ?? []).map((s) => s.running!);
+  const runningOf = (c: { serverSamples?: ReadonlyArray<{ running?: number | null }> | undefined }) =>
+    (c.serverSamples ?? []).map((x) => x.running).filter((v): v is number => typeof v === 'number');
   const median = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
