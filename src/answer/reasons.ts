@@ -2,7 +2,7 @@ import { contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
 import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
-import { engineSettings } from './engines.js';
+import { engineSettings, type EngineSettings } from './engines.js';
 import { failedRequests, kvDemandTokens } from '../cell-rules.js';
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
@@ -68,6 +68,9 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
         change: 'measure longer or again: --duration 60, --repeats 3, or shorter answers (--max-output)',
       };
     const top = cc.cells[cc.cells.length - 1];
+    // The top level meets it with requests already waiting for a seat: more users only lengthen the queue.
+    const queued = top && top === cc.capacity ? queueReason(r, top.cell, e, true) : undefined;
+    if (queued) return queued;
     return {
       kind: 'unmeasured',
       users: top?.cell.concurrency,
@@ -108,37 +111,8 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
         : "see the cell's errors in the report; the server's log names the cause",
     };
   }
-  // An imported queued cell keeps no samples: its average active requests is the seats seen.
-  const seats =
-    seatsOf(cell) ??
-    (cell.status === 'Requests queued' && cell.avgActive !== null ? Math.round(cell.avgActive) : undefined);
-  if (cell.status === 'Requests queued' && seats !== undefined) {
-    const kvShare = kvTokens ? (seats * (C + maxOut / 2)) / kvTokens : 0;
-    const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
-    const wait =
-      cell.ttft?.p90 != null ? `TTFT p90 ${fmtMs(cell.ttft.p90)}` : `median TTFT ${fmtMs(cell.ttftMs)}`;
-    if (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)
-      return {
-        kind: 'kv-queue',
-        users: N,
-        seats,
-        short: `requests queue for KV cache at ${users(N)}`,
-        text:
-          `At ${users(N)} the server ran about ${seats} at once: their prompts and answers fill its KV cache` +
-          `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (${wait}).`,
-        change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
-        setting: e.kv[0]!,
-      };
-    return {
-      kind: 'queue',
-      users: N,
-      seats,
-      short: `requests queue: the server runs ${seats} at once`,
-      text: `At ${users(N)} the server ran about ${seats} at once and the others waited for a first token (${wait}).`,
-      change: `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}`,
-      setting: e.seats,
-    };
-  }
+  const queued = queueReason(r, cell, e, false);
+  if (queued) return queued;
   const misses = L.share?.misses;
   const rateMisses = misses?.rate ?? 0;
   const ttftMisses = misses?.ttft ?? 0;
@@ -192,6 +166,50 @@ export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel
       cell.cacheHitRatio != null && cell.cacheHitRatio < 0.5
         ? `${e.engine}: the prefix cache does not keep the prompts; a larger KV cache (${e.kv.join(', ')})`
         : 'fewer users per server, or faster prefill (more GPUs)',
+  };
+}
+
+// Why requests of a Requests queued cell waited: for a seat, or for KV room once the seats' prompts and answers
+// fill the cache. `met`: the cell meets the level (the top level measured), so the queue is what more users meet.
+function queueReason(
+  r: RunResult,
+  cell: DecodeCell,
+  e: EngineSettings,
+  met: boolean,
+): LimitReason | undefined {
+  // An imported queued cell keeps no samples: its average active requests is the seats seen.
+  const seats =
+    seatsOf(cell) ??
+    (cell.status === 'Requests queued' && cell.avgActive !== null ? Math.round(cell.avgActive) : undefined);
+  if (cell.status !== 'Requests queued' || seats === undefined) return undefined;
+  const { contextTokens: C, concurrency: N } = cell;
+  const kvTokens = r.target.kvCapacityTokens;
+  const kvShare = kvTokens ? (seats * (C + r.config.maxOutput / 2)) / kvTokens : 0;
+  const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
+  const wait =
+    cell.ttft?.p90 != null ? `TTFT p90 ${fmtMs(cell.ttft.p90)}` : `median TTFT ${fmtMs(cell.ttftMs)}`;
+  const at = met ? `At ${users(N)} the level is met, but the server` : `At ${users(N)} the server`;
+  const more = met ? '; more users would only wait longer in its queue.' : '.';
+  if (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)
+    return {
+      kind: 'kv-queue',
+      users: N,
+      seats,
+      short: `requests queue for KV cache at ${users(N)}`,
+      text:
+        `${at} ran about ${seats} at once: their prompts and answers fill its KV cache` +
+        `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (${wait})${more}`,
+      change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
+      setting: e.kv[0]!,
+    };
+  return {
+    kind: 'queue',
+    users: N,
+    seats,
+    short: `requests queue: the server runs ${seats} at once`,
+    text: `${at} ran about ${seats} at once and the others waited for a first token (${wait})${more}`,
+    change: `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}`,
+    setting: e.seats,
   };
 }
 

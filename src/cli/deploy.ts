@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { withOptions, type Resolved } from '../config/resolve.js';
-import type { OptionKey } from '../config/options.js';
+import { OPTION_TABLE, type OptionKey } from '../config/options.js';
+import { wrap } from '../report/text.js';
+import { terminalWidth } from '../report/terminal.js';
 import { newRunId } from '../bench/settings.js';
 import { BenchError } from '../errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -32,6 +34,8 @@ export function register(program: Command, io: CliIo): void {
       'print a Kubernetes Indexed Job + headless Service, or a Slurm array script, that runs `run --agents K` (docs/distributed.md)',
     )
     .argument('<scheduler>', 'k8s or slurm')
+    .usage('[options] <scheduler> --base-url <url> --agents <k> [run flags]')
+    .addHelpText('after', () => runFlagsHelp(terminalWidth(io.stdout)))
     .allowUnknownOption()
     .allowExcessArguments();
   const resolve = withOptions(cmd, 'deploy');
@@ -90,6 +94,22 @@ export function register(program: Command, io: CliIo): void {
       );
     }
   });
+}
+
+// The run flags deploy reads itself and passes on: they are `run`'s, so commander does not list them.
+function runFlagsHelp(width: number): string {
+  const col = 28; // where commander starts the descriptions above
+  const item = (term: string, text: string) =>
+    wrap(text, Math.max(20, width - col)).map((l, i) => `${i ? '' : `  ${term}`}`.padEnd(col) + l);
+  const flag = (k: OptionKey) => OPTION_TABLE[k].flag;
+  const refused = (Object.keys(NOT_FORWARDED) as OptionKey[]).map((k) => `--${kebab(k)}`).join(', ');
+  return [
+    '',
+    ...wrap("Run flags (passed on to each agent's `run`; `run --help` lists them):", width),
+    ...item(flag('baseUrl'), 'required: the server the agents measure'),
+    ...item(flag('agents'), `required, 2 or more: ${OPTION_TABLE.agents.description}`),
+    ...item('[run flags]', `any other run flag, except ${refused} (deploy sets them, or they are secret)`),
+  ].join('\n');
 }
 
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -3,12 +3,12 @@ import { terminalWidth } from '../report/terminal.js';
 import { wrap } from '../report/text.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settings.js';
-import type { OptionKey, Options } from '../config/options.js';
+import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/options.js';
 import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEta, kvBoundNote } from '../format/index.js';
+import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
@@ -21,32 +21,11 @@ import {
 } from '../plan/prefill-model.js';
 import { cellKey } from '../cell-rules.js';
 
-// What the plan and its estimate read. `plan` takes every `run` flag so the verb can be swapped; the rest are
-// named in one line as not changing it.
-const SHAPES_PLAN: ReadonlySet<string> = new Set<OptionKey>([
-  'baseUrl',
-  'model',
-  'api',
-  'engine',
-  'apiKey',
-  'apiKeyFile',
-  'config',
-  'contexts',
-  'prefillContexts',
-  'concurrency',
-  'maxOutput',
-  'duration',
-  'prefillRepeats',
-  'repeats',
-  'maxModelLen',
-  'kvCapacity',
-  'verifyCapacity',
-  'resume',
-  'json',
-  'forTwin',
-]);
-
-const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+// What the plan and its estimate read: the options whose own commands name plan (src/config/options.ts); the other
+// run flags are accepted, so the verb can be swapped, and named in one line as not changing it.
+const SHAPES_PLAN: ReadonlySet<string> = new Set(
+  OPTIONS.filter((o) => shapesPlan(OPTION_TABLE[o.key])).map((o) => o.key),
+);
 
 export function register(program: Command, io: CliIo): void {
   const cmd = program
@@ -58,12 +37,16 @@ export function register(program: Command, io: CliIo): void {
   cmd.action(async (flags: Record<string, unknown>) => {
     const resolved = resolve(flags);
     let o = resolved.options;
-    const fromCli = Object.keys(flags).filter((k) => cmd.getOptionValueSource(k) === 'cli');
-    // --resume alone reads the run folder from --out.
-    const unused = fromCli.filter((k) => !SHAPES_PLAN.has(k) && !(k === 'out' && o.resume === ''));
+    // In --help's order; --resume alone reads the run folder from --out.
+    const unused = OPTIONS.filter(
+      (x) =>
+        cmd.getOptionValueSource(x.key) === 'cli' &&
+        !SHAPES_PLAN.has(x.key) &&
+        !(x.key === 'out' && o.resume === ''),
+    ).map((x) => x.flag.split(' ')[0]!);
     if (unused.length)
       io.stderr.write(
-        `note: ${unused.map(flagName).join(', ')} ${unused.length === 1 ? 'does' : 'do'} not change the plan (${unused.length === 1 ? 'it matters' : 'they matter'} when the run measures)\n`,
+        `note: ${unused.join(', ')} ${unused.length === 1 ? 'does' : 'do'} not change the plan (${unused.length === 1 ? 'it matters' : 'they matter'} when the run measures)\n`,
       );
     const resumeDir = resumeDirOf(o);
     if (resumeDir !== undefined) {
@@ -265,7 +248,7 @@ export function planTable(
     ),
     '',
     ...legend(plan, done.length > 0),
-    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEta(est.totalS)} (${fmtEta(est.decodeS)} decode, ${fmtEta(est.prefillS)} cold prefill)`,
+    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEtaSplit(est.totalS, [['decode'], ['cold prefill', est.prefillS]])}`,
   ];
   return lines.join('\n') + '\n';
 }

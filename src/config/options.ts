@@ -180,7 +180,8 @@ export const OPTION_TABLE = {
     commands: runPlan,
     configFile: true,
     result: 'config',
-    description: 'cold prefill requests per context (median reported, outliers flagged; 1 saves time, but compare cannot judge a point without its spread)',
+    description:
+      'cold prefill requests per context (median reported, outliers flagged; 1 saves time, but compare cannot judge a point without its spread)',
     min: 1,
   },
   repeats: {
@@ -198,7 +199,7 @@ export const OPTION_TABLE = {
     flag: '--ramp-timeout <seconds>',
     kind: 'duration',
     defaultValue: 30,
-    commands: runPlan,
+    commands: RUN,
     configFile: true,
     result: 'config',
     description: 'longest wait for all N first tokens before the window opens anyway',
@@ -318,7 +319,7 @@ export const OPTION_TABLE = {
     flag: '--seed <n>',
     kind: 'int',
     defaultValue: 1,
-    commands: ['run', 'plan', 'sim', 'sweep'],
+    commands: ['run', 'sim', 'sweep'],
     configFile: true,
     result: 'config',
     about: { sim: 'seed for early stops, speculative chunks and faults' },
@@ -727,8 +728,9 @@ export const OPTION_TABLE = {
   resume: {
     flag: '--resume [dir]',
     kind: 'string',
-    commands: RUN,
+    commands: runPlan, // plan --resume: what is left of a run
     about: {
+      plan: 'plan what is left of an interrupted run: its folder, or --out pointing at it',
       sweep:
         'continue an interrupted sweep: its folder (finished configurations are skipped, a run in progress goes on from its last cell)',
     },
@@ -969,8 +971,10 @@ export interface OptionRow extends OptionSpec {
   key: OptionKey; // camelCase: YAML config key, commander attribute and config-section field
 }
 
-// Every run flag is a plan flag too: those that shape the plan or its estimate change it, src/cli/plan.ts names
-// the others in one line as not affecting it.
+// Every run flag is a plan flag too, so the verb can be swapped: those whose own `commands` name 'plan' shape the plan
+// or its estimate; the others are accepted, grouped apart in plan --help and named by src/cli/plan.ts in one line as
+// not changing it.
+export const shapesPlan = (o: Pick<OptionSpec, 'commands'>): boolean => o.commands.includes('plan');
 const commandsOf = (o: OptionSpec): readonly CommandName[] =>
   o.commands.includes('run') && !o.commands.includes('plan') ? [...o.commands, 'plan'] : o.commands;
 

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { BenchError } from '../errors.js';
 import {
   OPTIONS,
+  OPTION_TABLE,
   defaultOf,
   descriptionOf,
   optionsFor,
@@ -12,10 +13,14 @@ import {
   type OptionKey,
   type Options,
   type OptionSpec,
+  shapesPlan,
 } from './options.js';
 import type { OptionProblem } from './schema.js';
 import { validateValues } from './schema.js';
 import { suggest } from './suggest.js';
+
+// plan takes every run flag so the verb can be swapped; those that cannot change a plan are listed apart.
+const PLAN_ACCEPTS = 'run flags (accepted, no effect on the plan):';
 
 export function addOptions(cmd: Command, name: CommandName): Command {
   // What the command cannot run without leads its --help; the rest keep the table's order.
@@ -28,6 +33,7 @@ export function addOptions(cmd: Command, name: CommandName): Command {
     const opt = new Option(o.flag, descriptionOf(o, name) + shown);
     if (o.choices) opt.choices(o.choices);
     if (required(o)) opt.makeOptionMandatory();
+    if (name === 'plan' && !shapesPlan(OPTION_TABLE[o.key])) opt.helpGroup(PLAN_ACCEPTS);
     cmd.addOption(opt);
   }
   return cmd;

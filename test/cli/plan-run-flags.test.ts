@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { optionsFor } from '../../src/config/options.js';
+import { optionsFor, type OptionRow } from '../../src/config/options.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { tempDir } from '../integration/run-helpers.js';
@@ -15,7 +15,7 @@ describe('plan with run flags', () => {
     expect(optionsFor('run').filter((o) => !plan.has(o.flag))).toEqual([]);
   });
 
-  it('accepts flags that cannot change the plan and names them in one line; the plan stays the same', async () => {
+  it('accepts flags that cannot change the plan and names them in one line (in --help order); the plan stays the same', async () => {
     const bare = await runCliInProcess(offline);
     const r = await runCliInProcess([
       ...offline,
@@ -31,9 +31,47 @@ describe('plan with run flags', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(bare.stdout);
     expect(r.stderr).toBe(
-      'note: --out, --workers, --http-client, --title do not change the plan (they matter when the run measures)\n',
+      'note: --workers, --http-client, --out, --title do not change the plan (they matter when the run measures)\n',
     );
     expect(bare.stderr).toBe('');
+  });
+
+  // A value each kind of option accepts (not taken from the table's defaults: any valid value must do nothing).
+  const valueFor = (o: OptionRow): string[] => {
+    if (o.kind === 'bool') return [];
+    if (o.choices) return [o.choices[o.choices.length - 1]!];
+    const byKind: Partial<Record<OptionRow['kind'], string>> = {
+      duration: '7',
+      int: '3',
+      number: '0.5',
+      url: 'http://127.0.0.1:9',
+      slo: 'ttft=1s',
+      percent: '5%',
+    };
+    return [byKind[o.kind] ?? 'x'];
+  };
+
+  it('--help lists the run flags it takes apart, and every one of them leaves the plan as it is', async () => {
+    const help = (await runCliInProcess(['plan', '--help'])).stdout.split('\n');
+    const heading = help.indexOf('run flags (accepted, no effect on the plan):');
+    expect(heading).toBeGreaterThan(help.indexOf('Options:'));
+    const flagsIn = (lines: string[]) => lines.flatMap((l) => /^ {2}(--[a-z-]+)/.exec(l)?.[1] ?? []);
+    const planFlags = flagsIn(help.slice(0, heading));
+    const accepted = flagsIn(help.slice(heading));
+    // the reviewer's list: none of them is offered as a plan flag
+    for (const f of ['--quiet', '--run-id', '--title', '--agents', '--out', '--workers', '--seed'])
+      expect(accepted).toContain(f);
+    for (const f of ['--contexts', '--duration', '--kv-capacity', '--resume', '--json', '--for-twin'])
+      expect(planFlags).toContain(f);
+    const byFlag = new Map(optionsFor('plan').map((o) => [o.flag.split(' ')[0]!, o]));
+    const args = accepted.flatMap((f) => [f, ...valueFor(byFlag.get(f)!)]);
+    const bare = await runCliInProcess(offline);
+    const r = await runCliInProcess([...offline, ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(bare.stdout);
+    expect(r.stderr).toBe(
+      `note: ${accepted.join(', ')} do not change the plan (they matter when the run measures)\n`,
+    );
   });
 
   it('lets the flags that shape the plan change it', async () => {
@@ -86,12 +124,6 @@ describe('plan with run flags', () => {
     // what is left to send, in the run's order (Over capacity cells cost nothing)
     expect(
       j.estimate.steps.map((s) => `${s.kind} ${s.contextTokens}${s.concurrency ? `x${s.concurrency}` : ''}`),
-    ).toEqual([
-      'connect 1024',
-      'cell 4096x4',
-      'prefill 16384',
-      'cell 16384x1',
-      'prefill 32512',
-    ]);
+    ).toEqual(['connect 1024', 'cell 4096x4', 'prefill 16384', 'cell 16384x1', 'prefill 32512']);
   });
 });

@@ -126,3 +126,22 @@ describe('deploy slurm', () => {
     expect(s).not.toContain('tok-abc-123');
   });
 });
+
+describe('deploy --help', () => {
+  // deploy k8s refuses to run without --base-url and --agents K: its help says so, with the rest of run's flags.
+  it('names the run flags it requires and takes', async () => {
+    const r = await runCliInProcess(['deploy', '--help']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(
+      'Usage: llm-inference-bench deploy [options] <scheduler> --base-url <url> --agents <k> [run flags]',
+    );
+    const at = lines.indexOf("Run flags (passed on to each agent's `run`; `run --help` lists them):");
+    expect(at).toBeGreaterThan(0);
+    const section = lines.slice(at + 1).join('\n');
+    expect(section).toMatch(/^ {2}--base-url <url> +required: the server the agents measure$/m);
+    expect(section).toMatch(/^ {2}--agents <k> +required, 2 or more: /m);
+    expect(section).toMatch(/except --agent-index,[\s\S]*--api-key,/);
+    expect(lines.every((l) => l.length <= 100)).toBe(true);
+  });
+});

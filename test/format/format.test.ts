@@ -5,6 +5,7 @@ import {
   contextLabel,
   fmtDuration,
   fmtEta,
+  fmtEtaSplit,
   fmt1,
   fmtMs,
   fmtMsCompact,
@@ -69,6 +70,21 @@ describe('durations', () => {
     expect(fmtEta(Number.NaN)).toBe('?');
     expect(fmtDuration(30)).toBe('30 s');
     expect(fmtDuration(150)).toBe('2 min 30 s');
+  });
+
+  // plan printed "2 min (2 min decode, 25 s cold prefill)": the parts must add up to the total as printed.
+  it('fmtEtaSplit rounds the total and its parts in one unit, the parts adding up', () => {
+    const split = (total: number, prefill: number) =>
+      fmtEtaSplit(total, [['decode'], ['cold prefill', prefill]]);
+    expect(split(145.2, 25.4)).toBe('145 s (120 s decode, 25 s cold prefill)');
+    expect(split(599, 0.4)).toBe('599 s (599 s decode, 0 s cold prefill)');
+    // 730 s = 12.2 min; 100 s = 1.7 min; what is left, 10.5 min, shows as 10 so that 10 + 2 = 12
+    expect(split(730, 100)).toBe('12 min (10 min decode, 2 min cold prefill)');
+    expect(split(700, 25)).toBe('12 min (12 min decode, under 1 min cold prefill)');
+    // 9,000 s = 2.5 h; 1,500 s = 0.42 h
+    expect(split(9000, 1500)).toBe('2.5 h (2.1 h decode, 0.4 h cold prefill)');
+    expect(split(9000, 60)).toBe('2.5 h (2.5 h decode, under 0.1 h cold prefill)');
+    expect(split(Number.NaN, 1)).toBe('?');
   });
 });
 

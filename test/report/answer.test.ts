@@ -1,6 +1,8 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { answerOf } from '../../src/answer/answer.js';
+import { quickAnswerLines } from '../../src/quick/lines.js';
 import { renderCompare, renderReport } from '../../src/report/index.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { RunIndex } from '../../src/web/run-index.js';
@@ -36,6 +38,26 @@ describe('the answer in every report', () => {
     expect(lines.find((l) => l.startsWith('  1K '))).toMatch(/^ {2}1K {4}4 users/);
     expect(txt).toContain('requests queue: the server runs 4 at once');
     expect(txt).toContain('raise --max-num-seqs (about 4 now)');
+  });
+
+  it('a top level met with requests queued names the seats, not more users to measure', () => {
+    // Under the default chat level (2 s) 16 users meet it, but 12 of them wait for one of the 4 seats: up to three
+    // answers of 32 tokens at 80 tok/s, 1.2 s (../answer/capacity-rig.ts).
+    const txt = renderReport(result, 'txt', { width: 80 });
+    const lines = txt.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    expect(lines.find((l) => l.startsWith('  1K '))).toMatch(
+      /^ {2}1K {4}at least 16 users +[\d.,]+ {2}requests queue: the server runs 4 at$/,
+    );
+    const flat = txt.replace(/\s+/g, ' ');
+    expect(flat).toMatch(
+      /1K: At 16 users the level is met, but the server ran about 4 at once and the others waited for a first token \(TTFT p90 1,2\d\d ms\); more users would only wait longer in its queue\./,
+    );
+    expect(flat).toContain('Change (1K): vLLM: raise --max-num-seqs (about 4 now).');
+    expect(flat).not.toContain('measure more users');
+    const quick = quickAnswerLines(answerOf(result), { report: 'r.html', result: 'r' });
+    expect(quick).toContain('Why not more at 1K: requests queue: the server runs 4 at once.');
+    expect(quick).toContain('  Change: vLLM: raise --max-num-seqs (about 4 now).');
   });
 
   it('md and html: first, with the same figures', () => {
