@@ -1,12 +1,13 @@
 import { isMeasured, kvDemandTokens } from '../cell-rules.js';
-import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
-import type { RunResult, ServiceLevel } from '../results/schema.js';
+import { contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
+import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import { planOfResults } from '../twin/choose.js';
 import { observe } from '../twin/observe.js';
 import { predict, type WhatIf } from '../twin/predict.js';
 import { fitTwin } from '../twin/twin.js';
 import { answerOf, type Answer, type ContextAnswer } from './answer.js';
 import { judgeCell } from './capacity.js';
+import { engineSettings } from './engines.js';
 
 // The what-if of the answer's suggested change (docs/method.md "Why the limit is there"): a twin fitted on the run
 // itself (src/twin, docs/twin.md), the setting changed as suggested, and the limit cell predicted and judged against
@@ -62,30 +63,60 @@ export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo):
   } catch {
     return []; // the run cannot pin a twin (one concurrency level, no capacity): no what-if, no guess
   }
+  const e = engineSettings(r.engine.name);
   return changes.flatMap(({ c, whatIf, setting }) => {
+    const C = c.contextTokens;
     const N = c.limit!.cell.concurrency;
-    const p = predict(twin.profile, twin.meta, {
-      ...whatIf,
-      contexts: [c.contextTokens],
-      prefillContexts: [c.contextTokens],
-      concurrency: [N],
-    });
-    const cell = p.decode.find((d) => d.concurrency === N && d.contextTokens === c.contextTokens);
+    const at = (w: WhatIf) =>
+      predict(twin.profile, twin.meta, {
+        ...w,
+        contexts: [C],
+        prefillContexts: [C],
+        concurrency: [N],
+      }).decode.find((d) => d.concurrency === N && d.contextTokens === C);
+    const cell = at(whatIf);
     if (!cell || cell.status === 'Over capacity') return [];
-    const j = judgeCell(cell, slo, true);
-    const verdict =
-      j.verdict === 'meets' ? 'meets it' : j.verdict === 'fails' ? 'still fails it' : 'too close to call';
-    const ttft = cell.ttftMs !== null ? `, first token ${fmtMs(cell.ttftMs)}` : '';
-    return [
-      {
-        contextTokens: c.contextTokens,
-        text:
-          `${contextLabel(c.contextTokens)} with ${setting}: a twin of this run predicts ${N} users at ` +
-          `${fmtTokS(cell.perRequestTokensPerS)} tok/s each${ttft} (${fmtTokS(cell.totalTokensPerS)} total), ` +
-          `${cell.status === 'Valid' ? 'all running at once' : cell.status}: ${verdict} (median request, predicted).`,
-      },
-    ];
+    const head = `${contextLabel(C)} with ${setting}: a twin of this run predicts ${figures(cell)}`;
+    if (cell.status !== 'Requests queued')
+      return [{ contextTokens: C, text: `${head}, ${running(cell)}: ${verdict(cell, slo)}` }];
+    // Still queued: the change alone cannot say whether N users meet the level, a second limit stands in the way.
+    // Name it, and predict both changes together.
+    const seats = twin.meta.maxNumSeqs;
+    const next: { whatIf: WhatIf; why: string; setting: string } =
+      whatIf.maxNumSeqs === undefined && seats.pinned && seats.value < N
+        ? {
+            whatIf: { maxNumSeqs: N },
+            why: `: the server runs ${seats.value} at once, so raise ${e.seats} too`,
+            setting: `${e.seats} ${N}`,
+          }
+        : {
+            whatIf: { kvCapacity: { tokens: kvDemandTokens(C, N, r.config.maxOutput) } },
+            why: ` for KV cache, so a larger one too (${e.kv[0]})`,
+            setting: `a KV cache of ${fmtInt(kvDemandTokens(C, N, r.config.maxOutput))} tokens`,
+          };
+    const both = at({ ...whatIf, ...next.whatIf });
+    const then =
+      both && both.status !== 'Over capacity'
+        ? ` With ${next.setting} as well: ${figures(both)}, ${running(both)}: ${verdict(both, slo)}`
+        : '';
+    return [{ contextTokens: C, text: `${head}, but requests still queue${next.why}.${then}` }];
   });
+}
+
+// "8 users at 70.7 tok/s each, first token 1 ms (580.0 total)"
+function figures(cell: DecodeCell): string {
+  const ttft = cell.ttftMs !== null ? `, first token ${fmtMs(cell.ttftMs)}` : '';
+  return (
+    `${cell.concurrency} users at ${fmtTokS(cell.perRequestTokensPerS)} tok/s each${ttft} ` +
+    `(${fmtTokS(cell.totalTokensPerS)} total)`
+  );
+}
+
+const running = (cell: DecodeCell) => (cell.status === 'Valid' ? 'all running at once' : cell.status);
+
+function verdict(cell: DecodeCell, slo: ServiceLevel): string {
+  const v = judgeCell(cell, slo, true).verdict;
+  return `${v === 'meets' ? 'meets it' : v === 'fails' ? 'still fails it' : 'too close to call'} (median request, predicted).`;
 }
 
 /** The what-if of a result's answer under a service level (the result's own, else the default). */

@@ -49,11 +49,12 @@ export async function measureCapacity(
   flavor: Flavor,
   seats: number,
   kvTokens: number,
+  contexts: number[] = [1024],
 ): Promise<{ result: RunResult; dir: string }> {
   const { result, error, dir } = await runVirtual(
     virtualSettings(mkdtempSync(join(tmpdir(), 'lib-capacity-')), {
-      contexts: [1024],
-      prefillContexts: [1024],
+      contexts,
+      prefillContexts: contexts,
       prefillRepeats: 1,
       concurrency: [1, 2, 4, 8, 16],
       maxOutput: 32,

@@ -79,4 +79,21 @@ describe('capacity under a service level and why it stops there (virtual time, s
       expect(s.change).toContain(setting);
     },
   );
+
+  it('vLLM with both limits one level short: the KV what-if names the seats that still queue it', async () => {
+    // 4 seats; 10,000 tokens of KV hold 8 x (1K + 32) = 8,448 but not 8 x (2K + 32) = 16,640. 1K x 8 queues for a
+    // seat (the twin pins 4 seats from it); 2K x 8 is Over capacity. A KV cache of 16,640 tokens alone leaves 8 users
+    // on 4 seats, half of them waiting a whole answer (0.4 s) against 200 ms: the seats must go up too.
+    const { result } = await measureCapacity('vllm', 4, 10_000, [1024, 2048]);
+    const a = answerOf(result, SLO);
+    expect(a.contexts.map((c) => [c.capacity?.cell.concurrency, c.reason.kind])).toEqual([
+      [4, 'queue'],
+      [4, 'kv'],
+    ]);
+    const whatIf = whatIfNotes(result, a).map((w) => w.text);
+    expect(whatIf[1]).toMatch(
+      /^2K with a KV cache of 16,640 tokens \(10,000 now\): a twin of this run predicts 8 users at [\d.]+ tok\/s each, first token [\d,]+ ms \([\d.,]+ total\), but requests still queue: the server runs 4 at once, so raise --max-num-seqs too\. With --max-num-seqs 8 as well: 8 users at [\d.]+ tok\/s each, first token [\d,]+ ms \([\d.,]+ total\), all running at once: meets it \(median request, predicted\)\.$/,
+    );
+    expect(whatIf[1]).not.toContain('too close to call');
+  });
 });
