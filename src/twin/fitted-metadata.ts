@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Engine, Hardware, type RunResult } from '../results/schema.js';
 
 // What a twin keeps of the results it was fitted on, so that its predictions name that server as the results
-// did (docs/twin.md "What a prediction says"): the engine, the hardware, the launch command and the model's
+// did (docs/twin.md "What `predict` writes"): the engine, the hardware, the launch command and the model's
 // revision, each field where the measured results agree (a field two of them give differently is left out).
 export const FittedMetadata = z.object({
   engine: Engine.partial(),
