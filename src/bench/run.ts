@@ -55,6 +55,9 @@ export interface BenchRunDeps {
   agents?: AgentHub;
 }
 
+// What an interrupt does to the cell in progress (the CLI says it before it happens).
+export type InterruptEffect = { finishing: string } | { aborting: true };
+
 export interface RunOutcome {
   dir: string;
   resultPath: string;
@@ -69,6 +72,7 @@ export interface RunOutcome {
 export class BenchRun {
   private stopper = new AbortController();
   private running = false;
+  private closedWindow: string | undefined; // a cell whose window closed whole: an interrupt keeps it
   private readonly settings: RunSettings;
 
   constructor(
@@ -78,9 +82,11 @@ export class BenchRun {
     this.settings = withDefaults<'run', RunSettings>('run', settings);
   }
 
-  // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted.
-  interrupt(): void {
+  // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted. Says what happens to the
+  // cell in progress: aborted (measured again on resume), or, its window closed already, finished and kept.
+  interrupt(): InterruptEffect {
     this.stopper.abort();
+    return this.closedWindow ? { finishing: this.closedWindow } : { aborting: true };
   }
 
   get interrupted(): boolean {
@@ -91,6 +97,7 @@ export class BenchRun {
     if (this.running) throw new BenchError('USAGE', 'this run is already in progress');
     this.running = true;
     this.stopper = new AbortController();
+    this.closedWindow = undefined;
     try {
       return await this.execute();
     } finally {
@@ -174,7 +181,10 @@ export class BenchRun {
       stop: this.stopper.signal,
       settings: s,
       dir: run.checkpoint.dir,
-      phase: (label) => progress.phase(label),
+      phase: (label, keeping) => {
+        this.closedWindow = keeping;
+        progress.phase(label);
+      },
       ...(agents ? { agents } : {}),
     };
   }

@@ -67,7 +67,7 @@ export function register(program: Command, io: CliIo): void {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
       const { probeTarget } = await import('../target/probe.js');
       const info = await probeTarget({
-        baseUrl: normalizeBaseUrl(o.baseUrl),
+        baseUrl: o.baseUrl, // as given: the probe strips credentials and says so
         ...(apiKey ? { apiKey } : {}),
         ...(o.model ? { model: o.model } : {}),
         ...(o.engine ? { engine: o.engine } : {}),

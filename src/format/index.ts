@@ -2,3 +2,4 @@
 export * from './numbers.js';
 export * from './labels.js';
 export * from './time.js';
+export * from './wrap.js';

@@ -3,7 +3,7 @@ import { prefillEvidence } from './prefill-evidence.js';
 import { findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { wrapCommand } from './wrap-command.js';
 import { measurementLines } from './text-measurements.js';
-import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart } from '../format/index.js';
+import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart, wrap } from '../format/index.js';
 import { answerOf } from '../answer/answer.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { answerTextLines, type WhatIfNote } from './answer-view.js';
@@ -44,26 +44,7 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
-/** Word-wraps prose to the width, indenting continuation lines; a word longer than a whole line is cut. */
-export function wrap(text: string, width: number, indent = ''): string[] {
-  const lines: string[] = [];
-  let line = '';
-  const room = () => Math.max(8, width - (lines.length ? indent.length : 0));
-  for (let w of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + w.length <= room()) {
-      line = `${line} ${w}`;
-      continue;
-    }
-    if (line) lines.push(line);
-    for (let r = room(); w.length > r; r = room()) {
-      lines.push(w.slice(0, r));
-      w = w.slice(r);
-    }
-    line = w;
-  }
-  if (line) lines.push(line);
-  return lines.map((l, i) => (i ? indent + l : l));
-}
+export { wrap }; // from src/format/wrap.ts: its importers here keep their path
 
 const pad = (s: string, w: number, right = true) => (right ? s.padStart(w) : s.padEnd(w));
 

@@ -1,13 +1,29 @@
+import { shortStatus } from '../cell-rules.js';
+import { fmtInt, fmtTokS, wrap } from '../format/index.js';
 import type { Twin } from './twin.js';
 
-// The fit's quality in words: each parameter with its uncertainty and the cells that pinned it, then each
-// measured cell beside what the twin gives for it (the residuals).
+// The fit's quality in words, at 80 columns as every text report: each parameter with its uncertainty and the
+// cells that pinned it, then each measured cell and how far the twin's figure is from it (the residuals).
 
-const num = (v: number | null, d = 1) => (v === null ? '—' : v.toFixed(d));
-const miss = (pair: [number | null, number | null]) =>
-  pair[0] && pair[1]
-    ? `${pair[1] >= pair[0] ? '+' : ''}${((100 * (pair[1] - pair[0])) / pair[0]).toFixed(1)}%`
-    : '';
+export const FIT_REPORT_WIDTH = 80;
+const Z95 = 1.96;
+
+// A miss to one decimal while small, whole percent beyond 10% (keeps the column narrow).
+function miss([measured, twin]: [number | null, number | null]): string {
+  if (!measured || twin === null) return '';
+  const pct = (100 * (twin - measured)) / measured;
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(Math.abs(pct) < 9.95 ? 1 : 0)}%`;
+}
+
+/** A 95% interval of a log-scale spread as it applies: a factor f down (÷ f) and up (× f), in percent. */
+export function intervalWords(sigma: number): string {
+  const f = Math.exp(Z95 * sigma);
+  const down = Math.round(100 * (1 - 1 / f));
+  const up = Math.round(100 * (f - 1));
+  if (down === up) return `±${up}%`;
+  const range = `−${down}%/+${up}%`;
+  return f >= 1.5 ? `×/÷ ${f.toFixed(2)} (${range})` : range;
+}
 
 function table(rows: string[][]): string[] {
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
@@ -19,46 +35,58 @@ function table(rows: string[][]): string[] {
   );
 }
 
-export function fitReport(t: Twin): string {
+// A cell's name (`32K × 64`) and an uncertainty (`± 0.5%`) stay on one line: their spaces are held while wrapping.
+const HELD = '\u0001';
+const hold = (text: string) => text.replaceAll(' × ', `${HELD}×${HELD}`).replaceAll('± ', `±${HELD}`);
+const prose = (text: string, width: number): string[] =>
+  wrap(hold(text), width - 2, '  ').map((l) => `  ${l.replaceAll(HELD, ' ')}`);
+
+export function fitReport(t: Twin, width = FIT_REPORT_WIDTH): string {
   const out: string[] = [
-    `twin ${t.profile.name}: fitted on ${t.meta.fittedFrom.join(', ')}`,
-    '',
-    'parameters',
+    ...wrap(`twin ${t.profile.name}: fitted on ${t.meta.fittedFrom.join(', ')}`, width, '  '),
   ];
-  for (const p of t.params) out.push(`  ${p.name}: ${p.value} (${p.quality}; from ${p.from})`);
-  for (const n of t.notes) out.push(`  note: ${n}`);
-  out.push('', 'measured cells: measured / twin (miss)');
+  out.push('', 'parameters');
+  for (const p of t.params) out.push(...prose(`${p.name}: ${p.value} (${p.quality}; from ${p.from})`, width));
+  for (const n of t.notes) out.push(...prose(`note: ${n}`, width));
+  out.push('', ...wrap('measured cells, and how far the twin is from each (twin / measured − 1)', width));
+  const differs = t.residuals.filter((r) => r.twinStatus !== r.measuredStatus);
   out.push(
     ...table([
-      ['  cell', 'status', 'twin status', 'total tok/s', 'miss', 'per request', 'miss', 'TTFT ms', 'miss'],
+      ['  cell', 'status', 'total', 'miss', 'per req', 'miss', 'TTFT ms', 'miss'],
       ...t.residuals.map((r) => [
         `  ${r.cell}`,
-        r.measuredStatus,
-        r.twinStatus === r.measuredStatus ? 'same' : r.twinStatus,
-        `${num(r.total[0])} / ${num(r.total[1])}`,
+        `${shortStatus(r.measuredStatus)}${r.twinStatus === r.measuredStatus ? '' : '*'}`,
+        fmtTokS(r.total[0]),
         miss(r.total),
-        `${num(r.perRequest[0])} / ${num(r.perRequest[1])}`,
+        fmtTokS(r.perRequest[0]),
         miss(r.perRequest),
-        `${num(r.ttft[0], 0)} / ${num(r.ttft[1], 0)}`,
+        fmtInt(r.ttft[0]),
         miss(r.ttft),
       ]),
       ...t.prefillResiduals.map((r) => [
         `  ${r.point}`,
         'Valid',
-        'same',
-        `${num(r.measured)} / ${num(r.twin)}`,
+        fmtTokS(r.measured),
         miss([r.measured, r.twin]),
-        '',
-        '',
-        '',
-        '',
       ]),
     ]),
   );
+  if (differs.length)
+    out.push(
+      ...prose(
+        `* the twin gives another status: ${differs.map((r) => `${r.cell} ${r.twinStatus}`).join(', ')}.`,
+        width,
+      ),
+    );
+  if (t.prefillResiduals.length) out.push('  prefill rows: prompt tok/s in the total column.');
   const s = t.meta.sigma;
   out.push(
     '',
-    `prediction intervals (95%) from these misses: total tok/s ± ${(196 * s.total).toFixed(0)}%, per request ± ${(196 * s.perRequest).toFixed(0)}%, TTFT ± ${(196 * s.ttft).toFixed(0)}% (log scale), prefill ± ${(196 * s.prefill).toFixed(0)}%; wider past the measured range.`,
+    ...wrap(
+      `prediction intervals (95%) from these misses: total tok/s ${intervalWords(s.total)}, per request ${intervalWords(s.perRequest)}, TTFT ${intervalWords(s.ttft)}, prefill ${intervalWords(s.prefill)}; wider past the measured range.`,
+      width,
+      '  ',
+    ),
   );
   return out.join('\n') + '\n';
 }

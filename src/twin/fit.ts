@@ -1,5 +1,5 @@
 import { BenchError } from '../errors.js';
-import { cellName, contextLabel } from '../format/index.js';
+import { cellName, contextLabel, fmtInt } from '../format/index.js';
 import { FLAVORS, type Flavor, type Profile } from '../sim/profile-schema.js';
 import { validateProfile } from '../sim/profiles.js';
 import { relativeLeastSquares } from './lsq.js';
@@ -415,7 +415,7 @@ function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]):
   if (known) {
     params.push({
       name: 'KV capacity',
-      value: `${known.tokens} tokens`,
+      value: `${fmtInt(known.tokens)} tokens`,
       quality: known.quality,
       from: known.from,
     });
@@ -429,7 +429,7 @@ function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]):
     const c = loCell ?? obs.decode[0]!;
     const next = boundingCell(ranCells, obs.levels, lo);
     refuse(
-      `cannot pin the KV capacity: no cell was Over capacity and the results do not record the server's KV capacity (it held at least ${lo} tokens at ${cellLabel(c)}).`,
+      `cannot pin the KV capacity: no cell was Over capacity and the results do not record the server's KV capacity (it held at least ${fmtInt(lo)} tokens at ${cellLabel(c)}).`,
       `Pass --kv-capacity TOKENS (the server's log states its KV cache size), or fit on runs that knew the capacity` +
         (next ? `, where ${cellLabel(next)}, the next level, is recorded Over capacity` : '') +
         ` (plan --for-twin --kv-capacity TOKENS or --base-url picks it; docs/twin.md).`,
@@ -439,13 +439,13 @@ function fitKvCapacity(obs: Observations, opts: FitOptions, params: ParamFit[]):
   const hiCell = over.find((d) => demand(d) === hi)!;
   if (hi <= lo)
     refuse(
-      `cannot pin the KV capacity: ${cellLabel(hiCell)} was Over capacity (${hi} tokens) but ${cellLabel(loCell!)} ran with ${lo} tokens.`,
+      `cannot pin the KV capacity: ${cellLabel(hiCell)} was Over capacity (${fmtInt(hi)} tokens) but ${cellLabel(loCell!)} ran with ${fmtInt(lo)} tokens.`,
       'Fit on results of one server configuration, or pass --kv-capacity TOKENS.',
     );
   params.push({
     name: 'KV capacity',
-    value: `${Math.round(Math.sqrt(lo * hi))} tokens (geometric middle)`,
-    quality: `between ${lo} and ${hi} tokens`,
+    value: `${fmtInt(Math.sqrt(lo * hi))} tokens (geometric middle)`,
+    quality: `between ${fmtInt(lo)} and ${fmtInt(hi)} tokens`,
     from: `${cellLabel(loCell!)} ran; ${cellLabel(hiCell)} was over capacity`,
   });
   return { lo, hi, source: 'statuses' };

@@ -1,5 +1,6 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
 import { cellKey, kvDemandTokens } from '../cell-rules.js';
+import { BenchError } from '../errors.js';
 
 // What a fit can use from results: one row per decode cell and per prefill point, with the run settings that
 // shape them (max output and window), so results with different settings fit together.
@@ -46,7 +47,40 @@ export interface Observations {
 export const demand = (o: { contextTokens: number; concurrency: number; maxOutput: number }): number =>
   kvDemandTokens(o.contextTokens, o.concurrency, o.maxOutput);
 
-export function observe(results: ReadonlyArray<{ result: RunResult; source: string }>): Observations {
+type Sourced = { result: RunResult; source: string };
+
+// What makes two results the same server for a fit: the model, the GPUs (where both runs know them), the engine.
+function serverParts(r: RunResult): Array<[what: string, value: string | undefined]> {
+  const h = r.hardware;
+  const gpu = h.gpuName ? `${h.gpuCount ? `${h.gpuCount} × ` : ''}${h.gpuName}` : undefined;
+  return [
+    ['model', r.target.model],
+    ['GPU', gpu],
+    ['engine', r.engine.name],
+  ];
+}
+
+/** Refuses results of different servers: one twin is one server, and their cells would contradict each other. */
+export function refuseMixedServers(results: readonly Sourced[]): void {
+  const [a, ...rest] = results.filter((r) => !r.result.predicted);
+  if (!a) return;
+  const pa = serverParts(a.result);
+  for (const b of rest) {
+    const pb = serverParts(b.result);
+    const differ = pa
+      .map(([what, va], i) => [what, va, pb[i]![1]] as const)
+      .filter(([, va, vb]) => va !== undefined && vb !== undefined && va !== vb);
+    if (differ.length === 0) continue;
+    const words = differ.map(([what, va, vb]) => `${what} ${va} vs ${vb}`).join(', ');
+    throw new BenchError(
+      'USAGE',
+      `these results are of different servers (${words}: ${a.source} vs ${b.source}); fit one server's runs.`,
+    );
+  }
+}
+
+export function observe(results: readonly Sourced[]): Observations {
+  refuseMixedServers(results);
   const decode: DecodeObs[] = [];
   const prefill: PrefillObs[] = [];
   let kv: number | undefined;

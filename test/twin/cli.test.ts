@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,9 +26,13 @@ describe('fit and predict commands', () => {
     expect(r.stderr).toContain(`wrote ${twin}`);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/max running sequences: 8 \(active 8\.0–8\.0 in queued cells; from 1K × 16\)/);
-    expect(r.stdout).toMatch(/KV capacity: 65536 tokens \(reported by the server/);
-    expect(r.stdout).toMatch(/^ {2}1K × 16 +Requests queued +same /m);
+    expect(r.stdout).toMatch(/KV capacity: 65,536 tokens \(reported by the server/);
+    // measured figures, grouped as the reports print them, and the twin's miss; the twin gave the same status
+    expect(r.stdout).toMatch(/^ {2}1K × 16 +queued +[\d,.]+K? +[+-]\d/m);
     expect(r.stdout.match(/^ {2}\d+K × \d+ /gm)).toHaveLength(7);
+    expect(r.stdout).not.toContain('* the twin gives another status');
+    // at 80 columns, as every text report (characters, not bytes: × is one)
+    for (const line of r.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     expect(loadProfile(twin).maxNumSeqs).toBe(8);
   });
 
@@ -68,7 +72,7 @@ describe('fit and predict commands', () => {
       fitted,
     ]);
     expect(f.code, f.stderr).toBe(0);
-    expect(f.stdout).toMatch(/KV capacity: 3145728 tokens/);
+    expect(f.stdout).toMatch(/KV capacity: 3,145,728 tokens/);
     const out = join(dir, 'pred-units');
     const whatIfs =
       '--contexts 1K --concurrency 1,4 --duration 2m --max-output 1K --kv-capacity 3M --format md';
@@ -143,5 +147,17 @@ describe('fit and predict commands', () => {
       /^error \[USAGE\]: test\/fixtures\/seeds\/001_e957ef8128caa214\.txt and test\/fixtures\/seeds\/001_e957ef8128caa214\.txt are the same run \(imported-[0-9a-f]+\); pass each run once\./,
     );
     expect(r.stderr).toContain('--twin-cells takes no file');
+  });
+
+  it('refuses results of two different servers in one line, naming what differs (not a KV contradiction)', async () => {
+    // The seeds: GLM-5.3-Flash on 8 RTX PRO 6000, and the dflash2 model on 4 H200, both vLLM.
+    const a = 'test/fixtures/seeds/000_9816ff1652ee407d.txt';
+    const b = 'test/fixtures/seeds/001_e957ef8128caa214.txt';
+    const r = await runCliInProcess(['fit', a, b, '-o', join(dir, 'mixed.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error [USAGE]: these results are of different servers (model zai-org/GLM-5.3-Flash vs glm-5.3-flash-dflash2, GPU 8 × RTX PRO 6000 Blackwell Server Edition vs 4 × H200 SXM: ${a} vs ${b}); fit one server's runs.`,
+    ]);
+    expect(existsSync(join(dir, 'mixed.yaml'))).toBe(false);
   });
 });

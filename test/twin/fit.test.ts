@@ -121,7 +121,7 @@ describe('fit', () => {
       { decode: new Set(['1024x1', '1024x4', '8192x1', '8192x4']), prefill: new Set([1024]) },
     );
     const e = refusal(() => fitTwin(under, plan));
-    expect(e.message).toMatch(/cannot pin the KV capacity.*at least 34816 tokens at 8K × 4/);
+    expect(e.message).toMatch(/cannot pin the KV capacity.*at least 34,816 tokens at 8K × 4/);
     // The next planned level above the largest that ran (the demo grid's 1, 2, 4, 8, 16), not a guess.
     expect(e.hint).toMatch(/--kv-capacity TOKENS.*8K × 8, the next level, is recorded Over capacity/);
     expect(fitTwin(under, plan, { kvCapacityTokens: 60000 }).profile.kvCapacityTokens).toBe(60000);
@@ -136,6 +136,38 @@ describe('fit', () => {
     expect(t.meta.maxNumSeqs).toEqual({ value: 8, pinned: false });
     expect(t.params.find((p) => p.name === 'max running sequences')!.from).toMatch(
       /1K × 8 ran unqueued; a cell above it \(e\.g\. 1K × 16\) would pin it/,
+    );
+  });
+
+  it('refuses results of different servers, naming what differs; GPUs count only where both runs know them', () => {
+    const other = (over: { model?: string; engine?: string; gpu?: [string, number] | null }) => {
+      const r = demoMeasured();
+      return {
+        ...r,
+        runId: 'other',
+        target: { ...r.target, model: over.model ?? r.target.model },
+        engine: { ...r.engine, name: over.engine ?? r.engine.name },
+        hardware:
+          over.gpu === null
+            ? {}
+            : over.gpu
+              ? { ...r.hardware, gpuName: over.gpu[0], gpuCount: over.gpu[1] }
+              : r.hardware,
+      };
+    };
+    const a = { result: { ...measured, hardware: { gpuName: 'H200 SXM', gpuCount: 4 } }, source: 'a' };
+    const engine = refusal(() =>
+      observe([a, { result: other({ engine: 'sglang', gpu: ['H200 SXM', 4] }), source: 'b' }]),
+    );
+    expect(engine.code).toBe('USAGE');
+    expect(engine.message).toBe(
+      `these results are of different servers (engine ${measured.engine.name} vs sglang: a vs b); fit one server's runs.`,
+    );
+    const gpu = refusal(() => observe([a, { result: other({ gpu: ['H200 SXM', 8] }), source: 'b' }]));
+    expect(gpu.message).toContain('(GPU 4 × H200 SXM vs 8 × H200 SXM: a vs b)');
+    // the same model and engine, one run without hardware: the same server as far as anyone can tell
+    expect(observe([a, { result: other({ gpu: null }), source: 'b' }]).decode).toHaveLength(
+      2 * obs.decode.length,
     );
   });
 });

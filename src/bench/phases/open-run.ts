@@ -39,7 +39,7 @@ export async function openRun(
   if (!s.baseUrl)
     throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
   const baseUrl = normalizeBaseUrl(s.baseUrl);
-  const info = await probeFor(s, baseUrl, probe);
+  const info = await probeFor(s, s.baseUrl, probe); // as given: the probe strips credentials and says so
   if (previous && previous.target.model !== info.model)
     throw new BenchError(
       'RESUME_MISMATCH',
