@@ -4,6 +4,7 @@ import { contextCapacity, type CellJudgement } from '../../src/answer/capacity.j
 import { engineSettings } from '../../src/answer/engines.js';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { SEEDS, seedResult } from '../report/seeds.js';
 
 const judged = (verdicts: Record<number, SloVerdict>): CellJudgement[] =>
@@ -94,6 +95,42 @@ describe('imported v0.6.2 reports: judged from medians and labelled so', () => {
     const at128k = a.contexts.find((c) => c.contextTokens === 128 * 1024)!;
     expect(at128k.capacity?.cell.concurrency).toBe(8);
     expect(at128k.limit?.cell.concurrency).toBe(16);
+  });
+
+  it('H200 seed: 8K x 8 failed between levels that meet: still the limit, named a likely stall, with the command that measures it again', async () => {
+    // 8K TTFT: 109, 126, 176 ms at 1-4 users; 11,091 ms at 8; 514 ms at 16 (and 11-12 s again at 32 and 64).
+    const c = answerOf(seedResult(SEEDS[1].id)).contexts[0]!;
+    expect([c.capacity?.cell.concurrency, c.limit?.cell.concurrency]).toEqual([4, 8]);
+    expect(c.reason.short).toBe('first token late at 8 users (16 met it)');
+    expect(c.reason.text).toBe(
+      'At 8 users the first token took 11,091 ms with every request running. ' +
+        'Yet 16 users met it (first token 514 ms): 8K × 8 looks like a stall.',
+    );
+    const command =
+      'npx llm-inference-bench run --base-url URL --contexts 8K --concurrency 8 --max-output 4096 --duration 30';
+    expect(c.reason.change).toBe(
+      `measure 8K × 8 again (\`${command}\`); if it fails again: fewer users per server, or faster prefill (more GPUs)`,
+    );
+    // The command is a real one: `plan` takes every flag `run` takes, and plans that one cell with 4K answers.
+    const flags = command.split(' ').slice(5);
+    const plan = await runCliInProcess([
+      'plan',
+      '--max-model-len',
+      '1048576',
+      '--kv-capacity',
+      '2500000',
+      ...flags,
+      '--json',
+    ]);
+    expect(plan.code, plan.stderr).toBe(0);
+    const p = JSON.parse(plan.stdout) as {
+      maxOutput: number;
+      cells: Array<{ contextTokens: number; concurrency: number }>;
+    };
+    expect([p.maxOutput, p.cells.map((x) => [x.contextTokens, x.concurrency])]).toEqual([4096, [[8192, 8]]]);
+    // 64K: 32 users late (2,053 ms) and no level above meets it: the plain reason.
+    const at64k = answerOf(seedResult(SEEDS[1].id)).contexts.find((x) => x.contextTokens === 64 * 1024)!;
+    expect(at64k.reason.text).toBe('At 32 users the first token took 2,053 ms with every request running.');
   });
 
   it('a level asking 100 tok/s each stops at the per-user speed', () => {
