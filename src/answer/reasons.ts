@@ -41,6 +41,9 @@ const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
 /** Requests the server ran at once in a queued cell: the client's ceiling, else the server's median running. */
 export function seatsOf(cell: DecodeCell): number | undefined {
   if (cell.clientQueue?.queued) return cell.clientQueue.peakStreaming;
+  // N streaming at once needs N seats: a lower server count is a sample taken between one request's end and the
+  // next one's start (the client's own timeline, docs/method.md "Queueing seen by the client").
+  if (cell.clientQueue && cell.clientQueue.peakStreaming >= cell.concurrency) return undefined;
   const running = sortSamples(
     (cell.serverSamples ?? []).map((s) => s.running).filter((v): v is number => typeof v === 'number'),
   );
@@ -220,10 +223,12 @@ function queueReason(
   e: EngineSettings,
   met: boolean,
 ): LimitReason | undefined {
-  // An imported queued cell keeps no samples: its average active requests is the seats seen.
+  // An imported queued cell keeps no samples nor timeline: its average active requests is the seats seen.
   const seats =
     seatsOf(cell) ??
-    (cell.status === 'Requests queued' && cell.avgActive !== null ? Math.round(cell.avgActive) : undefined);
+    (cell.status === 'Requests queued' && !cell.clientQueue && cell.avgActive !== null
+      ? Math.round(cell.avgActive)
+      : undefined);
   if (cell.status !== 'Requests queued' || seats === undefined) return undefined;
   const { contextTokens: C, concurrency: N } = cell;
   const kvTokens = r.target.kvCapacityTokens;

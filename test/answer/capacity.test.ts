@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerOf, answerRows, basisNote, capacityPhrase, type Answer } from '../../src/answer/answer.js';
 import { contextCapacity, type CellJudgement } from '../../src/answer/capacity.js';
 import { engineSettings } from '../../src/answer/engines.js';
+import { limitReason, seatsOf } from '../../src/answer/reasons.js';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';
 import { runCliInProcess } from '../helpers/cli.js';
@@ -79,6 +80,61 @@ describe("levels too close to call, in the answer's reason", () => {
       predicted({ 1: 'meets', 2: 'too close to call', 4: 'too close to call', 8: 'fails' }),
     );
     expect(above!.why).toBe('Too close to call at 2 or 4 users (predicted median request). Not run.');
+  });
+});
+
+describe('seats of a queued cell', () => {
+  // A 4K x 32 cell of the h200x4-glm-5.3-flash-dflash sim (56 seats), measured by quick: three server samples ran
+  // 32, 22 and 26 as requests finished and were sent again, while the client saw all 32 streaming at once for 95%
+  // of the window. 32 streaming at once cannot happen on fewer than 32 seats.
+  const cell = {
+    ...emptyCell(4096, 32, 'Requests queued'),
+    clientQueue: {
+      queued: false,
+      referenceTtftMs: 19.3,
+      referenceFrom: "the ×16 cell's median",
+      avgPastReference: 0.056,
+      avgStreaming: 31.5,
+      peakStreaming: 32,
+      nearPeakShare: 0.954,
+      maxWaitMs: 29.9,
+    },
+    serverSamples: [
+      { tMs: 0, running: 32, waiting: 0 },
+      { tMs: 1000, running: 22, waiting: 1 },
+      { tMs: 2000, running: 26, waiting: 0 },
+    ],
+  };
+
+  it('are none where the client saw every request streaming at once: the top level meets it with no limit found', () => {
+    expect(seatsOf(cell)).toBeUndefined();
+    const vllm = seedResult(SEEDS[1].id); // a vLLM result with 4K answers, for the engine's settings
+    const top = (c: typeof cell) =>
+      limitReason(
+        vllm,
+        contextCapacity(4096, [{ cell: c, verdict: 'meets', basis: 'requests' }]),
+        DEFAULT_SERVICE_LEVEL,
+      );
+    expect(top(cell)).toMatchObject({
+      kind: 'unmeasured',
+      change: 'measure more users: --concurrency 64,128',
+    });
+    // Had the client seen at most 26 streaming, they waited for a seat.
+    expect(
+      top({ ...cell, clientQueue: { ...cell.clientQueue, queued: true, peakStreaming: 26 } }),
+    ).toMatchObject({
+      kind: 'queue',
+      seats: 26,
+      change: 'vLLM: raise --max-num-seqs (about 26 now)',
+    });
+  });
+
+  it("are the client's ceiling where it saw fewer, else the server's median running", () => {
+    expect(seatsOf({ ...cell, clientQueue: { ...cell.clientQueue, queued: true, peakStreaming: 26 } })).toBe(
+      26,
+    );
+    const { clientQueue: _, ...noClient } = cell;
+    expect(seatsOf(noClient)).toBe(26);
   });
 });
 
