@@ -1,6 +1,5 @@
 import type { CliIo, CliStream } from './io.js';
 import { terminalWidth } from '../report/terminal.js';
-import { wrap } from '../report/text.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settings.js';
 import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/options.js';
@@ -8,7 +7,7 @@ import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
+import { contextLabel, fmtEtaSplit, kvBoundNote, wrapProse } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
@@ -117,15 +116,10 @@ export function register(program: Command, io: CliIo): void {
   });
 }
 
-// On a terminal, prose lines wrap to its width; table rows (columns apart by two spaces or more) and the indented
-// commands stay whole to be read and copied. Piped, every line stays whole for grep.
+// Prose lines wrap to the terminal's width, 80 columns when piped; table rows (columns apart by two spaces or more)
+// and the indented commands stay whole to be read and copied.
 export function forTerminal(text: string, out: CliStream): string {
-  if (!out.isTTY) return text;
-  const width = terminalWidth(out);
-  return text
-    .split('\n')
-    .flatMap((l) => (l.length <= width || /^\s/.test(l) || /\S {2,}\S/.test(l) ? [l] : wrap(l, width, '  ')))
-    .join('\n');
+  return wrapProse(text, terminalWidth(out));
 }
 
 function planJson(plan: Plan, est: Estimate, source: string, kv: KvNote, done: DecodeCell[] = []): string {
