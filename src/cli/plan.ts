@@ -12,6 +12,7 @@ import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
+import { urlCredentials } from '../target/probe.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
 import {
   fitPrefillModel,
@@ -77,7 +78,8 @@ export function register(program: Command, io: CliIo): void {
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
       source = `${info.engine.name} at ${o.baseUrl}`;
-      prefill = await onlinePrefill(o.baseUrl, apiKey, info, o.api, maxModelLen);
+      // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
+      if (!o.forTwin) prefill = await onlinePrefill(o.baseUrl, apiKey, info, o.api, maxModelLen);
     }
     const plan = buildPlan({
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
@@ -94,7 +96,8 @@ export function register(program: Command, io: CliIo): void {
       const twinOpts = {
         duration: o.duration,
         prefillRepeats: o.prefillRepeats,
-        ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+        ...(o.baseUrl ? { baseUrl: normalizeBaseUrl(o.baseUrl) } : {}), // never its credentials
+        ...twinKey(o),
       };
       io.stdout.write(
         o.json
@@ -115,6 +118,14 @@ export function register(program: Command, io: CliIo): void {
         : forTerminal(planTable(plan, est, source, kv, o.repeats), io.stdout),
     );
   });
+}
+
+// How the printed twin commands get the key plan used (src/twin/for-twin.ts): a file they name too; a key given by
+// flag or in the URL they must not print, so a note says how; one from the environment they find there too.
+function twinKey(o: Options<'plan'>): { key?: { file: string } | 'not carried' } {
+  if (o.apiKey) return { key: 'not carried' };
+  if (o.apiKeyFile) return { key: { file: o.apiKeyFile } };
+  return o.baseUrl && urlCredentials(o.baseUrl).length > 0 ? { key: 'not carried' } : {};
 }
 
 // On a terminal, prose lines wrap to its width; table rows (columns apart by two spaces or more) and the indented
