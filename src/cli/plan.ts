@@ -7,7 +7,7 @@ import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/optio
 import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
-import { buildPlan, type Plan } from '../plan/plan.js';
+import { buildPlan, refuseAllTooLong, type Plan } from '../plan/plan.js';
 import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
@@ -63,6 +63,7 @@ export function register(program: Command, io: CliIo): void {
     let source = 'flags';
     let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
     let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
+    let online: { baseUrl: string; apiKey: string | undefined; info: TargetInfo } | undefined;
     // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
     if (o.baseUrl) {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
@@ -78,8 +79,7 @@ export function register(program: Command, io: CliIo): void {
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
       source = `${info.engine.name} at ${o.baseUrl}`;
-      // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
-      if (!o.forTwin) prefill = await onlinePrefill(o.baseUrl, apiKey, info, o.api, maxModelLen);
+      online = { baseUrl: o.baseUrl, apiKey, info };
     }
     const plan = buildPlan({
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
@@ -91,6 +91,10 @@ export function register(program: Command, io: CliIo): void {
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
+    refuseAllTooLong(plan, o.prefillContexts !== undefined); // as run refuses it, before any prompt
+    // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
+    if (online && !o.forTwin)
+      prefill = await onlinePrefill(online.baseUrl, online.apiKey, online.info, o.api, maxModelLen);
     if (o.forTwin) {
       const { forTwinText, twinRecipe } = await import('../twin/for-twin.js');
       const twinOpts = {
