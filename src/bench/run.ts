@@ -223,10 +223,8 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
   // A resumed run's prefill points already say how fast this server prefills: the estimate and the ETA start
   // from them, not from the engine's prior.
-  const prefillModel = fitPrefillModel(
-    prefillSamples(cp.result.prefill),
-    priorPrefillModel(run.info.engine.name),
-  );
+  const samples = prefillSamples(cp.result.prefill);
+  const prefillModel = fitPrefillModel(samples, priorPrefillModel(run.info.engine.name));
   const est = estimateDuration(planLeft(plan, cp.cells, cp.result.prefill), {
     duration: s.duration,
     prefillRepeats: prefillRepeatsOf(s),
@@ -245,6 +243,8 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     estimateS: est.totalS,
     steps: est.steps,
     prefillPrior: prefillModel,
+    // `plan --base-url` times two prompts first; the run's first figure for prefill is its first point.
+    prefillGuessed: samples.length === 0 && est.prefillS >= 0.25 * est.totalS,
     done: cp.cells,
     resumed: run.resumed,
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchRun } from '../../src/bench/run.js';
 import { priorPrefillModel } from '../../src/plan/prefill-model.js';
+import { startLine } from '../../src/progress/lines.js';
 import { runEta } from '../../src/progress/run-eta.js';
 import type { ProgressSink, ProgressStart } from '../../src/progress/sink.js';
 import type { RunResult } from '../../src/results/schema.js';
@@ -66,11 +67,56 @@ describe('ETA of a resumed run (virtual time)', () => {
     expect(seen.length).toBeGreaterThan((endMs - seen[0]!.atMs) / 1000);
     // The estimate's prefill model is fitted to the 1K point, not the engine's prior.
     expect(start!.prefillPrior).not.toEqual(priorPrefillModel('vllm'));
+    expect(start!.prefillGuessed).toBe(false);
     expect(start!.counts.done).toBe(2);
     const after = JSON.parse(readFileSync(join(full.dir, 'result.json'), 'utf8')) as RunResult;
     expect(after.status).toBe('complete');
     // At every event the ETA is within 25% of the time really left, or 1.5 s where little is left.
     const off = seen
+      .map((s) => ({ ...s, leftS: (endMs - s.atMs) / 1000 }))
+      .filter((s) => Math.abs(s.etaS - s.leftS) > Math.max(1.5, 0.25 * s.leftS));
+    expect(off).toEqual([]);
+  });
+
+  // A fresh run knows nothing of the server's prefill speed: its first line says the estimate is a guess, and from
+  // its first prefill point on (repeats a few tokens apart, once fitted as a slope that put the full window at
+  // 100 times its time) the ETA tracks the time really left.
+  it('a fresh run: the first estimate is a guess and says so; the ETA then tracks the time left', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fresh-eta-'));
+    const rig = virtualRig();
+    const eta = runEta(() => rig.clock.now());
+    const seen: Array<{ atMs: number; etaS: number }> = [];
+    let start: ProgressStart | undefined;
+    let firstPointMs: number | undefined;
+    const note = () => seen.push({ atMs: rig.clock.now(), etaS: eta.seconds() });
+    const progress: ProgressSink = {
+      start(s) {
+        start = s;
+        eta.start(s);
+      },
+      phase() {},
+      prefillDone(p) {
+        eta.prefillDone(p);
+        firstPointMs ??= rig.clock.now();
+        note();
+      },
+      cellDone(c) {
+        eta.cellDone(c);
+        note();
+      },
+      warn() {},
+      finish() {},
+    };
+    const matrix = { contexts: [1024, 4096, 16384], concurrency: [1, 4], duration: 2, prefillRepeats: 3 };
+    await rig.drive(new BenchRun(virtualSettings(out, matrix), { ...rig.deps, progress }).start());
+    const endMs = rig.clock.now();
+    expect(start!.prefillGuessed).toBe(true);
+    expect(startLine(start!)).toMatch(
+      /; about \S+ \S+ \(prefill speed guessed until measured; the ETA corrects it\)$/,
+    );
+    expect(seen.length).toBeGreaterThan(6);
+    const off = seen
+      .filter((s) => s.atMs >= firstPointMs!)
       .map((s) => ({ ...s, leftS: (endMs - s.atMs) / 1000 }))
       .filter((s) => Math.abs(s.etaS - s.leftS) > Math.max(1.5, 0.25 * s.leftS));
     expect(off).toEqual([]);
