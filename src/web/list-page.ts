@@ -1,5 +1,5 @@
 import { fmtDate, fmtTokS } from '../format/index.js';
-import { esc } from '../report/html/escape.js';
+import { esc, escText } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { peakWhere } from '../report/model.js';
 import { facetCounts, FACETS, filterParams, type Facet, type RunFilter } from './filter.js';
@@ -62,7 +62,7 @@ function row(e: RunEntry): string {
   const title = e.title || e.model;
   return `<tr class="st-${esc(e.status)}" data-run="${esc(e.id)}">
 <td class="pick-cell"><input type="checkbox" name="run" value="${esc(e.id)}" form="compare" aria-label="select ${esc(title)}"></td>
-<td class="run-cell"><a href="${esc(report)}">${esc(title)}</a><span class="sub">${esc(e.model)} · ${esc(e.id)}</span></td>
+<td class="run-cell"><a href="${esc(report)}">${esc(title)}</a><span class="sub">${escText(e.model)} · ${escText(e.id)}</span></td>
 <td data-label="Started">${esc(fmtDate(e.startedAt))}</td>
 <td data-label="Engine">${esc([e.engine, e.engineVersion].filter(Boolean).join(' '))}</td>
 <td data-label="GPU">${esc(e.gpu || '—')}</td>
@@ -100,7 +100,7 @@ function sweepsTable(sweeps: readonly SweepSummary[]): string {
   const rows = sweeps
     .map(
       (w) =>
-        `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${esc(w.id)}</span></td>` +
+        `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${escText(w.id)}</span></td>` +
         `<td data-label="Started">${esc(fmtDate(w.startedAt))}</td><td class="status" data-label="Status">${esc(w.status)}</td>` +
         `<td data-label="Configurations">${w.complete} of ${w.runs} complete${w.failed ? ` · ${w.failed} failed` : ''}</td></tr>`,
     )

@@ -12,7 +12,7 @@ function expectOneLineError(r: CliResult, code: string, exit: number): void {
   const lines = r.stderr
     .trim()
     .split('\n')
-    .filter((l) => !/^(run |prefill |decode |warning:)/.test(l));
+    .filter((l) => !/^(run |prefill |decode |warning:|note:)/.test(l));
   expect(lines, r.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(new RegExp(`^error \\[${code}\\]: \\S`));
   expect(r.stderr).not.toMatch(/\n\s+at /);
