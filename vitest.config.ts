@@ -41,6 +41,7 @@ export default defineConfig({
           name: 'fast',
           include: ['test/**/*.test.ts'],
           exclude: INTEGRATION,
+          setupFiles: ['test/helpers/invocation-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
@@ -50,6 +51,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
+          setupFiles: ['test/helpers/invocation-setup.ts'],
           testTimeout: 240_000,
           hookTimeout: 60_000,
           maxWorkers: 2,

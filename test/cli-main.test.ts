@@ -11,6 +11,21 @@ describe('cli main', () => {
     }
   });
 
+  it("every command's --help fits 80 columns, piped as in a terminal", async () => {
+    const top = await runCliInProcess(['--help']);
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z]+)\b/gm)]
+      .map((m) => m[1]!)
+      .filter((c) => c !== 'help');
+    expect(commands).toContain('sweep');
+    for (const c of ['', ...commands]) {
+      const r = await runCliInProcess(c ? [c, '--help'] : ['--help']);
+      expect(
+        r.stdout.split('\n').filter((l) => l.length > 80),
+        `${c} --help`,
+      ).toEqual([]);
+    }
+  });
+
   it('suggests the closest command for a typo, without a stack trace', async () => {
     const r = await runCliInProcess(['runn']);
     expect(r.code).toBe(2);

@@ -24,7 +24,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   results: ['failures', 'format'],
   // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
   stats: ['results'],
-  plan: ['results'],
+  plan: ['results', 'format'],
   // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
   answer: ['twin', 'stats', 'results', 'format'],
   // The option table and its resolution (flags over YAML over defaults): below every command that takes options.

@@ -1,4 +1,5 @@
 import type { BenchError } from '../errors.js';
+import { fmtInt } from '../format/index.js';
 import { prefillKey } from '../results/cell-key.js';
 import type { PrefillPoint, PrefillRepeat } from '../results/schema.js';
 import { median, sortSamples } from '../stats/sorted.js';
@@ -89,9 +90,9 @@ export function prefillWarnings(point: PrefillPoint, label: string): string[] {
   const ctx = point.contextTokens;
   const sh = point.shortened;
   if (sh) {
-    const refused = sh.rejectedPromptTokens ? `${sh.rejectedPromptTokens}-token prompt` : 'prompt';
+    const refused = sh.rejectedPromptTokens ? `${fmtInt(sh.rejectedPromptTokens)}-token prompt` : 'prompt';
     out.push(
-      `prefill ${label}: the server refused the ${refused} as too long; measured again with a prompt for ${sh.toTarget} tokens`,
+      `prefill ${label}: the server refused the ${refused} as too long; measured again with a prompt for ${fmtInt(sh.toTarget)} tokens`,
     );
   }
   if (point.repeats.some((r) => r.outlier))

@@ -9,7 +9,13 @@ import { estimateDuration, planLeft } from '../plan/estimate.js';
 import { countCells, type CellCounts } from '../plan/counts.js';
 import { fitPrefillModel, prefillSamples, priorPrefillModel } from '../plan/prefill-model.js';
 import { capacityRuleHeld } from '../plan/capacity.js';
-import { CONNECT_PROMPT_TOKENS, raisedCapacity, runContexts, type PlannedCell } from '../plan/plan.js';
+import {
+  CONNECT_PROMPT_TOKENS,
+  raisedCapacity,
+  runContexts,
+  tooLongNote,
+  type PlannedCell,
+} from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
@@ -55,6 +61,9 @@ export interface BenchRunDeps {
   agents?: AgentHub;
 }
 
+// What an interrupt does to the cell in progress (the CLI says it before it happens).
+export type InterruptEffect = { finishing: string } | { aborting: true };
+
 export interface RunOutcome {
   dir: string;
   resultPath: string;
@@ -69,6 +78,7 @@ export interface RunOutcome {
 export class BenchRun {
   private stopper = new AbortController();
   private running = false;
+  private closedWindow: string | undefined; // a cell whose window closed whole: an interrupt keeps it
   private readonly settings: RunSettings;
 
   constructor(
@@ -78,9 +88,11 @@ export class BenchRun {
     this.settings = withDefaults<'run', RunSettings>('run', settings);
   }
 
-  // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted.
-  interrupt(): void {
+  // Ctrl-C: abort what is in flight, keep every finished cell, mark the result interrupted. Says what happens to the
+  // cell in progress: aborted (measured again on resume), or, its window closed already, finished and kept.
+  interrupt(): InterruptEffect {
     this.stopper.abort();
+    return this.closedWindow ? { finishing: this.closedWindow } : { aborting: true };
   }
 
   get interrupted(): boolean {
@@ -91,6 +103,7 @@ export class BenchRun {
     if (this.running) throw new BenchError('USAGE', 'this run is already in progress');
     this.running = true;
     this.stopper = new AbortController();
+    this.closedWindow = undefined;
     try {
       return await this.execute();
     } finally {
@@ -107,7 +120,7 @@ export class BenchRun {
     try {
       const env = await this.cellEnv(run, clock, progress);
       announce(run, progress);
-      const tooLong = new TooLong();
+      const tooLong = new TooLong(tooLongNote(run.plan)?.error);
       try {
         cp.log(await connect(env.sender, env.stop, progress));
         await measureContexts(run, env, tooLong, progress);
@@ -174,7 +187,10 @@ export class BenchRun {
       stop: this.stopper.signal,
       settings: s,
       dir: run.checkpoint.dir,
-      phase: (label) => progress.phase(label),
+      phase: (label, keeping) => {
+        this.closedWindow = keeping;
+        progress.phase(label);
+      },
       ...(agents ? { agents } : {}),
     };
   }
@@ -207,10 +223,8 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
   // A resumed run's prefill points already say how fast this server prefills: the estimate and the ETA start
   // from them, not from the engine's prior.
-  const prefillModel = fitPrefillModel(
-    prefillSamples(cp.result.prefill),
-    priorPrefillModel(run.info.engine.name),
-  );
+  const samples = prefillSamples(cp.result.prefill);
+  const prefillModel = fitPrefillModel(samples, priorPrefillModel(run.info.engine.name));
   const est = estimateDuration(planLeft(plan, cp.cells, cp.result.prefill), {
     duration: s.duration,
     prefillRepeats: prefillRepeatsOf(s),
@@ -229,9 +243,14 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     estimateS: est.totalS,
     steps: est.steps,
     prefillPrior: prefillModel,
+    // `plan --base-url` times two prompts first; the run's first figure for prefill is its first point.
+    prefillGuessed: samples.length === 0 && est.prefillS >= 0.25 * est.totalS,
     done: cp.cells,
     resumed: run.resumed,
   });
+  // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
+  const long = tooLongNote(plan);
+  if (long) (progress.note ?? progress.warn)(`note: ${long.note}.`);
 }
 
 // One throwaway request first: connection setup and first-use costs (both sides) stay out of the first cold

@@ -34,7 +34,7 @@ export function register(program: Command, io: CliIo): void {
       'print a Kubernetes Indexed Job + headless Service, or a Slurm array script, that runs `run --agents K` (docs/distributed.md)',
     )
     .argument('<scheduler>', 'k8s or slurm')
-    .usage('[options] <scheduler> --base-url <url> --agents <k> [run flags]')
+    .usage('[options] <scheduler> [run flags]') // --base-url and --agents: the run flags' own section
     .addHelpText('after', () => runFlagsHelp(terminalWidth(io.stdout)))
     .allowUnknownOption()
     .allowExcessArguments();

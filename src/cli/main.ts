@@ -120,6 +120,13 @@ const invokedDirectly = (() => {
 })();
 
 if (invokedDirectly) {
+  // A reader that stops early (`| head`) closes the pipe: what it wanted is written, so end quietly, as Unix tools
+  // do, instead of an unhandled EPIPE's stack trace. Results are written atomically, so nothing half-written stays.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(0);
+    });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

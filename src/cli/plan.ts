@@ -1,17 +1,17 @@
 import type { CliIo, CliStream } from './io.js';
 import { terminalWidth } from '../report/terminal.js';
-import { wrap } from '../report/text.js';
 import type { Command } from 'commander';
 import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settings.js';
 import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/options.js';
 import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
-import { buildPlan, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEtaSplit, kvBoundNote } from '../format/index.js';
+import { buildPlan, refuseAllTooLong, type Plan } from '../plan/plan.js';
+import { contextLabel, fmtEtaSplit, kvBoundNote, wrapProse } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
+import { urlCredentials } from '../target/probe.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
 import {
   fitPrefillModel,
@@ -62,12 +62,13 @@ export function register(program: Command, io: CliIo): void {
     let source = 'flags';
     let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
     let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
+    let online: { baseUrl: string; apiKey: string | undefined; info: TargetInfo } | undefined;
     // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
     if (o.baseUrl) {
       const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
       const { probeTarget } = await import('../target/probe.js');
       const info = await probeTarget({
-        baseUrl: normalizeBaseUrl(o.baseUrl),
+        baseUrl: o.baseUrl, // as given: the probe strips credentials and says so
         ...(apiKey ? { apiKey } : {}),
         ...(o.model ? { model: o.model } : {}),
         ...(o.engine ? { engine: o.engine } : {}),
@@ -77,7 +78,7 @@ export function register(program: Command, io: CliIo): void {
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
       source = `${info.engine.name} at ${o.baseUrl}`;
-      prefill = await onlinePrefill(o.baseUrl, apiKey, info, o.api, maxModelLen);
+      online = { baseUrl: o.baseUrl, apiKey, info };
     }
     const plan = buildPlan({
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
@@ -89,12 +90,17 @@ export function register(program: Command, io: CliIo): void {
       ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     });
+    refuseAllTooLong(plan, o.prefillContexts !== undefined); // as run refuses it, before any prompt
+    // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
+    if (online && !o.forTwin)
+      prefill = await onlinePrefill(online.baseUrl, online.apiKey, online.info, o.api, maxModelLen);
     if (o.forTwin) {
       const { forTwinText, twinRecipe } = await import('../twin/for-twin.js');
       const twinOpts = {
         duration: o.duration,
         prefillRepeats: o.prefillRepeats,
-        ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+        ...(o.baseUrl ? { baseUrl: normalizeBaseUrl(o.baseUrl) } : {}), // never its credentials
+        ...twinKey(o),
       };
       io.stdout.write(
         o.json
@@ -117,15 +123,18 @@ export function register(program: Command, io: CliIo): void {
   });
 }
 
-// On a terminal, prose lines wrap to its width; table rows (columns apart by two spaces or more) and the indented
-// commands stay whole to be read and copied. Piped, every line stays whole for grep.
+// How the printed twin commands get the key plan used (src/twin/for-twin.ts): a file they name too; a key given by
+// flag or in the URL they must not print, so a note says how; one from the environment they find there too.
+function twinKey(o: Options<'plan'>): { key?: { file: string } | 'not carried' } {
+  if (o.apiKey) return { key: 'not carried' };
+  if (o.apiKeyFile) return { key: { file: o.apiKeyFile } };
+  return o.baseUrl && urlCredentials(o.baseUrl).length > 0 ? { key: 'not carried' } : {};
+}
+
+// Prose lines wrap to the terminal's width, 80 columns when piped; table rows (columns apart by two spaces or more)
+// and the indented commands stay whole to be read and copied.
 export function forTerminal(text: string, out: CliStream): string {
-  if (!out.isTTY) return text;
-  const width = terminalWidth(out);
-  return text
-    .split('\n')
-    .flatMap((l) => (l.length <= width || /^\s/.test(l) || /\S {2,}\S/.test(l) ? [l] : wrap(l, width, '  ')))
-    .join('\n');
+  return wrapProse(text, terminalWidth(out));
 }
 
 function planJson(plan: Plan, est: Estimate, source: string, kv: KvNote, done: DecodeCell[] = []): string {

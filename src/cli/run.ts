@@ -83,10 +83,13 @@ export async function runWithSignals(
   const onSignal = () => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    const msg = 'interrupting: aborting the cell in progress and saving the result...';
+    const effect = run.interrupt();
+    const msg =
+      'finishing' in effect
+        ? `interrupting: the window of ${effect.finishing} has closed; finishing and saving that cell, then the result...`
+        : 'interrupting: aborting the cell in progress (measured again on resume) and saving the result...';
     if (progress.note) progress.note(msg);
     else io.stderr.write(`\n${msg}\n`);
-    run.interrupt();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -3,6 +3,8 @@ import type { CliIo } from './io.js';
 import { withOptions } from '../config/resolve.js';
 import { BenchError } from '../errors.js';
 import { chooseProgress } from '../progress/index.js';
+import { wrapProse } from '../format/index.js';
+import { terminalWidth } from '../report/terminal.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
 
@@ -37,7 +39,7 @@ export function register(program: Command, io: CliIo): void {
       sweepPlan(p, (o) => toRunSettings(o, apiKey), apiKey),
       {
         say: (line) => {
-          if (!quiet) io.stderr.write(`${line}\n`);
+          if (!quiet) io.stderr.write(`${wrapProse(line, terminalWidth(io.stderr))}\n`);
         },
         progress: () => chooseProgress({ quiet, stream: io.stderr }),
         writeRunReports: writeReportsBeside,

@@ -766,7 +766,7 @@ export const OPTION_TABLE = {
     commands: SWEEP,
     configFile: true,
     description:
-      'server flags that set run settings, e.g. "max_num_seqs=concurrency,max_model_len=max-model-len" or "np=concurrency,c/np=max-model-len"',
+      'server flags that set run settings, e.g. "max_num_seqs=concurrency" (vLLM) or "np=concurrency,c/np=max-model-len" (llama.cpp); more in docs/sweep.md',
   },
   serverReadyTimeout: {
     flag: '--server-ready-timeout <seconds>',

@@ -20,3 +20,15 @@ export function wrap(text: string, width: number, indent = ''): string[] {
   if (line) lines.push(line);
   return lines.map((l, i) => (i ? indent + l : l));
 }
+
+/**
+ * A printed text fitted to a terminal's width line by line: a prose line longer than the width wraps at its words
+ * (continuation lines indented two spaces); indented lines (commands to paste) and table rows (columns two spaces
+ * apart or more) stay whole, to be copied and read as printed.
+ */
+export function wrapProse(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((l) => (l.length <= width || /^\s/.test(l) || /\S {2,}\S/.test(l) ? [l] : wrap(l, width, '  ')))
+    .join('\n');
+}

@@ -8,6 +8,7 @@ import {
 } from './capacity.js';
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
 import { kvDemandTokens } from '../cell-rules.js';
+import { contextLabel, fmtInt } from '../format/index.js';
 
 export interface PlanInput {
   maxModelLen?: number;
@@ -69,7 +70,7 @@ export function buildPlan(input: PlanInput): Plan {
   const tooLong = (c: number, out: number) =>
     fitsModelLen(c, out, maxModelLen)
       ? undefined
-      : `context ${c} + ${out} output tokens exceeds the server's max model length ${maxModelLen}`;
+      : `context ${fmtInt(c)} + ${fmtInt(out)} output token${out === 1 ? '' : 's'} exceeds the server's max model length ${fmtInt(maxModelLen)}`;
 
   const decodeSet = new Set(contexts);
   const prefill: PlannedPrefill[] = prefillList.map((c) => {
@@ -136,4 +137,71 @@ export const CONNECT_PROMPT_TOKENS = 1024;
 export function raisedCapacity(plan: Plan, provenTokens: number, input: PlanInput): Plan {
   if (plan.kvCapacityTokens === undefined || provenTokens <= plan.kvCapacityTokens) return plan;
   return buildPlan({ ...input, kvCapacityTokens: provenTokens, kvCapacityBound: 'lower-bound' });
+}
+
+// Contexts too long for the server (docs/method.md "Errors"). Every requested one: nothing to measure, so the run
+// (and `plan`) refuses before any load. Some: the plan skips them, nothing is sent for them, and a note says so.
+
+// As a user writes a count: 2M, 1020K, else the tokens.
+const tokensLabel = (n: number): string =>
+  n % 1_048_576 === 0 ? `${n / 1_048_576}M` : n % 1024 === 0 ? contextLabel(n) : fmtInt(n);
+
+interface TooLongContexts {
+  maxModelLen: number;
+  decode: number[]; // decode contexts whose cells are Too long
+  prefill: number[]; // prefill-only points (given by --prefill-contexts) that are Too long
+}
+
+function tooLongContexts(plan: Plan): TooLongContexts | undefined {
+  if (plan.maxModelLen === undefined) return undefined;
+  const decode = plan.contexts.filter((c) =>
+    plan.cells.some((x) => x.contextTokens === c && x.status === 'Too long'),
+  );
+  const prefill = plan.prefill
+    .filter((p) => p.status === 'Too long' && !plan.contexts.includes(p.contextTokens))
+    .map((p) => p.contextTokens);
+  return decode.length + prefill.length ? { maxModelLen: plan.maxModelLen, decode, prefill } : undefined;
+}
+
+// What is too long and why: "--contexts 2M", "exceeds the server's max model length 1,048,576 (1M) with 4,096
+// output tokens; the longest it takes is 1,044,480 (1020K)".
+function tooLongText(t: TooLongContexts, maxOutput: number): { what: string; many: boolean; why: string } {
+  const list = (flag: string, xs: number[]) => `${flag} ${xs.map(tokensLabel).join(',')}`;
+  const named = [
+    ...(t.decode.length ? [list('--contexts', t.decode)] : []),
+    ...(t.prefill.length ? [list('--prefill-contexts', t.prefill)] : []),
+  ];
+  const many = t.decode.length + t.prefill.length > 1;
+  const out = t.decode.length ? ` with ${fmtInt(maxOutput)} output tokens` : '';
+  // A decode context fits with its output, a prefill point with one token; labelled (1020K) only where exact.
+  const longest = t.decode.length ? t.maxModelLen - maxOutput : t.maxModelLen - 1;
+  const takes =
+    longest > 0
+      ? `the longest it takes is ${fmtInt(longest)}${longest % 1024 === 0 ? ` (${tokensLabel(longest)})` : ''}`
+      : `no context fits with ${fmtInt(maxOutput)} output tokens`;
+  const why = `the server's max model length ${fmtInt(t.maxModelLen)} (${tokensLabel(t.maxModelLen)})${out}; ${takes}`;
+  return { what: named.join(' and '), many, why };
+}
+
+// Every decode context too long, and every prefill context the user asked for (the full window alone was not
+// asked for): refused with one line before anything is sent.
+export function refuseAllTooLong(plan: Plan, prefillGiven: boolean): void {
+  const t = tooLongContexts(plan);
+  if (!t || t.decode.length < plan.contexts.length) return;
+  if (prefillGiven && plan.prefill.some((p) => p.status === 'run')) return;
+  const { what, many, why } = tooLongText({ ...t, prefill: prefillGiven ? t.prefill : [] }, plan.maxOutput);
+  throw new BenchError('CONTEXT_TOO_LONG', `${what} ${many ? 'exceed' : 'exceeds'} ${why}`, {
+    hint: 'No prompt was sent: give shorter --contexts (or a smaller --max-output).',
+  });
+}
+
+// Some contexts too long: what the run says as it starts, and its error at the end (undefined when all fit).
+export function tooLongNote(plan: Plan): { note: string; error: string } | undefined {
+  const t = tooLongContexts(plan);
+  if (!t) return undefined;
+  const { what, many, why } = tooLongText(t, plan.maxOutput);
+  return {
+    note: `${what} ${many ? 'are' : 'is'} skipped (nothing is sent for ${many ? 'them' : 'it'}): ${many ? 'they exceed' : 'it exceeds'} ${why}`,
+    error: `${what} ${many ? 'exceed' : 'exceeds'} ${why}`,
+  };
 }

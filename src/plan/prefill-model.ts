@@ -45,13 +45,19 @@ export function priorPrefillModel(engine?: string): PrefillModel {
   return (engine !== undefined ? PRIORS[engine] : undefined) ?? GPU_PRIOR;
 }
 
-// What the measured points say: one point scales the prior; two or more fit seconds/token = a + b*L by least
-// squares (b >= 0, a >= 0), so the full-window point is predicted from the shorter ones.
+// Lengths this far apart (longest / shortest) show how per-token time grows; closer ones (the repeats of one
+// point: 8,192, 8,193 and 8,198 tokens) only show noise, and a line through them predicted a 1M-token prefill
+// 100 times too slow.
+const MIN_LENGTH_SPREAD = 1.5;
+
+// What the measured points say: points of one length scale the prior; lengths far enough apart fit
+// seconds/token = a + b*L by least squares (b >= 0, a >= 0), so the full-window point is predicted from the
+// shorter ones.
 export function fitPrefillModel(samples: readonly PrefillSample[], prior: PrefillModel): PrefillModel {
   const pts = samples.filter((s) => s.tokens > 0 && s.seconds > 0 && Number.isFinite(s.seconds));
   if (pts.length === 0) return prior;
-  const distinct = new Set(pts.map((p) => p.tokens)).size;
-  if (distinct < 2) {
+  const lengths = pts.map((p) => p.tokens);
+  if (Math.max(...lengths) < MIN_LENGTH_SPREAD * Math.min(...lengths)) {
     const k =
       pts.reduce((t, p) => t + p.seconds, 0) / pts.reduce((t, p) => t + prefillSeconds(prior, p.tokens), 0);
     return { a: prior.a * k, b: prior.b * k };

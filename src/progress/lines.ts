@@ -33,7 +33,7 @@ export function prefillLine(p: PrefillPoint): string {
 
 // The run's first line: what it will measure, counted as `plan` counts it.
 export function startLine(s: ProgressStart): string {
-  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}; about ${fmtEta(s.estimateS)}`;
+  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}; about ${fmtEta(s.estimateS)}${s.prefillGuessed ? ' (prefill speed guessed until measured; the ETA corrects it)' : ''}`;
 }
 
 // "5/13 measured": measured and checked cells, resumed ones included; skipped cells never count.

@@ -1,4 +1,4 @@
-import { contextLabel, fmtEta } from '../format/index.js';
+import { contextLabel, fmtEta, wrapProse } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
 import type { CellCounts } from '../plan/counts.js';
 import { cellShort, measuredSoFar, prefillLine } from './lines.js';
@@ -37,7 +37,8 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
   const render = (permanent: string[] = [], stopped = false) => {
     if (finished) return;
     if (!s) {
-      if (permanent.length) stream.write(permanent.map((l) => `${l}\n`).join(''));
+      const cols = stream.columns > 0 ? stream.columns : 80;
+      if (permanent.length) stream.write(permanent.map((l) => `${wrapProse(l, cols - 1)}\n`).join(''));
       return;
     }
     const measured = measuredSoFar(counts ?? s.counts);

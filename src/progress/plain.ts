@@ -1,38 +1,50 @@
 import type { DecodeCell } from '../results/schema.js';
-import { fmtEta } from '../format/index.js';
+import { fmtEta, wrap, wrapProse } from '../format/index.js';
 import type { CellCounts } from '../plan/counts.js';
 import { cellLine, measuredSoFar, prefillLine, startLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
 
-// Without a TTY: one plain line per finished cell (logs, CI), with how far along and the ETA.
-export function plainProgress(write: (line: string) => void): ProgressSink {
+// A cell's line wrapped to the width, its "[5/13 measured, ETA 33 s]" kept whole at the end (a log reader's
+// regex, and a person, read it as one piece).
+function withTail(line: string, tail: string, width: number): string {
+  const lines = wrap(line, width, '  ');
+  const last = lines.length - 1;
+  if (lines[last]!.length + 1 + tail.length <= width) lines[last] = `${lines[last]} ${tail}`;
+  else lines.push(`  ${tail}`);
+  return lines.join('\n');
+}
+
+// Without a TTY: one plain line per finished cell (logs, CI), with how far along and the ETA, fitted to 80
+// columns (a longer line continues two spaces in).
+export function plainProgress(write: (line: string) => void, width = 80): ProgressSink {
   let counts: CellCounts | undefined;
   const eta = runEta();
+  const say = (text: string) => write(wrapProse(text, width));
   return {
     start(s: ProgressStart) {
       counts = s.counts;
       eta.start(s);
-      write(`${startLine(s)}; writing ${s.dir}`);
+      say(`${startLine(s)}; writing ${s.dir}`);
     },
     phase() {},
     prefillDone(p) {
       eta.prefillDone(p);
-      write(prefillLine(p));
+      say(prefillLine(p));
     },
     cellDone(c: DecodeCell, now: CellCounts) {
       counts = now;
       eta.cellDone(c);
-      write(`${cellLine(c)} [${measuredSoFar(counts)}, ETA ${fmtEta(eta.seconds())}]`);
+      write(withTail(cellLine(c), `[${measuredSoFar(counts)}, ETA ${fmtEta(eta.seconds())}]`, width));
     },
     warn(text) {
-      write(`warning: ${text}`);
+      say(`warning: ${text}`);
     },
     note(text) {
-      write(text);
+      say(text);
     },
     finish(text) {
-      write(text);
+      say(text);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { wrapProse } from '../format/index.js';
+
 // A live area at the bottom of a terminal that permanent lines scroll above. Each redraw moves the cursor back
 // to the first row of the area, erases to the end of the screen, writes any new permanent lines and then the area
 // again; so the header is never overwritten and no row of an earlier frame is left behind. Lines are cut to the
@@ -43,7 +45,8 @@ export function liveScreen(stream: TtyLike): LiveScreen {
       const cols = stream.columns && stream.columns > 0 ? stream.columns : 80;
       const rows = stream.rows && stream.rows > 0 ? stream.rows : 24;
       const fitted = fitArea(area, cols, rows);
-      const above = permanent.map((l) => `${l}\n`).join('');
+      // Permanent lines scroll away: wrapped at words to the width here, not mid-word by the terminal.
+      const above = permanent.map((l) => `${wrapProse(l, cols - 1)}\n`).join('');
       stream.write(`${erase(cols)}${above}${fitted.join('\n')}`);
       drawn = fitted;
     },

@@ -14,6 +14,7 @@ export interface ProgressStart {
   estimateS: number;
   steps: EstimateStep[]; // what is left to do, in order, with the plan's estimates (the ETA corrects them)
   prefillPrior: PrefillModel; // the prefill model the estimates used
+  prefillGuessed?: boolean; // a good part of the estimate is prefill at the engine's prior speed, nothing measured yet
   done: DecodeCell[]; // cells already in the result (resume)
   resumed: boolean;
 }

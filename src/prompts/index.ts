@@ -69,11 +69,11 @@ export async function createPromptFactory(opts: PromptFactoryOptions): Promise<P
       if (search) {
         const started = Date.now();
         const r = await search.prompt(spec);
-        if (r) return r;
+        if (!('failed' in r)) return r;
         search = undefined;
         source = 'calibration';
         warn(
-          `prompt sizing: the server's tokenize endpoint did not answer for the ${fmtInt(contextTokens)}-token prompt ` +
+          `prompt sizing: the server's tokenize endpoint ${r.failed} for the ${fmtInt(contextTokens)}-token prompt ` +
             `(gave up after ${fmtS((Date.now() - started) / 1000)}); the remaining prompts are sized by ` +
             'calibration probes, which usually land within 2% of their targets',
         );

@@ -22,6 +22,31 @@ import type { WhatIfNote } from '../answer/what-if.js';
 
 export const ANSWER_TITLE = 'The answer · users at once under a service level';
 
+// The answer's prose quotes a command to paste in backticks (src/answer/reasons.ts): code in Markdown and HTML, the
+// rest escaped as prose. Odd parts of the split are the commands.
+const quoted = (text: string) => text.split(/`([^`]+)`/);
+
+/** Answer prose in Markdown (a table cell): commands as code spans. */
+export function answerProseMd(text: string): string {
+  return quoted(text)
+    .map((p, i) => (i % 2 ? `\`${p.replace(/\|/g, '\\|')}\`` : mdEscape(p)))
+    .join('');
+}
+
+function answerProseHtml(text: string): string {
+  return quoted(text)
+    .map((p, i) =>
+      // Each word of a command kept whole on a line (never "llm-" / "inference-bench", "--max-" / "output").
+      i % 2
+        ? `<code>${p
+            .split(' ')
+            .map((w) => `<span class="id">${esc(w)}</span>`)
+            .join(' ')}</code>`
+        : escText(p),
+    )
+    .join('');
+}
+
 // Contexts whose limits have the same remedy are told it once: "Change (8K, 16K): ..." (a matrix of 8 contexts
 // often has one or two).
 export function groupedChanges(rows: readonly AnswerRow[]): Array<{ contexts: string[]; change: string }> {
@@ -104,8 +129,8 @@ export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[
         `**${mdEscape(r.capacity)}**`,
         mdEscape(r.evidence),
         mdEscape(r.total.replace(' tok/s total', '')),
-        mdEscape(r.why),
-        mdEscape(r.change),
+        answerProseMd(r.why),
+        answerProseMd(r.change),
       ]),
       ['l', 'l', 'l', 'r', 'l', 'l'],
     ),
@@ -130,7 +155,7 @@ export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): strin
           (r) =>
             `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
               r.total.replace(' tok/s total', '') || '—',
-            )}</td><td data-label="Why not more">${escText(r.why)}</td><td data-label="What to change">${escText(r.change)}</td></tr>`,
+            )}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
         )
         .join('')}</tbody></table></div>`
     : '<p>No decode cell measured: nothing to judge.</p>';

@@ -82,8 +82,12 @@ export function compareModel(results: RunResult[]): CompareModel {
       fields.set(k, vals);
     }
   });
+  // A prediction or an imported report without a field does not know it (a twin carries what its fit kept, a
+  // v0.6.2 report printed no API or sampling): not a difference.
+  const unknowing = (r: RunResult) => !!r.predicted || r.status === 'imported';
+  const known = (vals: string[]) => vals.filter((v, i) => v !== '' || !unknowing(results[i]!));
   const metaDiffs = [...fields.entries()]
-    .filter(([, vals]) => new Set(vals).size > 1)
+    .filter(([, vals]) => new Set(known(vals)).size > 1)
     .map(([field, values]) => ({ field, values }));
   return {
     runs,

@@ -25,6 +25,34 @@ export function csvField(v: string | number | boolean | null | undefined): strin
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+// Decimals per column, by the unit its header names: what the md/txt print and a digit or two more, so a figure
+// reads as measured, not as float noise (7.825790999999999 ms). The first rule that matches a header wins.
+const DECIMALS: Array<[RegExp, number]> = [
+  [/ratio|margin|Joules/i, 4], // shares, and small per-token energies
+  [/tok\/s per W/i, 3],
+  [/tok\/s/i, 2],
+  [/ ms\b/, 2],
+  [/ s$/, 3],
+  [/%| W$/, 1],
+];
+
+export function csvDecimals(header: string): number {
+  return DECIMALS.find(([re]) => re.test(header))?.[1] ?? 3;
+}
+
+/** One CSV line: numbers rounded by their column's header (csvDecimals), every field quoted as RFC 4180 says. */
+export function csvLine(headers: readonly string[], values: readonly unknown[]): string {
+  return values
+    .map((v, i) =>
+      csvField(
+        typeof v === 'number' && !Number.isInteger(v)
+          ? Number(v.toFixed(csvDecimals(headers[i] ?? '')))
+          : (v as string | number | boolean | null | undefined),
+      ),
+    )
+    .join(',');
+}
+
 const q = (x: Quantiles | undefined) => [x?.p50, x?.p90, x?.p99];
 
 export const CSV_HEADERS = [
@@ -130,11 +158,7 @@ export function renderCsv(r: RunResult): string {
     ...prefillPoints(r).map((p) => prefillRow(p, tag)),
     ...cells.map((c) => decodeRow(c, tag)),
   ];
-  return (
-    rows
-      .map((row) => row.map((v) => csvField(v as string | number | null | undefined)).join(','))
-      .join('\r\n') + '\r\n'
-  );
+  return rows.map((row) => csvLine(CSV_HEADERS, row)).join('\r\n') + '\r\n';
 }
 
 function prefillRow(p: PrefillPoint, tag: string): unknown[] {

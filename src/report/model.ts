@@ -13,7 +13,7 @@ import {
   kvBoundNote,
   fmtTokS,
 } from '../format/index.js';
-import { cellKey } from '../cell-rules.js';
+import { cellKey, isMeasured } from '../cell-rules.js';
 
 // The view every renderer shares: what the seeds show, derived once from a result file.
 export type MetaSection = { name: 'Hardware' | 'Engine' | 'Run'; rows: Array<[string, string]> };
@@ -59,6 +59,28 @@ export function prefillPoints(r: RunResult): PrefillPoint[] {
 
 export function cellMap(r: RunResult): Map<string, DecodeCell> {
   return new Map(r.decode.map((c) => [cellKey(c.contextTokens, c.concurrency), c]));
+}
+
+type PeakInput = Pick<DecodeCell, 'status' | 'totalTokensPerS' | 'contextTokens' | 'concurrency'>;
+
+// A run's peak throughput, one definition for the report's card and serve's list (docs/report.md "Sections"):
+// the most total tok/s of a Valid cell; a run without one takes its best measured cell, whose status is named.
+export function peakCell<C extends PeakInput>(cells: readonly C[]): C | undefined {
+  const best = (pool: readonly C[]) =>
+    pool.reduce<C | undefined>(
+      (b, c) =>
+        c.totalTokensPerS !== null && c.totalTokensPerS > 0 && (!b || c.totalTokensPerS > b.totalTokensPerS!)
+          ? c
+          : b,
+      undefined,
+    );
+  return best(cells.filter((c) => c.status === 'Valid')) ?? best(cells.filter((c) => isMeasured(c.status)));
+}
+
+/** "8K × 8", or "8K × 64 · Requests queued: no Valid cell" for a run without a Valid cell. */
+export function peakWhere(c: { status: string; contextTokens: number; concurrency: number }): string {
+  const at = `${contextLabel(c.contextTokens)} × ${c.concurrency}`;
+  return c.status === 'Valid' ? at : `${at} · ${c.status}: no Valid cell`;
 }
 
 function range(values: number[], fmt: (v: number) => string): string {

@@ -3,7 +3,7 @@ import { engineSettings } from '../answer/engines.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { answerLinesMd } from './answer-view.js';
+import { answerLinesMd, answerProseMd } from './answer-view.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
 import { cellKey } from '../cell-rules.js';
@@ -62,7 +62,12 @@ export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand
     out.push(
       mdTable(
         ['Context', 'Users at once', 'Why not more', 'What to change'],
-        rows.map((x) => [x.context, `**${mdEscape(x.capacity)}**`, mdEscape(x.short), mdEscape(x.change)]),
+        rows.map((x) => [
+          x.context,
+          `**${mdEscape(x.capacity)}**`,
+          mdEscape(x.short),
+          answerProseMd(x.change),
+        ]),
       ),
       '',
     );

@@ -1,5 +1,5 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
-import { csvField } from './csv.js';
+import { csvLine } from './csv.js';
 import { mdEscape, mdFence, mdTable } from './markdown.js';
 import { bestShort, configName, marginText, paretoIntro, type SweepModel } from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
@@ -114,7 +114,7 @@ export const SWEEP_CSV_HEADERS = [
 ] as const;
 
 export function renderSweepCsv(m: SweepModel): string {
-  const rows: string[] = [SWEEP_CSV_HEADERS.map(csvField).join(',')];
+  const rows: string[] = [csvLine(SWEEP_CSV_HEADERS, SWEEP_CSV_HEADERS)];
   for (const ctx of m.contexts)
     for (const n of m.concurrency) {
       const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
@@ -126,7 +126,7 @@ export function renderSweepCsv(m: SweepModel): string {
         const p = m.pareto.find((x) => x.config === i && x.contextTokens === ctx && x.concurrency === n);
         const best = rank === 0;
         rows.push(
-          [
+          csvLine(SWEEP_CSV_HEADERS, [
             ctx,
             n,
             c.key,
@@ -141,9 +141,7 @@ export function renderSweepCsv(m: SweepModel): string {
             best ? v!.comparison?.change : null,
             best ? v!.comparison?.changeHalfWidth : null,
             p ? p.frontier : null,
-          ]
-            .map(csvField)
-            .join(','),
+          ]),
         );
       });
     }

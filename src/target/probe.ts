@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { BenchError } from '../errors.js';
+import { BenchError, isBenchError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import type { Hardware } from '../results/schema.js';
 import { ADAPTERS, adapterByName } from './engines/index.js';
@@ -64,7 +64,7 @@ export function probeFacts(o: HardwareOverrides & EngineFlags): {
 export function serverRoot(baseUrl: string): string {
   let u: URL;
   try {
-    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? baseUrl : `http://${baseUrl}`); // `host:8000/v1` works too
+    u = parseBaseUrl(baseUrl);
   } catch {
     throw new BenchError('USAGE', `--base-url "${baseUrl}" is not a URL.`, {
       hint: 'Example: http://127.0.0.1:8000/v1',
@@ -80,6 +80,43 @@ export function serverRoot(baseUrl: string): string {
   u.search = '';
   u.hash = '';
   return u.toString().replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+const parseBaseUrl = (baseUrl: string): URL =>
+  new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? baseUrl : `http://${baseUrl}`); // `host:8000/v1` works too
+
+// Query parameters that carry a key in the URL forms some gateways take (?api_key=..., ?key=...).
+const KEY_PARAM = /^(api[-_]?key|key|access[-_]?token|token)$/i;
+
+// The credentials a --base-url carries (user:key@host, ?api_key=...): never sent, since the URL is stripped of them
+// before it is stored or logged. The values, so they can be kept out of every output.
+export function urlCredentials(baseUrl: string): string[] {
+  let u: URL;
+  try {
+    u = parseBaseUrl(baseUrl);
+  } catch {
+    return [];
+  }
+  const user = u.password || u.username; // a lone user name is the key (http://sk-...@host)
+  const params = [...u.searchParams].filter(([k, v]) => KEY_PARAM.test(k) && v !== '').map(([, v]) => v);
+  return [...(user ? [user, safeDecode(user)] : []), ...params];
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+// A refusal without a key, where the key was in --base-url: say it was not sent, and how to send it (never the key).
+function credentialsNotSent(e: unknown, o: Pick<ProbeOptions, 'apiKey' | 'baseUrl'>): unknown {
+  if (!isBenchError(e) || e.code !== 'AUTH_FAILED' || o.apiKey || urlCredentials(o.baseUrl).length === 0)
+    return e;
+  return new BenchError('AUTH_FAILED', e.message, {
+    hint: 'Credentials in --base-url are not sent; pass --api-key-file or OPENAI_API_KEY.',
+  });
 }
 
 export function createProbeContext(
@@ -124,12 +161,16 @@ export async function detectEngine(
   throw new BenchError('INTERNAL', 'no engine adapter matched');
 }
 
+// opts.baseUrl as the user gave it: credentials in it are stripped here, and named if the server then refuses.
 export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   registerSecret(opts.apiKey);
+  urlCredentials(opts.baseUrl).forEach(registerSecret);
   const root = serverRoot(opts.baseUrl);
   const forced = opts.engine !== undefined ? adapterByName(opts.engine) : undefined;
   const ctx = createProbeContext(root, opts.apiKey, opts.fetchTimeoutMs ?? 5000);
-  const listing = await listModels(ctx);
+  const listing = await listModels(ctx).catch((e: unknown) => {
+    throw credentialsNotSent(e, opts);
+  });
   const { adapter, detectedBy } = forced
     ? { adapter: forced, detectedBy: '--engine' }
     : await detectEngine(ctx, listing);

@@ -42,13 +42,21 @@ export interface TwinRecipe {
   cellsMeasured: number; // the run cells; the rest of the levels are over capacity, recorded not run
   baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
   kvCapacityTokens?: number;
+  keyNote?: string; // the key was given in a way the printed commands do not carry (never the key itself)
 }
 
 interface TwinOpts {
   duration: number;
   prefillRepeats: number;
-  baseUrl?: string;
+  baseUrl?: string; // without credentials (src/bench/settings.ts normalizeBaseUrl)
+  // How plan got the key: a file the commands can name too; the flag (or the URL), which they must not carry.
+  // From the environment, the pasted commands find it there as well.
+  key?: { file: string } | 'not carried';
 }
+
+// The commands never carry a key given on the command line: each one reads it as the user chooses.
+export const KEY_NOTE =
+  'each run command needs the key: export OPENAI_API_KEY=... first, or add --api-key-file FILE to each.';
 
 // The commands, as they run where the user is (src/invocation.ts): each run writes twin-run-N/<runId>/, and fit
 // reads a folder that holds one run.
@@ -74,6 +82,7 @@ export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
       ...['--contexts', ctx, '--prefill-contexts', ctx, '--concurrency', r.concurrency.join(',')],
       ...['--max-output', String(plan.maxOutput), '--duration', String(opts.duration)],
       ...(kv !== undefined ? ['--kv-capacity', String(kv)] : []),
+      ...(typeof opts.key === 'object' ? ['--api-key-file', opts.key.file] : []),
       ...['--out', `twin-run-${i + 1}`],
     );
     // "$BASE_URL" stays a variable for the shell to fill (a quoted word would keep the dollar sign).
@@ -91,6 +100,7 @@ export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
     cellsMeasured: measured,
     baseUrlGiven: opts.baseUrl !== undefined,
     ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
+    ...(opts.key === 'not carried' ? { keyNote: KEY_NOTE } : {}),
   };
 }
 
@@ -105,6 +115,7 @@ export function forTwinText(plan: Plan, opts: TwinOpts): string {
     ...(r.baseUrlGiven
       ? []
       : ['  BASE_URL=http://HOST:PORT/v1   # your server; or plan with --base-url to fill it in']),
+    ...(r.keyNote ? [`  # ${r.keyNote}`] : []),
     ...r.runs.map((x) => `  ${x.command}   # ~${fmtEta(x.estimateS)}`),
     `  ${r.fit}`,
     `  ${r.predict}`,

@@ -1,6 +1,7 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
 import { cellKey, kvDemandTokens } from '../cell-rules.js';
 import { BenchError } from '../errors.js';
+import { fittedMetadata, type FittedMetadata } from './fitted-metadata.js';
 
 // What a fit can use from results: one row per decode cell and per prefill point, with the run settings that
 // shape them (max output and window), so results with different settings fit together.
@@ -42,6 +43,7 @@ export interface Observations {
   engine: string;
   hardware: RunResult['hardware'];
   sources: string[];
+  metadata?: FittedMetadata; // what predictions carry of these results (src/twin/fitted-metadata.ts)
 }
 
 export const demand = (o: { contextTokens: number; concurrency: number; maxOutput: number }): number =>
@@ -142,6 +144,7 @@ export function observe(results: readonly Sourced[]): Observations {
     engine: first.engine.name,
     hardware: first.hardware,
     sources: results.map((r) => r.source),
+    metadata: fittedMetadata(results.map((r) => r.result)),
   };
 }
 

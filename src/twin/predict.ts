@@ -375,6 +375,10 @@ function predictedResult(
   const expected = meanExpected(s.expected);
   const changed: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(whatIf)) if (v !== undefined) changed[k] = v;
+  // The fitted results' server, as they named it (a twin before fitted metadata: the profile's few fields). A
+  // what-if that changes the server's own settings is no longer the recorded launch command.
+  const fitted = meta.fitted;
+  const serverChanged = whatIf.kvCapacity !== undefined || whatIf.maxNumSeqs !== undefined;
   return {
     ...resultHeader({
       runId: `predicted-${profile.name}`,
@@ -385,14 +389,16 @@ function predictedResult(
     target: {
       baseUrl: '',
       model: profile.servedModelName,
+      ...(fitted?.revision ? { revision: fitted.revision } : {}),
       api: 'chat',
       maxModelLen: profile.maxModelLen,
       kvCapacityTokens: s.kvTokens,
       kvCapacitySource: `twin, ${kv.source}${kv.hi !== null && kv.hi !== kv.lo ? `: between ${fmtInt(kv.lo)} and ${fmtInt(kv.hi)}` : ''}`,
       metricsAvailable: false,
     },
-    engine: { name: profile.flavor, detectedBy: 'twin' },
-    hardware: { ...profile.hardware, source: 'sim' },
+    engine: { ...fitted?.engine, name: fitted?.engine.name ?? profile.flavor, detectedBy: 'twin' },
+    hardware: fitted ? { ...profile.hardware, ...fitted.hardware } : { ...profile.hardware, source: 'sim' },
+    ...(fitted?.launchCommand && !serverChanged ? { launchCommand: fitted.launchCommand } : {}),
     config: {
       contexts: layout.contexts,
       prefillContexts: layout.prefillContexts,

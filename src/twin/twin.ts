@@ -5,6 +5,7 @@ import type { Profile } from '../sim/profile-schema.js';
 import { simulatePrefill, type CellFigures } from '../sim/what-if.js';
 import { cellLabel, type FitOptions, type FitState, type ParamFit } from './fit.js';
 import type { Observations } from './observe.js';
+import { FittedMetadata } from './fitted-metadata.js';
 import { fitRestartLoss } from './restart-loss.js';
 import { fitTtftSide, twinCell, type SimulateAt } from './ttft-fit.js';
 
@@ -38,6 +39,8 @@ export const TwinMeta = z.object({
   maxNumSeqs: z.object({ value: z.number(), pinned: z.boolean() }),
   // Time a restart loses beyond its TTFT, per million prompt tokens (src/twin/restart-loss.ts).
   restartLossMsPerMTokens: z.number().nonnegative().default(0),
+  // The fitted results' engine, hardware and launch command, for the predictions to carry; absent in older twins.
+  fitted: FittedMetadata.optional(),
   // The matrix the fitted results planned: what `predict` fills in unless told otherwise.
   plan: z.object({
     contexts: z.array(z.number()),
@@ -186,6 +189,7 @@ function twinMeta(obs: Observations, fit: FitState, m: MetaInputs): TwinMeta {
     kvCapacity: fit.kvCapacity,
     maxNumSeqs: fit.maxNumSeqs,
     restartLossMsPerMTokens: m.gap,
+    ...(obs.metadata ? { fitted: obs.metadata } : {}),
     plan: m.plan,
   };
 }

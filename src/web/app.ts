@@ -17,7 +17,7 @@ import { historyPage } from './history-page.js';
 import { figuresOf, parseCellRef } from './history.js';
 import { listPage } from './list-page.js';
 import type { RunIndex } from './run-index.js';
-import { APP_CSP, appPage, appPageOptions, href } from './shell.js';
+import { APP_CSP_HEADER, appPage, appPageOptions, href } from './shell.js';
 
 // The results browser as a plain Request → Response handler (tested in-process); src/web/server.ts serves it
 // over node:http. Every view is a GET whose state is in its URL, so every view is a permalink.
@@ -66,7 +66,7 @@ export function createApp(o: AppOptions): Hono {
         403,
       );
     await next();
-    c.header('Content-Security-Policy', APP_CSP);
+    c.header('Content-Security-Policy', APP_CSP_HEADER);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
     c.header('X-Frame-Options', 'DENY');

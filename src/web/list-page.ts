@@ -1,6 +1,7 @@
 import { fmtDate, fmtTokS } from '../format/index.js';
-import { esc } from '../report/html/escape.js';
+import { esc, escText } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
+import { peakWhere } from '../report/model.js';
 import { facetCounts, FACETS, filterParams, type Facet, type RunFilter } from './filter.js';
 import { cellChoices } from './history.js';
 import type { IndexProblem } from './run-index.js';
@@ -49,18 +50,25 @@ function counts(e: RunEntry): string {
     .join(' · ');
 }
 
+// As the report's card says it: the cell, and its status where the run has no Valid cell.
+function peakText(e: RunEntry): string {
+  const p = e.peak;
+  if (!p) return '—';
+  return `${esc(fmtTokS(p.tokensPerS))} tok/s<span class="sub">${esc(peakWhere(p))}</span>`;
+}
+
 function row(e: RunEntry): string {
   const report = href('/report', [['run', e.id]]);
   const title = e.title || e.model;
   return `<tr class="st-${esc(e.status)}" data-run="${esc(e.id)}">
 <td class="pick-cell"><input type="checkbox" name="run" value="${esc(e.id)}" form="compare" aria-label="select ${esc(title)}"></td>
-<td class="run-cell"><a href="${esc(report)}">${esc(title)}</a><span class="sub">${esc(e.model)} · ${esc(e.id)}</span></td>
+<td class="run-cell"><a href="${esc(report)}">${esc(title)}</a><span class="sub">${escText(e.model)} · ${escText(e.id)}</span></td>
 <td data-label="Started">${esc(fmtDate(e.startedAt))}</td>
 <td data-label="Engine">${esc([e.engine, e.engineVersion].filter(Boolean).join(' '))}</td>
 <td data-label="GPU">${esc(e.gpu || '—')}</td>
 <td class="status" data-label="Status">${esc(e.status)}</td>
 <td data-label="Cells">${esc(counts(e))}</td>
-<td class="num" data-label="Peak">${esc(fmtTokS(e.peakTotalTokensPerS))} tok/s</td>
+<td class="num" data-label="Peak">${peakText(e)}</td>
 </tr>`;
 }
 
@@ -92,7 +100,7 @@ function sweepsTable(sweeps: readonly SweepSummary[]): string {
   const rows = sweeps
     .map(
       (w) =>
-        `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${esc(w.id)}</span></td>` +
+        `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${escText(w.id)}</span></td>` +
         `<td data-label="Started">${esc(fmtDate(w.startedAt))}</td><td class="status" data-label="Status">${esc(w.status)}</td>` +
         `<td data-label="Configurations">${w.complete} of ${w.runs} complete${w.failed ? ` · ${w.failed} failed` : ''}</td></tr>`,
     )
@@ -128,7 +136,7 @@ export function listPage(p: ListPageInput): string {
   const table = slice.length
     ? `<form method="get" action="/compare" id="compare"></form>
 <div class="actions"><button class="btn" type="submit" form="compare" id="compare-button">Compare selected</button><span class="count">pick two or more runs; the oldest is the baseline A</span></div>
-<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th><th>Peak total</th></tr></thead><tbody>
+<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th><th title="The report's peak throughput: the most total tok/s of a Valid cell">Peak throughput</th></tr></thead><tbody>
 ${slice.map(row).join('\n')}
 </tbody></table>${pager}`
     : `<p class="muted" id="no-runs">${

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
+import { peakCell } from '../report/model.js';
 import { cellKey } from '../cell-rules.js';
 
 // What the results browser keeps in memory per run: the metadata it lists and filters by, and the headline
@@ -42,7 +43,8 @@ export interface RunEntry {
   status: string;
   toolVersion: string;
   counts: { valid: number; queued: number; over: number; failed: number };
-  peakTotalTokensPerS: number | null;
+  // The report card's peak throughput (src/report/model.ts peakCell): a Valid cell's, else the status named.
+  peak: { tokensPerS: number; contextTokens: number; concurrency: number; status: string } | null;
   decode: Record<string, CellFigures>; // key "8192x4"
   prefill: Record<string, PrefillFigures>; // key "8192"
 }
@@ -91,15 +93,12 @@ export function runEntry(
   at: { id: string; file: string; mtimeMs: number; size: number },
 ): RunEntry {
   const decode: Record<string, CellFigures> = {};
-  let peak: number | null = null;
   const counts = { valid: 0, queued: 0, over: 0, failed: 0 };
   for (const c of r.decode) {
     if (c.status === 'Valid') counts.valid++;
     else if (c.status === 'Requests queued') counts.queued++;
     else if (c.status === 'Over capacity') counts.over++;
     else counts.failed++;
-    if (c.status !== 'Failed' && c.totalTokensPerS !== null && (peak === null || c.totalTokensPerS > peak))
-      peak = c.totalTokensPerS;
     const iv: NonNullable<CellFigures['iv']> = {};
     for (const k of ['totalTokensPerS', 'perRequestTokensPerS', 'ttftMs', 'tbtMs'] as const) {
       const x = range(c.intervals?.[k]);
@@ -115,6 +114,7 @@ export function runEntry(
       ...(c.streamBatching?.batched ? { held: true as const } : {}),
     };
   }
+  const top = peakCell(r.decode);
   const prefill: Record<string, PrefillFigures> = {};
   for (const p of r.prefill) {
     const spread = range(prefillMeasured(p).interval);
@@ -137,7 +137,14 @@ export function runEntry(
     status: r.status,
     toolVersion: r.tool.version,
     counts,
-    peakTotalTokensPerS: peak,
+    peak: top
+      ? {
+          tokensPerS: top.totalTokensPerS!,
+          contextTokens: top.contextTokens,
+          concurrency: top.concurrency,
+          status: top.status,
+        }
+      : null,
     decode,
     prefill,
   };

@@ -4,7 +4,9 @@ import { htmlPage, type PageOptions } from '../report/html/page.js';
 // The results browser's pages share the report's stylesheet and shell; they differ in a CSP that lets forms
 // submit to the app itself and in a bar of links back. Nothing is fetched from anywhere but the app.
 export const APP_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'";
+// The header adds frame-ancestors, which a browser ignores (and logs an error for) in a <meta> CSP.
+export const APP_CSP_HEADER = `${APP_CSP}; frame-ancestors 'none'`;
 
 export const WEB_CSS = `
 nav.app-nav{display:flex;flex-wrap:wrap;gap:4px 18px;font-size:13.5px;margin:-8px 0 14px}

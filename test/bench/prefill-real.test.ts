@@ -94,7 +94,7 @@ describe('prefill against the sim (llama.cpp flavor)', () => {
     expect(point.promptTokens!).toBeLessThanOrEqual(16_384);
     expect(point.errors).toBeUndefined(); // the refused attempt is recorded as the retry, not as a failure
     expect(prefillWarnings(point, '16K')[0]).toMatch(
-      /refused the 16,?\d{3}-token prompt as too long; measured again with a prompt for \d+ tokens/,
+      /refused the 16,?\d{3}-token prompt as too long; measured again with a prompt for [\d,]+ tokens/,
     );
   });
 

@@ -51,7 +51,7 @@ describe('cell statuses (virtual time, client timeline)', () => {
       [1024, 'Valid'],
       [40_960, 'Failed'],
     ]);
-    expect(run.result.decode[1]!.error).toMatch(/^CONTEXT_TOO_LONG: .*40960/);
+    expect(run.result.decode[1]!.error).toMatch(/^CONTEXT_TOO_LONG: .*40,960/);
     expect(run.result.error?.code).toBe('CONTEXT_TOO_LONG');
     // the plan knew: nothing of the 40K context reached the server
     const lines = readFileSync(join(run.dir, 'requests.jsonl'), 'utf8');

@@ -24,7 +24,7 @@ let root: string;
 interface Opened {
   page: Page;
   outside: string[]; // requests to anywhere but the app
-  problems: string[]; // dialogs (an injected alert) and page errors
+  problems: string[]; // dialogs (an injected alert), page errors and console errors (a CSP the page breaks)
 }
 
 async function open(path: string, width: number): Promise<Opened> {
@@ -42,6 +42,9 @@ async function open(path: string, width: number): Promise<Opened> {
     void d.dismiss();
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   await page.goto(new URL(path, server.url).href, { waitUntil: 'load' });
   return { page, outside, problems };
 }
@@ -150,6 +153,11 @@ describe.skipIf(!haveChromium)('serve in chromium', () => {
           .getAttribute('data-ratio'),
       );
       expect(shown).toBeCloseTo(b / a, 3);
+      // The answer's run columns (A, B, C) read alike: B was right-aligned by the one-run table's rule.
+      const aligns = await page.$$eval('#compare-answer tbody tr:first-child td', (tds) =>
+        tds.map((td) => getComputedStyle(td).textAlign),
+      );
+      expect(aligns).toEqual(['left', 'left', 'left']);
       expect(await pageWidth(page)).toBeLessThanOrEqual(width);
       await done(o, `serve-compare-${width}`);
     });

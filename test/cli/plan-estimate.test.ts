@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../helpers/cli.js';
+import { runCliInProcess, unwrapped } from '../helpers/cli.js';
 
 // plan's last line gives the estimate and its parts; a reviewer read "estimated 2 min (2 min decode, 25 s cold
 // prefill)", parts that do not add up. Here the printed parts must sum to the printed total, which must be the
@@ -8,7 +8,8 @@ describe('plan estimate line', () => {
   const offline = ['plan', '--max-model-len', '1M', '--kv-capacity', '2500000'];
 
   async function estimate(extra: string[]) {
-    const text = (await runCliInProcess([...offline, ...extra])).stdout;
+    // A summary over 80 columns wraps, continuing two spaces in: read it as one line.
+    const text = unwrapped((await runCliInProcess([...offline, ...extra])).stdout);
     const json = JSON.parse((await runCliInProcess([...offline, ...extra, '--json'])).stdout) as {
       estimate: { totalS: number; prefillS: number };
     };

@@ -133,15 +133,14 @@ describe('deploy --help', () => {
     const r = await runCliInProcess(['deploy', '--help']);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(
-      'Usage: llm-inference-bench deploy [options] <scheduler> --base-url <url> --agents <k> [run flags]',
-    );
+    // 80 columns: the usage names the run flags; their section below says which are required.
+    expect(lines[0]).toBe('Usage: llm-inference-bench deploy [options] <scheduler> [run flags]');
     const at = lines.indexOf("Run flags (passed on to each agent's `run`; `run --help` lists them):");
     expect(at).toBeGreaterThan(0);
     const section = lines.slice(at + 1).join('\n');
     expect(section).toMatch(/^ {2}--base-url <url> +required: the server the agents measure$/m);
     expect(section).toMatch(/^ {2}--agents <k> +required, 2 or more: /m);
     expect(section).toMatch(/except --agent-index,[\s\S]*--api-key,/);
-    expect(lines.every((l) => l.length <= 100)).toBe(true);
+    expect(lines.filter((l) => l.length > 80)).toEqual([]);
   });
 });

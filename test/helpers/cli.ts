@@ -56,3 +56,6 @@ export async function runCliInProcess(
   });
   return { code, signal: null, stdout, stderr };
 }
+
+/** Printed prose read as one line per paragraph: a line over 80 columns continues two spaces in (wrapProse). */
+export const unwrapped = (text: string): string => text.replace(/\n {2}(?=\S)/g, ' ');

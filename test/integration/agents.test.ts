@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RequestLine } from '../../src/results/io.js';
 import type { DecodeCell } from '../../src/results/schema.js';
 import type { SimHandle, TruthRecord } from '../../src/sim/index.js';
-import { cliCommand, runCli } from '../helpers/cli.js';
+import { cliCommand, runCli, unwrapped } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from './run-helpers.js';
 
 // `run --agents K --local` as a user runs it: real agent processes over the coordinator's HTTP endpoint on
@@ -204,6 +204,6 @@ describe('run --agents K --local', () => {
     expect(six!.error).toMatch(/^agent 2 \(.+\) closed its connection .* s into the window of 1K x6$/);
     expect(nine!.status, nine!.error).not.toBe('Failed');
     expect(nine!.agents!.count).toBe(2);
-    expect(stderr).toMatch(/agent 2 \(.+\) closed its connection/);
+    expect(unwrapped(stderr)).toMatch(/agent 2 \(.+\) closed its connection/);
   });
 });

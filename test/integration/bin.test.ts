@@ -46,4 +46,21 @@ describe('the bin', () => {
     });
     expect(code).toBe(0);
   });
+
+  it('ends quietly when its reader closes the pipe early (| head): exit 0, no stack trace', async () => {
+    const { command, args } = cliCommand();
+    for (const argv of [
+      ['deploy', '--help'],
+      ['report', 'test/fixtures/seeds/001_e957ef8128caa214.txt'],
+    ]) {
+      const child = spawn(command, [...args, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+      // The reader takes nothing and goes away before the first write, as `| head -0` does.
+      child.stdout.destroy();
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(err).toBe('');
+      expect(code).toBe(0);
+    }
+  });
 });

@@ -2,17 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
-import { runCliInProcess, type CliResult } from '../helpers/cli.js';
+import { runCliInProcess, unwrapped, type CliResult } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir } from './run-helpers.js';
 
 // One clear line with a stable code, a non-zero exit, no stack trace (docs/architecture.md "Conventions"); finished
 // cells kept.
 function expectOneLineError(r: CliResult, code: string, exit: number): void {
   expect(r.code, r.stderr).toBe(exit);
-  const lines = r.stderr
+  const lines = unwrapped(r.stderr)
     .trim()
     .split('\n')
-    .filter((l) => !/^(run |prefill |decode |warning:)/.test(l));
+    .filter((l) => !/^(run |prefill |decode |warning:|note:)/.test(l));
   expect(lines, r.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(new RegExp(`^error \\[${code}\\]: \\S`));
   expect(r.stderr).not.toMatch(/\n\s+at /);

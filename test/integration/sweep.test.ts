@@ -7,7 +7,7 @@ import type { RunResult } from '../../src/results/schema.js';
 import { readSweepFile } from '../../src/results/sweep-io.js';
 import { loadProfile } from '../../src/sim/profiles.js';
 import { simulateCell } from '../../src/sim/what-if.js';
-import { cliCommand, REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { cliCommand, REPO_ROOT, runCli, unwrapped, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../reliability/lib/bench-run.js';
 
 // `sweep` against the real sim CLI as the launched server (docs/sweep.md): the report names the configuration the
@@ -316,7 +316,7 @@ describe('sweep against the sim', () => {
       const third = await runCli(['sweep', '--resume', dir, '--api-key', KEY], { timeoutMs: 200_000 });
       stop();
       expect(third.code, third.stderr).toBe(0);
-      expect(third.stderr).toContain(
+      expect(unwrapped(third.stderr)).toContain(
         `stopped a server left running by an earlier sweep (pid ${s1b.process!.pid}`,
       );
       expect(gone(s1b.process!.pid)).toBe(true);

@@ -57,6 +57,26 @@ describe('live ETA', () => {
     expect(predictPrefillS(st, full)).toBeCloseTo(prefillSeconds(truth, full), 6);
   });
 
+  // A run's first prefill point: three repeats a few tokens apart (the sim at 8K, 46-48 ms). A line through them
+  // put the 1M-token full window at 771 s (the sim took 6.4 s) and the live ETA at 40 min for a 1 min run.
+  it('points of one length scale the prior: their few tokens apart are noise, not a slope', () => {
+    const prior = priorPrefillModel('vllm');
+    const m = fitPrefillModel(
+      [
+        { tokens: 8193, seconds: 0.048131 },
+        { tokens: 8198, seconds: 0.047257 },
+        { tokens: 8192, seconds: 0.04595 },
+      ],
+      prior,
+    );
+    // the prior scaled by measured / prior at 8K: 0.1413 s / (3 x 8,194 tokens at the prior's ~10,000 tok/s)
+    const k =
+      (0.048131 + 0.047257 + 0.04595) / [8193, 8198, 8192].reduce((t, n) => t + prefillSeconds(prior, n), 0);
+    expect(prefillSeconds(m, 1_048_320)).toBeCloseTo(k * prefillSeconds(prior, 1_048_320), 6);
+    expect(prefillSeconds(m, 1_048_320)).toBeLessThan(10); // the sim's 1M prefill took 6.4 s
+    expect(prefillSeconds(m, 1_048_320)).toBeGreaterThan(3);
+  });
+
   it('fits one point by scaling the prior and never returns negative coefficients', () => {
     const prior = { a: 1e-4, b: 1e-9 };
     const one = fitPrefillModel([{ tokens: 1000, seconds: 0.202 }], prior);

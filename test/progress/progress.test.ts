@@ -47,15 +47,29 @@ describe('progress', () => {
     p.cellDone(valid, countCells(plan, [valid]));
     p.cellDone(over, countCells(plan, [valid, over]));
     p.cellDone(failed, countCells(plan, [valid, over, failed]));
+    // 80 columns: a longer line continues two spaces in, the progress in brackets whole on the last line.
     expect(lines[0]).toBe(
-      'run r: m, 2 contexts x 2 concurrency levels = 4 cells: 3 to measure, 1 skipped as Over capacity; about 2 min; writing /tmp/r',
+      'run r: m, 2 contexts x 2 concurrency levels = 4 cells: 3 to measure, 1 skipped\n' +
+        '  as Over capacity; about 2 min; writing /tmp/r',
     );
-    expect(lines[1]).toBe(
-      'decode 8K x1: Valid, 108.1 tok/s total, 108.2 tok/s per request, TTFT 114 ms, 3,244 tokens in 30.0 s [1/3 measured, ETA ' +
-        lines[1]!.split('ETA ')[1],
+    expect(lines[1]).toMatch(
+      /^decode 8K x1: Valid, 108\.1 tok\/s total, 108\.2 tok\/s per request, TTFT 114 ms,\n {2}3,244 tokens in 30\.0 s \[1\/3 measured, ETA \d+ (s|min)\]$/,
     );
-    expect(lines[2]).toMatch(/^decode 16K x2: Over capacity \[1\/3 measured/);
-    expect(lines[3]).toMatch(/^decode 8K x2: Failed \(no tokens arrived inside the window\) \[2\/3 measured/);
+    expect(lines[2]).toMatch(/^decode 16K x2: Over capacity \[1\/3 measured, ETA [^\]]+\]$/);
+    expect(lines[3]).toMatch(
+      /^decode 8K x2: Failed \(no tokens arrived inside the window\)(\n {2}| )\[2\/3 measured, ETA [^\]]+\]$/,
+    );
+    for (const l of lines.join('\n').split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
+  });
+
+  it('keeps the progress in brackets whole when it does not fit the last line', () => {
+    const lines: string[] = [];
+    const p = plainProgress((l) => lines.push(l), 60);
+    p.start(start);
+    p.cellDone({ ...valid, contextTokens: 1_048_576, outputTokens: 123_456_789 }, countCells(plan, [valid]));
+    const out = lines[1]!.split('\n');
+    expect(out.every((l) => l.length <= 60)).toBe(true);
+    expect(out.at(-1)).toMatch(/^ {2}(\S.* )?\[1\/3 measured, ETA [^\]]+\]$/);
   });
 
   it('on a TTY redraws the matrix with the current phase and ETA', () => {
@@ -75,6 +89,24 @@ describe('progress', () => {
     expect(out).toMatch(/8K\s+108\.1\s+·/);
     expect(out).toContain('1/3 measured');
     expect(out).toContain('done');
+  });
+
+  it('on a TTY wraps the lines that scroll above the matrix at words, to the width', () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 60, rows: 40 });
+    let out = '';
+    stream.on('data', (d: Buffer) => (out += d.toString()));
+    const p = liveProgress(stream as unknown as NodeJS.WriteStream);
+    p.start(start);
+    p.warn('prefill 1K: a repeat differs from the median by more than 25% (flagged as outlier)');
+    p.finish('done');
+    const text = out
+      .split(String.fromCharCode(27))
+      .map((s, i) => (i ? s.replace(/^\[[0-9;]*[A-Za-z]/, '') : s))
+      .join('')
+      .replace(/\r/g, '');
+    expect(text).toContain(
+      'warning: prefill 1K: a repeat differs from the median by\n  more than 25% (flagged as outlier)\n',
+    );
   });
 
   it('is silent with --quiet', () => {

@@ -129,6 +129,33 @@ describe('createPromptFactory with a tokenizer', () => {
     expect(warnings[0]).toMatch(/tokenize endpoint did not answer for the 2,048-token prompt/);
     expect(warnings[1]).toMatch(/calibration probes .* got no usage.prompt_tokens/);
   });
+
+  it('gives up on a tokenizer whose count does not follow the text, without growing the prompt past bounds', async () => {
+    // A proxy's or a broken endpoint's constant: before the bound, each step grew the text about 1,600x (8,187
+    // tokens short at 5 counted) until Node refused to allocate the string.
+    const warnings: string[] = [];
+    const lengths: number[] = [];
+    const f = await createPromptFactory({
+      runId: 'r',
+      seed: 1,
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      api: 'completions',
+      tokenize: async (text) => {
+        lengths.push(text.length);
+        return 5;
+      },
+      probeTimeoutMs: 500,
+      onWarning: (w) => warnings.push(w),
+    });
+    await f.prompt(8192, 0);
+    // The first text, then at most 4x it; the count stays 5, so the search stops there.
+    expect(lengths).toHaveLength(2);
+    expect(lengths[1]! / lengths[0]!).toBeCloseTo(4, 2);
+    expect(warnings[0]).toMatch(
+      /^prompt sizing: the server's tokenize endpoint counts 5 tokens whatever the text \(\d+ and \d+ characters alike\) for the 8,192-token prompt/,
+    );
+  });
 });
 
 describe('createPromptFactory with calibration probes', () => {

@@ -9,6 +9,7 @@ import { RunIndex } from '../../src/web/run-index.js';
 import { createApp } from '../../src/web/app.js';
 import { measureCapacity, SLO } from '../answer/capacity-rig.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { SEEDS, seedResult } from './seeds.js';
 
 // Identifiers in HTML prose sit in span.id (kept whole on a line); the text is what these checks read.
 const withoutIdSpans = (html: string) => html.replace(/<span class="id">([^<]*)<\/span>/g, '$1');
@@ -58,6 +59,18 @@ describe('the answer in every report', () => {
     const quick = quickAnswerLines(answerOf(result), { report: 'r.html', result: 'r' });
     expect(quick).toContain('Why not more at 1K: requests queue: the server runs 4 at once.');
     expect(quick).toContain('  Change: vLLM: raise --max-num-seqs (about 4 now).');
+  });
+
+  it('md and html: the command that measures a stalled cell again is code, the prose around it escaped', () => {
+    const h200 = seedResult(SEEDS[1].id);
+    const command =
+      'npx llm-inference-bench run --base-url URL --contexts 8K --concurrency 8 --max-output 4096 --duration 30';
+    expect(renderReport(h200, 'md')).toContain(
+      `| measure 8K × 8 again (\`${command}\`); if it fails again: fewer users per server, or faster prefill (more GPUs) |`,
+    );
+    expect(withoutIdSpans(renderReport(h200, 'html'))).toContain(
+      `<td data-label="What to change">measure 8K × 8 again (<code>${command}</code>); if it fails again: fewer users per server, or faster prefill (more GPUs)</td>`,
+    );
   });
 
   it('md and html: first, with the same figures', () => {

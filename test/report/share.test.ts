@@ -39,8 +39,8 @@ describe('share', () => {
     expect(text(answer!.rows[0]!)).toEqual([
       '8K',
       '**4 users**',
-      'first token late at 8 users',
-      'fewer users per server, or faster prefill (more GPUs)',
+      'first token late at 8 users (16 met it)',
+      'measure 8K × 8 again (`npx llm-inference-bench run --base-url URL --contexts 8K --concurrency 8 --max-output 4096 --duration 30`); if it fails again: fewer users per server, or faster prefill (more GPUs)',
     ]);
     expect(text(glance!.rows[0]!)).toEqual([
       '**8K**',

@@ -215,7 +215,7 @@ describe('sweep report formats', () => {
     const csv = renderSweep(file, results, 'csv').split('\r\n');
     expect(csv[0]).toMatch(/^Context tokens,Requests at once,Configuration,Label,Status,Total tok\/s/);
     expect(csv.find((l) => l.startsWith('1024,4,k1,'))).toMatch(
-      /^1024,4,k1,np=4,Valid,300,294,306,75,1,faster,0\.5/,
+      /^1024,4,k1,np=4,Valid,300,294,306,75,1,faster,0\.5,0\.\d{1,4},true$/, // the half width to 4 decimals
     );
     const json = JSON.parse(renderSweep(file, results, 'json')) as { cells: Array<Record<string, unknown>> };
     expect(json.cells.find((c) => c.concurrency === 4)).toMatchObject({

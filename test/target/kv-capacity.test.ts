@@ -3,7 +3,7 @@ import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { capacityFromLaunch, shellWords } from '../../src/target/launch-capacity.js';
 import { formatProbe } from '../../src/target/probe-format.js';
 import { probeTarget } from '../../src/target/probe.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { runCliInProcess, unwrapped } from '../helpers/cli.js';
 
 const noHw = { source: 'none' as const };
 const lc = (cmd: string, nCtxTrain?: number) =>
@@ -113,7 +113,7 @@ describe('KV capacity of the sim llama.cpp flavor: source and bound', () => {
       '1,4',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(
+    expect(unwrapped(r.stdout)).toMatch(
       /KV capacity 32768 \(GET \/props n_ctx .*, a lower bound \(the server may hold more\)\)/,
     );
     // 8K x 4 needs 4 x (8,192 + max output) > 32,768: over the bound, so planned as a check, not skipped.

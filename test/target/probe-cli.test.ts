@@ -87,6 +87,33 @@ describe('llm-inference-bench probe', () => {
     expect(r.stderr).not.toContain('sk-wrong-key-000');
   });
 
+  // A key in the URL is stripped before anything is sent (a URL is stored and logged): the refusal says so, and
+  // how to send it, without the key.
+  it.each([
+    ['user:key@', (u: URL) => `${u.protocol}//user:${KEY}@${u.host}/v1`],
+    ['key@', (u: URL) => `${u.protocol}//${KEY}@${u.host}/v1`],
+    ['?api_key=', (u: URL) => `${u.origin}/v1?api_key=${KEY}`],
+    ['?key=', (u: URL) => `${u.origin}/v1?key=${KEY}`],
+  ])('a key given in --base-url as %s: the refusal says it was not sent', async (_form, url) => {
+    const baseUrl = url(new URL(srv.url));
+    for (const cmd of ['probe', 'plan', 'run']) {
+      const r = await runCliInProcess([cmd, '--base-url', baseUrl], {
+        env: { OPENAI_API_KEY: '', LLM_BENCH_API_KEY: '' },
+      });
+      expect(r.code, cmd).toBe(4);
+      expect(r.stderr).toBe(
+        'error [AUTH_FAILED]: the server refused a request without an API key (HTTP 401: Unauthorized). ' +
+          'Credentials in --base-url are not sent; pass --api-key-file or OPENAI_API_KEY.\n',
+      );
+      expect(r.stdout + r.stderr).not.toContain(KEY);
+    }
+    // without credentials in the URL the line does not mention them
+    const bare = await runCliInProcess(['probe', '--base-url', srv.url], {
+      env: { OPENAI_API_KEY: '', LLM_BENCH_API_KEY: '' },
+    });
+    expect(bare.stderr).not.toContain('--base-url are not sent');
+  });
+
   it('unreachable and not-OpenAI servers', async () => {
     const down = await runCliInProcess(['probe', '--base-url', 'http://127.0.0.1:1/v1', '--timeout', '2']);
     expect(down.code).toBe(3);

@@ -23,7 +23,9 @@ describe('predict', () => {
     expect(q.decode.every((c) => c.contextTokens === 1024)).toBe(true);
     const note = q.warnings.find((w) => w.includes('not predicted'));
     expect(note).toMatch(
-      new RegExp(`context ${len} \\+ \\d+ output tokens exceeds the server's max model length ${len}`),
+      new RegExp(
+        `context ${len.toLocaleString('en-US')} \\+ [\\d,]+ output tokens exceeds the server's max model length ${len.toLocaleString('en-US')}`,
+      ),
     );
   });
 

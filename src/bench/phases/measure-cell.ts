@@ -25,7 +25,9 @@ export interface CellEnv {
   stop: AbortSignal;
   settings: RunSettings;
   dir: string;
-  phase: (label: string) => void;
+  // What the run is doing now; `keeping` names the cell whose window closed whole: an interrupt in this phase
+  // finishes and keeps it rather than aborting it.
+  phase: (label: string, keeping?: string) => void;
   monitor?: (threads: number) => CellMonitor | undefined; // the client's self-check over each window
   tokenize?: Tokenize; // pins estimated per-chunk token counts after a cell
   agents?: AgentHub; // the slots of each cell spread over agent machines (docs/distributed.md)
@@ -57,7 +59,7 @@ export async function measureCell(
     env.agents ? (spec) => env.agents!.slots(sender, clock, spec, s.workers) : undefined,
   );
   if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
-  env.phase(`settle after ${label}`);
+  env.phase(`settle after ${label}`, `decode ${label}`);
   await settle(
     clock,
     env.sampler,

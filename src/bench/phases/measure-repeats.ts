@@ -18,7 +18,9 @@ export const measureRepeats: typeof measureCell = async (env, ctx, n, startedAt,
   const warnings: string[] = [];
   for (let i = 1; i <= repeats; i++) {
     if (env.stop.aborted) return { sent: [], interrupted: true };
-    const phase = (label: string) => env.phase(`${label} (repeat ${i} of ${repeats})`);
+    // Only the last window's close keeps the cell: an interrupt between repeats keeps nothing of it.
+    const phase = (label: string, keeping?: string) =>
+      env.phase(`${label} (repeat ${i} of ${repeats})`, i === repeats ? keeping : undefined);
     const began = i === 1 ? startedAt : isoTime(env.clock);
     const r = await measureCell({ ...env, phase }, ctx, n, began, queueReference);
     if ('interrupted' in r) return { sent: [], interrupted: true }; // measured again, all repeats, on resume

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from '../../errors.js';
 import { fsError } from '../../fs-errors.js';
-import { buildPlan, raisedCapacity, type Plan, type PlanInput } from '../../plan/plan.js';
+import { buildPlan, raisedCapacity, refuseAllTooLong, type Plan, type PlanInput } from '../../plan/plan.js';
 import { RESULT_FILE } from '../../results/io.js';
 import { readResult } from '../../results/read.js';
 import type { RunResult } from '../../results/schema.js';
@@ -39,7 +39,7 @@ export async function openRun(
   if (!s.baseUrl)
     throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
   const baseUrl = normalizeBaseUrl(s.baseUrl);
-  const info = await probeFor(s, baseUrl, probe);
+  const info = await probeFor(s, s.baseUrl, probe); // as given: the probe strips credentials and says so
   if (previous && previous.target.model !== info.model)
     throw new BenchError(
       'RESUME_MISMATCH',
@@ -47,6 +47,7 @@ export async function openRun(
       { hint: 'Resume against the same server and model, or start a new run.' },
     );
   const { plan, planInput, maxModelLen, kvCapacityTokens } = planRun(s, info, previous, given.kvCapacity);
+  refuseAllTooLong(plan, planInput.prefillContexts !== undefined); // before the folder and any request
   const runId = previous?.runId ?? s.runId ?? newRunId();
   const dir = resumeDir ?? join(s.out, runId);
   if (!previous) makeFolder(dir);

@@ -8,6 +8,10 @@ export class TooLong {
   first: BenchError | undefined;
   private from = Infinity;
 
+  // planned: what the plan said of the contexts it marked too long (src/plan/plan.ts tooLongNote), the run's error
+  // when one of them is the first to fail.
+  constructor(private readonly planned?: string) {}
+
   // The server refused `ctx` (at a prefill of a decode context, a warm-up or a decode request).
   refused(err: BenchError, ctx: number): void {
     this.first ??= err;
@@ -22,7 +26,7 @@ export class TooLong {
   // A cell that never ran: the plan's reason, else the refusal that blocked it.
   blockedCell(ctx: number, n: number, planReason: string | undefined, atIso: string): DecodeCell {
     const reason = planReason ?? this.first?.message ?? 'context too long';
-    this.first ??= new BenchError('CONTEXT_TOO_LONG', reason);
+    this.first ??= new BenchError('CONTEXT_TOO_LONG', planReason ? (this.planned ?? reason) : reason);
     return this.failedCell(ctx, n, reason, atIso, atIso);
   }
 
@@ -37,7 +41,7 @@ export class TooLong {
 
   // A prefill point the plan marked too long: never sent.
   plannedPrefill(ctx: number, decodeContext: boolean, planReason: string | undefined): PrefillPoint {
-    this.first ??= new BenchError('CONTEXT_TOO_LONG', planReason ?? 'context too long');
+    this.first ??= new BenchError('CONTEXT_TOO_LONG', this.planned ?? planReason ?? 'context too long');
     return failedPrefill(ctx, decodeContext, `CONTEXT_TOO_LONG: ${planReason ?? ''}`);
   }
 

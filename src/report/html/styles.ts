@@ -49,13 +49,13 @@ section.card{background:var(--card);border:1px solid var(--line);border-radius:1
 table.data.answer{white-space:normal;font-size:13.5px}
 table.data.answer td,table.data.answer tbody th{vertical-align:top;text-align:left;padding:7px 8px;border-bottom:1px solid var(--line2)}
 table.data.answer tbody th{color:var(--ink);font-size:13.5px}
-table.data.answer td:nth-child(3){text-align:right;white-space:nowrap}
-table.data.answer td:nth-child(2){white-space:nowrap}
+#answer-table td:nth-child(3){text-align:right;white-space:nowrap}
+#answer-table td:nth-child(2){white-space:nowrap}
 table.data.answer thead th{text-align:left}
 @media (max-width:640px){table.data.answer thead{display:none}
 table.data.answer tr{display:block;padding:8px 0;border-bottom:1px solid var(--line2)}
 table.data.answer td,table.data.answer tbody th{display:block;border:0;padding:1px 0;text-align:left;white-space:normal}
-table.data.answer td:nth-child(3){text-align:left}
+#answer-table td:nth-child(3){text-align:left}
 table.data.answer td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:12px}}
 .meta{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px;align-items:start}
 .meta .card{margin:0}

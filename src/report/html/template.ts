@@ -7,6 +7,8 @@ import {
   MEDIANS_NOTE,
   measurementRows,
   metadata,
+  peakCell,
+  peakWhere,
   prefillPoints,
   reportTitle,
   singleUserNote,
@@ -29,25 +31,19 @@ function kpi(k: string, v: string, d: string, cls = ''): string {
   return `<div class="kpi ${cls}"><div class="k">${esc(k)}</div><div class="v">${v}</div><div class="d">${esc(d)}</div></div>`;
 }
 
-const bestBy = (cells: DecodeCell[], f: (c: DecodeCell) => number | null) =>
-  cells.reduce<DecodeCell | undefined>((best, c) => {
-    const v = f(c);
-    return v !== null && (!best || v > f(best)!) ? c : best;
-  }, undefined);
-
 function kpis(r: RunResult, anomalies: Anomaly[], gpus?: number): string {
   const valid = r.decode.filter((c) => c.status === 'Valid');
   const pool = valid.length ? valid : r.decode.filter((c) => c.status !== 'Failed');
   const out: string[] = [];
-  const peak = bestBy(pool, (c) => c.totalTokensPerS);
+  const peak = peakCell(r.decode);
   if (peak)
     out.push(
       kpi(
         'Peak throughput',
         `${esc(fmtTokS(peak.totalTokensPerS))} <small>tok/s</small>`,
-        `${contextLabel(peak.contextTokens)} × ${peak.concurrency} requests${
-          gpus ? ` · ${fmtTokSChart(peak.totalTokensPerS! / gpus)} tok/s per GPU` : ''
-        }${valid.length ? ' · Valid cells only' : ''}`,
+        `${peakWhere(peak)}${gpus ? ` · ${fmtTokSChart(peak.totalTokensPerS! / gpus)} tok/s per GPU` : ''}${
+          peak.status === 'Valid' ? ' · Valid cells only' : ''
+        }`,
       ),
     );
   const single = pool
