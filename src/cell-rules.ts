@@ -64,3 +64,60 @@ export const STATUS_CLASS: Readonly<Record<CellStatus, string>> = {
   'Over capacity': 'st-over',
   Failed: 'st-failed',
 };
+
+// Requests a queued cell's server ran at once, and what says so (docs/method.md "Status of a cell"): one rule for
+// the answer's limit (src/answer/reasons.ts) and the twin's max running sequences (src/twin/fit.ts), so the two agree.
+export type SeatsBasis = 'client ceiling' | 'server running' | 'server most running' | 'average active';
+export interface SeatsCell {
+  concurrency: number;
+  status: string;
+  avgActive: number | null;
+  clientQueue?: { queued: boolean; peakStreaming: number } | undefined;
+  serverSamples?: ReadonlyArray<{ running?: number | null | undefined }> | undefined;
+  maxRunning?: number | null | undefined;
+}
+export interface Seats {
+  seats: number;
+  basis: SeatsBasis;
+}
+
+// The median of the running gauge's samples, null without one.
+function medianRunning(cell: SeatsCell): number | null {
+  const r = (cell.serverSamples ?? [])
+    .map((s) => s.running)
+    .filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+    .sort((a, b) => a - b);
+  if (r.length === 0) return null;
+  const m = Math.floor(r.length / 2);
+  return r.length % 2 ? r[m]! : (r[m - 1]! + r[m]!) / 2;
+}
+
+/** The seats a cell's server showed: the client's ceiling where its timeline saw the queue, else the server's
+ * median running, else the client's ceiling or the server's most running below N; undefined where all N ran. */
+export function seatsSeen(cell: SeatsCell): Seats | undefined {
+  const n = cell.concurrency;
+  const q = cell.clientQueue;
+  if (q?.queued) return { seats: q.peakStreaming, basis: 'client ceiling' };
+  // N streaming at once needs N seats: a lower server count is a sample taken between one request's end and the
+  // next one's start (the client's own timeline, docs/method.md "Queueing seen by the client").
+  if (q && q.peakStreaming >= n) return undefined;
+  const m = medianRunning(cell);
+  if (m !== null && m < n - 0.5) return { seats: Math.round(m), basis: 'server running' };
+  if (q && q.peakStreaming < n) return { seats: q.peakStreaming, basis: 'client ceiling' };
+  return typeof cell.maxRunning === 'number' && cell.maxRunning < n
+    ? { seats: cell.maxRunning, basis: 'server most running' }
+    : undefined;
+}
+
+export const seatsOf = (cell: SeatsCell): number | undefined => seatsSeen(cell)?.seats;
+
+/** Seats of a Requests queued cell; an imported one keeps no samples nor timeline: its average active is the seats. */
+export function queuedSeats(cell: SeatsCell): Seats | undefined {
+  if (cell.status !== 'Requests queued') return undefined;
+  return (
+    seatsSeen(cell) ??
+    (!cell.clientQueue && cell.avgActive !== null
+      ? { seats: Math.round(cell.avgActive), basis: 'average active' }
+      : undefined)
+  );
+}

@@ -1,10 +1,10 @@
 import { cellName, contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.js';
 import { cliCommand } from '../invocation.js';
 import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
-import { median, sortSamples } from '../stats/sorted.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
 import { engineSettings, type EngineSettings } from './engines.js';
-import { failedRequests, kvDemandTokens } from '../cell-rules.js';
+import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
+export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
 // fails the level (docs/method.md "Why the limit is there"), and which setting of the engine moves it.
@@ -37,24 +37,6 @@ const KV_FULL_SHARE = 0.8;
 const STALL_GAP_FACTOR = 4;
 
 const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
-
-/** Requests the server ran at once in a queued cell: the client's ceiling, else the server's median running. */
-export function seatsOf(cell: DecodeCell): number | undefined {
-  if (cell.clientQueue?.queued) return cell.clientQueue.peakStreaming;
-  // N streaming at once needs N seats: a lower server count is a sample taken between one request's end and the
-  // next one's start (the client's own timeline, docs/method.md "Queueing seen by the client").
-  if (cell.clientQueue && cell.clientQueue.peakStreaming >= cell.concurrency) return undefined;
-  const running = sortSamples(
-    (cell.serverSamples ?? []).map((s) => s.running).filter((v): v is number => typeof v === 'number'),
-  );
-  const m = median(running);
-  if (m !== null && m < cell.concurrency - 0.5) return Math.round(m);
-  if (cell.clientQueue && cell.clientQueue.peakStreaming < cell.concurrency)
-    return cell.clientQueue.peakStreaming;
-  return typeof cell.maxRunning === 'number' && cell.maxRunning < cell.concurrency
-    ? cell.maxRunning
-    : undefined;
-}
 
 export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): LimitReason {
   const reason = limitCellReason(r, cc, slo);
@@ -223,13 +205,8 @@ function queueReason(
   e: EngineSettings,
   met: boolean,
 ): LimitReason | undefined {
-  // An imported queued cell keeps no samples nor timeline: its average active requests is the seats seen.
-  const seats =
-    seatsOf(cell) ??
-    (cell.status === 'Requests queued' && !cell.clientQueue && cell.avgActive !== null
-      ? Math.round(cell.avgActive)
-      : undefined);
-  if (cell.status !== 'Requests queued' || seats === undefined) return undefined;
+  const seats = queuedSeats(cell)?.seats; // src/cell-rules.ts: the twin's max running sequences read the same
+  if (seats === undefined) return undefined;
   const { contextTokens: C, concurrency: N } = cell;
   const kvTokens = r.target.kvCapacityTokens;
   const kvShare = kvTokens ? (seats * (C + r.config.maxOutput / 2)) / kvTokens : 0;

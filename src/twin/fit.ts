@@ -6,7 +6,7 @@ import { relativeLeastSquares } from './lsq.js';
 import { demand, type DecodeObs, type Observations, type PrefillObs } from './observe.js';
 import { firstTokenDeadlineMs } from '../sim/what-if.js';
 import { profilePoints, stepAt, type StepCurve } from './step-model.js';
-import { isMeasured } from '../cell-rules.js';
+import { isMeasured, type Seats, type SeatsBasis } from '../cell-rules.js';
 
 // Fits a sim profile (src/sim/profile-schema.ts) to measured cells. Linear parts by least squares (decode step
 // time against batch size and context; API time against context), the rest read off directly (max sequences
@@ -59,10 +59,21 @@ function listCells(cells: ReadonlyArray<{ contextTokens: number; concurrency: nu
   return names.join(', ') + (cells.length > max ? ` and ${cells.length - max} more` : '');
 }
 
-// Requests queued because the engine runs at most maxNumSeqs at once: the queued cells' active counts, as long
-// as they exceed every concurrency that ran unqueued (a cell queued below that queued for KV, not for seats).
+// Requests queued because the engine runs at most maxNumSeqs at once: the seats the queued cells showed, read as the
+// answer reads them (src/cell-rules.ts queuedSeats: the server's running gauge or the client's ceiling; imported
+// results keep only the average active), as long as they reach every concurrency that ran unqueued (a cell queued
+// below that queued for KV, not for seats).
+const SEATS_BASIS: Record<SeatsBasis, [label: string, note: string]> = {
+  'server running': ["the server's median running", ''],
+  'client ceiling': ['the most streaming at once', ' (client timeline)'],
+  'server most running': ["the server's most running", ''],
+  'average active': ['average active', ' (no running count in these results)'],
+};
+
 function fitMaxNumSeqs(cells: DecodeObs[], opts: FitOptions, params: ParamFit[]): FitState['maxNumSeqs'] {
-  const validMax = Math.max(0, ...cells.filter((d) => d.status === 'Valid').map((d) => d.concurrency));
+  // N seats at least: a cell that ran unqueued, or one whose N requests all streamed at once (queued or not)
+  const seated = cells.filter((d) => d.status === 'Valid' || (ran(d) && d.allStreamed));
+  const validMax = Math.max(0, ...seated.map((d) => d.concurrency));
   if (opts.maxNumSeqs !== undefined) {
     params.push({
       name: 'max running sequences',
@@ -73,25 +84,36 @@ function fitMaxNumSeqs(cells: DecodeObs[], opts: FitOptions, params: ParamFit[])
     return { value: opts.maxNumSeqs, pinned: true };
   }
   const seat = cells.filter(
-    (d) => d.status === 'Requests queued' && d.avgActive !== null && Math.round(d.avgActive) >= validMax,
+    (d): d is DecodeObs & { seats: Seats } =>
+      d.status === 'Requests queued' && d.seats !== null && d.seats.seats >= validMax,
   );
   if (seat.length > 0) {
-    const v = Math.round(Math.max(...seat.map((d) => d.avgActive!)));
-    const spread = seat.map((d) => d.avgActive!);
+    const v = Math.max(...seat.map((d) => d.seats.seats));
+    const bases = [...new Set(seat.map((d) => d.seats.basis))];
+    // the average's decimals say how far below the seats it sat; the counts are whole
+    const shown = seat.map((d) =>
+      d.seats.basis === 'average active' && d.avgActive !== null ? d.avgActive : d.seats.seats,
+    );
+    const digits = bases.includes('average active') ? 1 : 0;
+    const range = `${Math.min(...shown).toFixed(digits)}–${Math.max(...shown).toFixed(digits)}`;
     params.push({
       name: 'max running sequences',
       value: String(v),
-      quality: `active ${Math.min(...spread).toFixed(1)}–${Math.max(...spread).toFixed(1)} in queued cells`,
+      quality:
+        bases.length === 1
+          ? `${SEATS_BASIS[bases[0]!][0]} ${range} in queued cells${SEATS_BASIS[bases[0]!][1]}`
+          : `in queued cells: ${seat.map((d) => `${cellLabel(d)} ${SEATS_BASIS[d.seats.basis][0]} ${d.seats.seats}`).join(', ')}`,
       from: listCells(seat),
     });
     return { value: v, pinned: true };
   }
-  const top = cells.find((d) => d.status === 'Valid' && d.concurrency === validMax);
+  const top = seated.find((d) => d.concurrency === validMax);
+  const queued = cells.some((d) => d.status === 'Requests queued');
   params.push({
     name: 'max running sequences',
     value: `>= ${validMax}`,
-    quality: 'lower bound only: no cell queued',
-    from: `${top ? cellLabel(top) : 'the largest cell'} ran unqueued; a cell above it (e.g. ${contextLabel(top?.contextTokens ?? 8192)} × ${validMax * 2}) would pin it`,
+    quality: `lower bound only: ${queued ? 'no queued cell showed fewer seats than requests' : 'no cell queued'}`,
+    from: `${top ? `${cellLabel(top)} ran ${top.status === 'Valid' ? 'unqueued' : `all ${top.concurrency} at once`}` : 'the largest cell ran unqueued'}; a cell above it (e.g. ${contextLabel(top?.contextTokens ?? 8192)} × ${validMax * 2}) would pin it`,
   });
   return { value: validMax, pinned: false };
 }

@@ -1,5 +1,5 @@
 import type { CellStatus, RunResult } from '../results/schema.js';
-import { cellKey, kvDemandTokens } from '../cell-rules.js';
+import { cellKey, kvDemandTokens, queuedSeats, type Seats } from '../cell-rules.js';
 import { BenchError } from '../errors.js';
 import { fittedMetadata, type FittedMetadata } from './fitted-metadata.js';
 
@@ -19,6 +19,8 @@ export interface DecodeObs {
   ttftP90Ms: number | null; // runs carry it; imported seeds have one TTFT per cell
   tbtMs: number | null;
   avgActive: number | null;
+  seats: Seats | null; // a queued cell's seats, as the answer reads them (src/cell-rules.ts queuedSeats)
+  allStreamed: boolean; // the client saw all N streaming at once: the server has N seats at least
   rampTimedOut: boolean; // the window opened before every slot had a first token: prefill ran inside it
   previousLevel: number; // the level the run measured before this one at its context (its prompts cached), or 0
   specAcceptanceLength: number | null;
@@ -115,6 +117,8 @@ export function observe(results: readonly Sourced[]): Observations {
         ttftP90Ms: c.ttft?.p90 ?? null,
         tbtMs: c.tbtMs,
         avgActive: c.avgActive,
+        seats: queuedSeats(c) ?? null,
+        allStreamed: (c.clientQueue?.peakStreaming ?? 0) >= c.concurrency,
         rampTimedOut: c.rampTimedOut === true,
         previousLevel: ranBefore(c),
         specAcceptanceLength: c.specAcceptanceLength ?? null,
