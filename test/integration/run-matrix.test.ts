@@ -55,6 +55,9 @@ function checkCounts(mine: RequestLine[], truth: Map<string, TruthRecord>) {
   const stats = { chunked: 0, reasoning: 0, finished: 0 };
   for (const l of mine) {
     const tr = truth.get(l.requestId);
+    // A request aborted at the close before its first token may never have reached the sim's engine (the socket
+    // was reset with its bytes unread): it carries no token to check.
+    if (!tr && l.chunks.length === 0 && l.errorKind === 'aborted') continue;
     expect(tr, `${l.requestId} has no ground truth`).toBeDefined();
     const got = l.chunks.map(([, n]) => n);
     expect(
@@ -96,7 +99,7 @@ describe.each(variants)('run matrix against the sim: $name', ({ overrides }) => 
     for (const p of result.prefill) expect(p.status).toBe('Valid');
     // aborted requests reach the truth log when the sim notices the closed socket
     const ids = lines.filter((l) => l.chunks.length > 0).map((l) => l.requestId);
-    for (let i = 0; i < 100 && !ids.every((id) => truthById(sim!).has(id)); i++)
+    for (let i = 0; i < 300 && !ids.every((id) => truthById(sim!).has(id)); i++)
       await new Promise((res) => setTimeout(res, 50));
     const truth = truthById(sim);
     const total = { chunked: 0, reasoning: 0, finished: 0 };
