@@ -15,3 +15,12 @@ export function startModuleWorker(tsUrl: URL, jsUrl: URL, options: WorkerOptions
   const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(tsUrl.href)}); });`;
   return new Worker(boot, { ...options, eval: true });
 }
+
+// Node's arguments to run a module of this package as a process of its own: the compiled .js, or from source
+// the .ts file through tsx's hooks.
+export function moduleProcessArgs(tsUrl: URL, jsUrl: URL): string[] {
+  const ts = fileURLToPath(tsUrl);
+  if (!existsSync(ts)) return [fileURLToPath(jsUrl)];
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+  return ['--import', tsx, ts];
+}

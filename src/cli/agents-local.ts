@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { moduleProcessArgs } from '../worker-start.js';
 import type { Options } from '../config/options.js';
 import { redactSecrets } from '../secrets.js';
 import type { CliIo } from './io.js';
@@ -16,12 +14,8 @@ export interface LocalAgents {
 }
 
 // This package's CLI: the compiled main.js, or from source main.ts through tsx's hooks.
-function cliEntry(): string[] {
-  const ts = fileURLToPath(new URL('./main.ts', import.meta.url));
-  if (!existsSync(ts)) return [fileURLToPath(new URL('./main.js', import.meta.url))];
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
-  return ['--import', tsx, ts];
-}
+const cliEntry = (): string[] =>
+  moduleProcessArgs(new URL('./main.ts', import.meta.url), new URL('./main.js', import.meta.url));
 
 const GRACE_MS = 5_000;
 

@@ -146,6 +146,10 @@ export async function runAsAgent(
   }
 }
 
+// How long agent 0 keeps its endpoint open after a complete run for the agents to read 'done' and leave: they do
+// within a round trip; one that has not by then is no longer listening.
+const LEAVE_GRACE_MS = 5_000;
+
 export interface Coordination {
   hub: AgentHub;
   server: AgentServer;
@@ -197,6 +201,7 @@ export async function coordinate(
     server,
     close: async () => {
       hub.finish('stopped');
+      await hub.released(LEAVE_GRACE_MS);
       await children?.stop();
       await server.close();
     },

@@ -42,7 +42,7 @@ export function register(program: Command, io: CliIo): void {
   cmd.action(async (scheduler: string, flags: Record<string, unknown>, self: Command) => {
     if (!(SCHEDULERS as readonly string[]).includes(scheduler))
       throw new BenchError('USAGE', `deploy ${scheduler}: the schedulers are ${SCHEDULERS.join(' and ')}.`);
-    const { options: d } = resolve(flags);
+    const { options: d, given } = resolve(flags);
     const runArgs = self.args.slice(1);
     const run = parseRunFlags(runArgs);
     for (const key of run.given) {
@@ -72,22 +72,35 @@ export function register(program: Command, io: CliIo): void {
     if (scheduler === 'k8s') {
       if (run.given.has('out'))
         throw new BenchError('USAGE', 'deploy k8s writes to /results in agent 0: drop --out.');
-      const { k8sManifest } = await import('../deploy/k8s.js');
+      const { k8sManifest, KEEP_RESULTS_S } = await import('../deploy/k8s.js');
+      const keep = d.keepResults ?? (d.resultsPvc ? 0 : KEEP_RESULTS_S);
+      if (keep === 0 && !d.resultsPvc)
+        throw new BenchError(
+          'USAGE',
+          "--keep-results 0 leaves the result nowhere: agent 0's emptyDir goes with its pod.",
+          { hint: 'Give --results-pvc CLAIM (the result stays on it), or the seconds to copy it.' },
+        );
       io.stdout.write(
         k8sManifest({
           ...base,
-          keepResultsS: d.keepResults,
+          keepResultsS: keep,
           image: d.image,
           secret: d.secret ?? name,
           ...(d.namespace ? { namespace: d.namespace } : {}),
+          ...(d.resultsPvc ? { resultsPvc: d.resultsPvc } : {}),
         }),
       );
     } else {
+      for (const k8sOnly of ['keepResults', 'resultsPvc'] as const)
+        if (given.has(k8sOnly))
+          throw new BenchError(
+            'USAGE',
+            `--${kebab(k8sOnly)} is for k8s: a Slurm run writes to --out on the shared file system.`,
+          );
       const { slurmScript } = await import('../deploy/slurm.js');
       io.stdout.write(
         slurmScript({
           ...base,
-          keepResultsS: 0,
           out: run.options.out,
           ...(d.partition ? { partition: d.partition } : {}),
         }),

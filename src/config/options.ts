@@ -667,10 +667,18 @@ export const OPTION_TABLE = {
   keepResults: {
     flag: '--keep-results <seconds>',
     kind: 'duration',
-    defaultValue: 3600,
     commands: ['deploy'],
-    description: 'k8s: agent 0 stays up this long after the run so its results can be copied (kubectl cp)',
+    computedDefault: { deploy: '3600, 0 with --results-pvc' },
+    description:
+      'k8s: agent 0 waits this long after a complete run for its results to be copied (it prints the kubectl cp command)',
     min: 0,
+  },
+  resultsPvc: {
+    flag: '--results-pvc <claim>',
+    kind: 'string',
+    commands: ['deploy'],
+    description:
+      'k8s: mount this PersistentVolumeClaim (ReadWriteMany: every pod mounts it) at /results: the result stays on it, and the Job completes with the run',
   },
   partition: {
     flag: '--partition <name>',

@@ -13,7 +13,31 @@ export interface K8sSpec extends DeploySpec {
   namespace?: string;
   image: string;
   secret: string; // holds `run-token` and, optionally, `api-key`
+  resultsPvc?: string; // a PersistentVolumeClaim mounted at /results; without one, an emptyDir of each pod
+  keepResultsS: number; // how long agent 0 waits after a complete run for its results to be copied (kubectl cp)
 }
+
+// How the result leaves the cluster (docs/distributed.md "Kubernetes", step 4): on the claim, or copied from agent
+// 0 with the command it prints while it waits (its emptyDir goes with the pod); the copier releases it early,
+// and its exit completes the Job.
+export function resultsExit(d: K8sSpec): string[] {
+  const folder = `${RESULTS_DIR}/${d.runId}`;
+  const lines = d.resultsPvc ? [`echo "results: ${folder} on the claim ${d.resultsPvc}"`] : [];
+  if (d.keepResultsS <= 0) return lines;
+  const released = `${folder}.copied`;
+  const pod = '-n $POD_NAMESPACE $POD_NAME';
+  return [
+    ...lines,
+    `echo "results: ${folder}; agent 0 waits ${d.keepResultsS} s for them to be copied:"`,
+    `echo "  kubectl cp ${pod}:${folder} ./${d.runId}"`,
+    `echo "then let the Job complete: kubectl exec ${pod} -- touch ${released}"`,
+    'waited=0',
+    `while [ "$waited" -lt ${d.keepResultsS} ] && [ ! -e ${released} ]; do sleep 2; waited=$((waited + 2)); done`,
+  ];
+}
+
+// --keep-results without a claim: an hour to copy the result out of agent 0.
+export const KEEP_RESULTS_S = 3600;
 
 export const SECRET_KEYS = { token: 'run-token', apiKey: 'api-key' } as const;
 
@@ -36,6 +60,8 @@ export function k8sObjects(d: K8sSpec): { service: Service; job: Job } {
       completionMode: 'Indexed',
       completions: d.agents,
       parallelism: d.agents, // every agent at once: a cell waits for all of them
+      // Every agent exits 0 after a complete run, so each index completes once and the Job with them; a failed
+      // container restarts in its pod (agent 0 resumes on the same volume), each restart counted here.
       backoffLimit: 6,
       template: {
         metadata: { labels },
@@ -46,8 +72,15 @@ export function k8sObjects(d: K8sSpec): { service: Service; job: Job } {
             {
               name: 'agent',
               image: d.image,
-              command: ['/bin/sh', '-c', agentScript(d, coordinator, RESULTS_DIR, 'JOB_COMPLETION_INDEX')],
+              command: [
+                '/bin/sh',
+                '-c',
+                agentScript(d, coordinator, RESULTS_DIR, 'JOB_COMPLETION_INDEX', resultsExit(d)),
+              ],
               env: [
+                // the pod's own name and namespace, for the `kubectl cp` command agent 0 prints
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
                 {
                   name: 'LLM_BENCH_AGENT_TOKEN',
                   valueFrom: { secretKeyRef: { name: d.secret, key: SECRET_KEYS.token } },
@@ -62,7 +95,11 @@ export function k8sObjects(d: K8sSpec): { service: Service; job: Job } {
               volumeMounts: [{ name: 'results', mountPath: RESULTS_DIR }],
             },
           ],
-          volumes: [{ name: 'results', emptyDir: {} }],
+          volumes: [
+            d.resultsPvc
+              ? { name: 'results', persistentVolumeClaim: { claimName: d.resultsPvc } }
+              : { name: 'results', emptyDir: {} },
+          ],
         },
       },
     },

@@ -10,7 +10,6 @@ export interface DeploySpec {
   command: string; // how the image starts the tool
   port: number; // where agent 0 listens
   cpus: number; // per agent
-  keepResultsS: number; // how long agent 0 stays up after the run for the results to be copied
 }
 
 export const RESULTS_DIR = '/results';
@@ -33,17 +32,27 @@ export function agentCommand(d: DeploySpec, coordinator: string, out: string): s
 }
 
 // The body of every copy: agent 0 continues the run folder a previous attempt left (a restarted container, the
-// results volume kept), then stays a while so the results can be copied out; the others just serve it.
-export function agentScript(d: DeploySpec, coordinator: string, out: string, indexVar: string): string {
+// results volume kept); the others just serve it. Each exits with its run's code: 0 for every agent of a complete
+// run, so the scheduler counts the job done (docs/distributed.md). `afterComplete` runs in agent 0 only, after a
+// complete run (a failed one exits at once, for its restarted container to resume it).
+export function agentScript(
+  d: DeploySpec,
+  coordinator: string,
+  out: string,
+  indexVar: string,
+  afterComplete: string[] = [],
+): string {
   const folder = `${out}/${d.runId}`;
   return [
     'set -u',
     `if [ "\${${indexVar}:-0}" = 0 ] && [ -f ${shellWord(folder)}/result.json ]; then set -- --resume ${shellWord(folder)}; fi`,
     `${agentCommand(d, coordinator, out)} "$@"`,
     'code=$?',
-    ...(d.keepResultsS > 0
+    ...(afterComplete.length > 0
       ? [
-          `if [ "\${${indexVar}:-0}" = 0 ]; then echo "results: ${folder} (kept ${d.keepResultsS} s)"; sleep ${d.keepResultsS}; fi`,
+          `if [ "\${${indexVar}:-0}" = 0 ] && [ "$code" = 0 ]; then`,
+          ...afterComplete.map((l) => `  ${l}`),
+          'fi',
         ]
       : []),
     'exit $code',

@@ -5,25 +5,22 @@ import { dirname } from 'node:path';
 import { fsError } from '../fs-errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { ServerCommand } from './command.js';
-import { groupMembers, MARKER_ENV, procFs, recordedGroup, type ProcFs } from './procfs.js';
+import { MARKER_ENV, procFs, type ProcFs } from './procfs.js';
+import { groupAlive, signalGroup, stopGroup, type StopInfo } from './stop-group.js';
+import { watchdogArgs } from './watchdog.js';
+import { moduleProcessArgs } from '../worker-start.js';
 
 // One server of a sweep as a process group of its own (docs/sweep.md "Per configuration"): started by /bin/sh in a new
 // group, its output written line by line to a log with every registered secret redacted, stopped with SIGTERM to
 // the whole group, SIGKILL after a grace period, and waited for until no process of the group is left. A
-// watchdog shell holds a pipe from the sweep: when the sweep dies, even by kill -9, the pipe closes and the
-// watchdog stops the group the same way, so no server outlives its sweep.
+// watchdog process holds a pipe from the sweep: when the sweep dies, even by kill -9, the pipe closes and the
+// watchdog stops the group the same way, so no server outlives its sweep (watchdog.ts).
 
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface StopInfo {
-  forced: boolean; // SIGKILL was needed
-  lingering: number; // processes still there after the last wait (should be 0)
-}
-
-const POLL_MS = 100;
 const TAIL_LINES = 20;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -39,42 +36,6 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-function groupAlive(fs: ProcFs, pgid: number): boolean {
-  if (fs.available) return groupMembers(fs, pgid).length > 0;
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-// SIGTERM to the group, SIGKILL after the grace period, then wait until every process has exited.
-export async function stopGroup(
-  pgid: number,
-  graceS: number,
-  fs: ProcFs = procFs(),
-  alive: () => boolean = () => groupAlive(fs, pgid),
-): Promise<StopInfo> {
-  if (!alive()) return { forced: false, lingering: 0 };
-  signalGroup(pgid, 'SIGTERM');
-  const graceEnd = performance.now() + graceS * 1000;
-  while (alive() && performance.now() < graceEnd) await sleep(POLL_MS);
-  if (!alive()) return { forced: false, lingering: 0 };
-  signalGroup(pgid, 'SIGKILL');
-  const end = performance.now() + 30_000; // a process in uninterruptible sleep (D) takes its time
-  while (alive() && performance.now() < end) await sleep(POLL_MS);
-  return { forced: true, lingering: fs.available ? groupMembers(fs, pgid).length : alive() ? 1 : 0 };
 }
 
 // Complete lines to the log, each redacted; a secret cut across two reads is whole by the time its line is.
@@ -175,15 +136,16 @@ export class ServerProcess {
       while (groupAlive(this.fs, this.pid)) await sleep(1000);
       return info;
     });
-    // `read` returns at EOF, when the sweep's end of the pipe closes (its exit, kill -9 included).
+    // Its stdin ends when the sweep's end of the pipe closes (its exit, kill -9 included): watchdog.ts.
+    const watched = { pid: this.pid, startTicks: this.startTicks, marker: o.marker, graceS: o.graceS };
     this.watchdog = spawn(
-      '/bin/sh',
+      process.execPath,
       [
-        '-c',
-        'read -r _; kill -TERM -"$1" 2>/dev/null; sleep "$2"; kill -KILL -"$1" 2>/dev/null',
-        'llm-inference-bench-sweep-watchdog',
-        String(this.pid),
-        String(Math.max(1, Math.ceil(o.graceS))),
+        ...moduleProcessArgs(
+          new URL('./watchdog-main.ts', import.meta.url),
+          new URL('./watchdog-main.js', import.meta.url),
+        ),
+        ...watchdogArgs(watched),
       ],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
     );
@@ -220,20 +182,6 @@ export class ServerProcess {
     this.watchdog.kill('SIGKILL');
     signalGroup(this.pid, 'SIGKILL');
   }
-}
-
-// A server an earlier sweep left running (its sweep was killed with -9 and the watchdog too): stopped when its
-// recorded pid still belongs to that launch. Returns how many processes it found.
-export async function stopRecorded(
-  rec: { pid: number; startTicks?: number | undefined; marker: string },
-  graceS: number,
-  fs: ProcFs = procFs(),
-): Promise<number> {
-  if (!fs.available) return 0; // without /proc a pid cannot be told apart from a reused one: left alone
-  const found = recordedGroup(fs, rec).length;
-  if (found === 0) return 0;
-  await stopGroup(rec.pid, graceS, fs, () => recordedGroup(fs, rec).length > 0);
-  return found;
 }
 
 export const describeExit = (e: ExitInfo): string =>

@@ -15,7 +15,8 @@ import { buildCommand } from './command.js';
 import type { BenchSet } from './configs.js';
 import type { ParamSet } from './params.js';
 import { waitReady } from './ready.js';
-import { describeExit, freePort, ServerProcess, stopRecorded } from './server-process.js';
+import { describeExit, freePort, ServerProcess } from './server-process.js';
+import { stopRecorded } from './stop-group.js';
 
 // The sweep's loop (docs/sweep.md): per server configuration, kill what an earlier sweep left running, start the
 // server, wait until it is ready, measure each of its runs with the same runner as `run`, stop it, go on. A

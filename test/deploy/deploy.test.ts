@@ -62,6 +62,72 @@ describe('deploy k8s', () => {
     expect(r.stdout).not.toContain('tok-abc-123');
   });
 
+  // How the result leaves the cluster (docs/distributed.md "Kubernetes", step 4). Every agent exits 0 after a
+  // complete run, so each index completes once; a failed container restarts in its pod and agent 0 resumes.
+  function jobOf(stdout: string): Job {
+    const docs = parseAllDocuments(stdout).map((d) => d.toJSON() as Record<string, unknown>);
+    const job = new Job(docs[1] as ConstructorParameters<typeof Job>[0]);
+    job.validate();
+    return job;
+  }
+
+  it('by default agent 0 keeps the result in its emptyDir and waits, printing the kubectl cp command', async () => {
+    const r = await deploy(['k8s', '--agents', '3', ...RUN_FLAGS, '--name', 'bench']);
+    expect(r.code).toBe(0);
+    const job = jobOf(r.stdout);
+    const pod = job.spec!.template.spec!;
+    expect(pod.restartPolicy).toBe('OnFailure');
+    expect(job.spec!.completions).toBe(3);
+    expect(pod.volumes).toEqual([{ name: 'results', emptyDir: {} }]);
+    const c = pod.containers[0]!;
+    expect(c.volumeMounts).toEqual([{ name: 'results', mountPath: '/results' }]);
+    // the pod's name and namespace from the downward API, for the printed command
+    const fields = Object.fromEntries(c.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath]));
+    expect(fields).toMatchObject({ POD_NAME: 'metadata.name', POD_NAMESPACE: 'metadata.namespace' });
+    const script = c.command![2]!;
+    const runId = /--run-id (\S+)/.exec(script)![1]!;
+    const after = script.slice(script.indexOf('code=$?'));
+    expect(after).toContain('if [ "${JOB_COMPLETION_INDEX:-0}" = 0 ] && [ "$code" = 0 ]; then');
+    expect(after).toContain(`echo "  kubectl cp -n $POD_NAMESPACE $POD_NAME:/results/${runId} ./${runId}"`);
+    expect(after).toContain(`kubectl exec -n $POD_NAMESPACE $POD_NAME -- touch /results/${runId}.copied`);
+    expect(after).toContain(`while [ "$waited" -lt 3600 ] && [ ! -e /results/${runId}.copied ]; do sleep 2;`);
+    expect(after.trimEnd().endsWith('exit $code')).toBe(true);
+  });
+
+  it('--results-pvc CLAIM: /results is the claim, and agent 0 ends with the run', async () => {
+    const r = await deploy(['k8s', '--agents', '3', ...RUN_FLAGS, '--results-pvc', 'bench-results']);
+    expect(r.code).toBe(0);
+    const pod = jobOf(r.stdout).spec!.template.spec!;
+    expect(pod.volumes).toEqual([{ name: 'results', persistentVolumeClaim: { claimName: 'bench-results' } }]);
+    expect(pod.containers[0]!.volumeMounts).toEqual([{ name: 'results', mountPath: '/results' }]);
+    const script = pod.containers[0]!.command![2]!;
+    expect(script).toMatch(/echo "results: \/results\/\S+ on the claim bench-results"/);
+    expect(script).not.toContain('kubectl cp');
+    expect(script).not.toContain('sleep');
+    // still a wait when asked for one
+    const kept = await deploy([
+      'k8s',
+      '--agents',
+      '2',
+      ...RUN_FLAGS,
+      '--results-pvc',
+      'c',
+      '--keep-results',
+      '60',
+    ]);
+    expect(kept.stdout).toMatch(/while \[ "\$waited" -lt 60 \]/);
+  });
+
+  it('refuses a manifest whose result would go nowhere, and k8s flags for Slurm', async () => {
+    const none = await deploy(['k8s', '--agents', '2', ...RUN_FLAGS, '--keep-results', '0']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^error \[USAGE\]: --keep-results 0 leaves the result nowhere/);
+    expect(none.stderr).toContain('--results-pvc CLAIM');
+    const slurm = await deploy(['slurm', '--agents', '2', ...RUN_FLAGS, '--results-pvc', 'c']);
+    expect(slurm.code).toBe(2);
+    expect(slurm.stderr).toMatch(/--results-pvc is for k8s/);
+  });
+
   it("the schema check is real: a Job the API would refuse fails kubernetes-models' validation", () => {
     const base = {
       name: 'bench',
@@ -71,7 +137,7 @@ describe('deploy k8s', () => {
       command: 'llm-inference-bench',
       port: 7070,
       cpus: 2,
-      keepResultsS: 0,
+      keepResultsS: 60,
       image: 'img',
       secret: 's',
     };

@@ -1,9 +1,12 @@
 import { spawn, execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RequestLine } from '../../src/results/io.js';
 import type { DecodeCell } from '../../src/results/schema.js';
 import type { SimHandle, TruthRecord } from '../../src/sim/index.js';
-import { cliCommand, runCli, unwrapped } from '../helpers/cli.js';
+import { cliCommand, REPO_ROOT, runCli, runCliInProcess, unwrapped } from '../helpers/cli.js';
 import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from './run-helpers.js';
 
 // `run --agents K --local` as a user runs it: real agent processes over the coordinator's HTTP endpoint on
@@ -108,6 +111,17 @@ function checkCell(
   return mine;
 }
 
+// A port free on 127.0.0.1 now, for agent 0 to listen on (the others must be told it before it starts).
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 describe('run --agents K --local', () => {
   let sim: SimHandle | undefined;
   afterAll(async () => sim?.close());
@@ -118,6 +132,8 @@ describe('run --agents K --local', () => {
       const out = tempDir(`agents-${k}`);
       const r = await runCli(flags(sim.baseUrl, out, k, '4,8'), { timeoutMs: 180_000 });
       expect(r.stderr).not.toMatch(/error \[/);
+      // The agents leave a complete run as told: their leaving is no loss to report.
+      expect(r.stderr).not.toMatch(/closed its connection/);
       expect(r.code).toBe(0);
       const { result, lines } = readRun(runDirs(out)[0]!);
       expect(result.config.agents).toBe(k);
@@ -205,5 +221,184 @@ describe('run --agents K --local', () => {
     expect(nine!.status, nine!.error).not.toBe('Failed');
     expect(nine!.agents!.count).toBe(2);
     expect(unwrapped(stderr)).toMatch(/agent 2 \(.+\) closed its connection/);
+  });
+
+  // As a scheduler starts them (docs/distributed.md "Anywhere else"): K copies of one command, each its own index,
+  // none the parent of another. Agents 1..K-1 once lost the coordinator as it closed after a complete run, waited
+  // --agent-wait for it and exited 15: a Slurm task FAILED, a Kubernetes pod restarted until the Job failed.
+  it('three separate processes, --agent-index 0..2: a complete result and every process exits 0', async () => {
+    await sim?.close();
+    sim = await startTestSim({ overrides: STEP_OVERRIDES });
+    const out = tempDir('agents-apart');
+    const coordinator = `http://127.0.0.1:${await freePort()}`;
+    const common = flags(sim.baseUrl, out, 3, '3,6').filter((f) => f !== '--local');
+    const env = { LLM_BENCH_AGENT_TOKEN: 'integration-token-of-this-run' };
+    const runs = [0, 1, 2].map((i) =>
+      runCli([...common, '--agent-index', String(i), '--coordinator', coordinator, '--agent-wait', '30'], {
+        env,
+        timeoutMs: 180_000,
+      }).then((r) => ({ ...r, endedAt: Date.now() })),
+    );
+    const [zero, one, two] = await Promise.all(runs);
+    for (const [i, r] of [zero!, one!, two!].entries()) {
+      expect(r.stderr, `agent ${i}`).not.toMatch(/error \[|lost the coordinator/);
+      expect(r.code, `agent ${i}: ${r.stderr}`).toBe(0);
+    }
+    expect(one!.stdout).toMatch(/^agent 1: run \S+ complete, 2 cells driven$/m);
+    expect(two!.stdout).toMatch(/^agent 2: run \S+ complete, 2 cells driven$/m);
+    // After a complete run the agents' leaving is no loss.
+    expect(zero!.stderr).not.toMatch(/closed its connection/);
+    const { result } = readRun(runDirs(out)[0]!);
+    expect(result.status).toBe('complete');
+    expect(result.decode.map((c) => c.status)).not.toContain('Failed');
+    expect(result.decode.map((c) => c.agents?.count)).toEqual([3, 3]);
+    expect(one!.stdout).toContain(`run ${result.runId} complete`);
+    // Nobody waited out --agent-wait (30 s) for a coordinator that had finished.
+    for (const r of [one!, two!]) expect(r.endedAt - zero!.endedAt).toBeLessThan(15_000);
+  });
+});
+
+// One task of a scheduler's job: the printed script run by a shell, as the scheduler would, with its environment.
+function runTask(
+  shell: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string; endedAt: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(shell, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      for (const line of d.split('\n')) if (line) onLine?.(line);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, endedAt: Date.now() });
+    });
+  });
+}
+
+// The tool as the scheduler's tasks start it: this working tree through tsx.
+const TOOL = `${process.execPath} --import tsx ${join(REPO_ROOT, 'src/cli/main.ts')}`;
+
+// What `deploy SCHEDULER` prints for a run here: agent 0 on `port`, the tool from this working tree.
+async function printJob(scheduler: string, runArgs: string[], port: number, extra: string[] = []) {
+  const d = await runCliInProcess([
+    'deploy',
+    scheduler,
+    ...runArgs,
+    ...['--port', String(port), '--tool-command', TOOL, '--name', 'bench', ...extra],
+  ]);
+  expect(d.code, d.stderr).toBe(0);
+  return d.stdout;
+}
+
+// What `deploy` prints, run as the scheduler would run it on this one machine (docs/distributed.md): every task
+// must exit 0 after a complete run (a Slurm task that does not is FAILED; a Kubernetes pod restarts until the Job
+// fails), and the result must reach the place the docs say.
+describe('deploy: the printed job, run by a shell as its scheduler would', () => {
+  let sim: SimHandle | undefined;
+  afterAll(async () => sim?.close());
+
+  const runFlags = (baseUrl: string, out: string) =>
+    flags(baseUrl, out, 3, '3')
+      .slice(1)
+      .filter((f) => f !== '--local')
+      .concat('--agent-wait', '30');
+
+  it('Slurm: three array tasks exit 0 and the result lands in --out', async () => {
+    sim = await startTestSim({ overrides: STEP_OVERRIDES });
+    const dir = tempDir('slurm');
+    const out = join(dir, 'shared-out');
+    const port = await freePort();
+    const script = join(dir, 'bench.sbatch');
+    writeFileSync(script, await printJob('slurm', runFlags(sim.baseUrl, out), port));
+    // agent 0's node name, as `hostname -f` gives it, is this machine's loopback address here
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'hostname'), '#!/bin/sh\necho 127.0.0.1\n');
+    chmodSync(join(bin, 'hostname'), 0o755);
+    const env = (i: number) => ({
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      SLURM_ARRAY_TASK_ID: String(i),
+      SLURM_ARRAY_JOB_ID: '4242',
+      SLURM_SUBMIT_DIR: dir,
+      LLM_BENCH_AGENT_TOKEN: 'slurm-token-of-this-run',
+    });
+    const tasks = await Promise.all([0, 1, 2].map((i) => runTask('bash', [script], env(i))));
+    for (const [i, t] of tasks.entries()) expect(t.code, `task ${i}: ${t.stderr}`).toBe(0);
+    const { result } = readRun(runDirs(out)[0]!);
+    expect(result.status).toBe('complete');
+    expect(result.decode.map((c) => [c.status, c.agents?.count])).toEqual([['Valid', 3]]);
+    expect(tasks[0]!.stdout).toContain(`result: ${join(out, result.runId, 'result.json')}`);
+  });
+
+  it('Kubernetes: every pod exits 0, agent 0 after printing the kubectl cp that copies the result out', async () => {
+    sim ??= await startTestSim({ overrides: STEP_OVERRIDES });
+    const dir = tempDir('k8s');
+    const port = await freePort();
+    const printed = await printJob(
+      'k8s',
+      runFlags(sim.baseUrl, 'unused').filter((f, i, a) => f !== '--out' && a[i - 1] !== '--out'),
+      port,
+      ['--keep-results', '120'],
+    );
+    const { parseAllDocuments } = await import('yaml');
+    const job = parseAllDocuments(printed)[1]!.toJSON() as {
+      spec: { template: { spec: { containers: Array<{ command: string[] }> } } };
+    };
+    const script = job.spec.template.spec.containers[0]!.command[2]!;
+    // Each pod's own emptyDir at /results, and bench-0.bench resolving to agent 0: here a folder per pod and the
+    // loopback address. Nothing else of the printed script is changed.
+    const pod = (i: number) => {
+      const results = join(dir, `pod-${i}`, 'results');
+      mkdirSync(results, { recursive: true });
+      return {
+        script: script
+          .replaceAll('/results', results)
+          .replace(`http://bench-0.bench:${port}`, `http://127.0.0.1:${port}`),
+        results,
+        env: {
+          JOB_COMPLETION_INDEX: String(i),
+          POD_NAME: `bench-${i}-x7k2p`,
+          POD_NAMESPACE: 'perf',
+          LLM_BENCH_AGENT_TOKEN: 'k8s-token-of-this-run',
+        },
+      };
+    };
+    const pods = [0, 1, 2].map(pod);
+    const zero = pods[0]!;
+    const runId = /--run-id (\S+)/.exec(script)![1]!;
+    let copyLine: string | undefined;
+    const tasks = pods.map((p, i) =>
+      runTask('/bin/sh', ['-c', p.script], p.env, (line) => {
+        if (i === 0 && line.includes('kubectl cp')) copyLine ??= line.trim();
+      }),
+    );
+    // The user's side: once agent 0 prints how to copy the result, copy it, then release agent 0 as it says.
+    const deadline = Date.now() + 170_000;
+    while (!copyLine && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(copyLine).toBe(`kubectl cp -n perf bench-0-x7k2p:${zero.results}/${runId} ./${runId}`);
+    expect(existsSync(join(zero.results, runId, 'result.json'))).toBe(true);
+    writeFileSync(join(zero.results, `${runId}.copied`), '');
+    const ended = await Promise.all(tasks);
+    for (const [i, t] of ended.entries()) expect(t.code, `pod ${i}: ${t.stderr}`).toBe(0);
+    expect(ended[0]!.stdout).toContain(
+      `then let the Job complete: kubectl exec -n perf bench-0-x7k2p -- touch ${zero.results}/${runId}.copied`,
+    );
+    const { result } = readRun(join(zero.results, runId));
+    expect(result.status).toBe('complete');
+    expect(result.decode.map((c) => c.agents?.count)).toEqual([3]);
+    // released, agent 0 did not sit out its 120 s
+    expect(ended[0]!.endedAt - Math.max(ended[1]!.endedAt, ended[2]!.endedAt)).toBeLessThan(60_000);
   });
 });

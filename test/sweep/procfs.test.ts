@@ -1,29 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  environHas,
-  groupMembers,
-  MARKER_ENV,
-  parseStat,
-  recordedGroup,
-  type ProcFs,
-} from '../../src/sweep/procfs.js';
-
-// /proc/<pid>/stat as Linux writes it (proc(5)): pid (comm) state ppid pgrp session tty tpgid flags ... starttime
-const stat = (pid: number, comm: string, state: string, ppid: number, pgrp: number, start: number) =>
-  `${pid} (${comm}) ${state} ${ppid} ${pgrp} ${pgrp} 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 ${start} 1000 200 18446744073709551615\n`;
-
-function fakeFs(procs: Array<{ stat: string; environ?: string }>): ProcFs {
-  const byPid = new Map(procs.map((p) => [Number(p.stat.split(' ')[0]), p]));
-  return {
-    available: true,
-    pids: () => [...byPid.keys()],
-    stat: (pid) => {
-      const p = byPid.get(pid);
-      return p ? parseStat(p.stat) : undefined;
-    },
-    environ: (pid) => byPid.get(pid)?.environ,
-  };
-}
+import { environHas, groupMembers, MARKER_ENV, parseStat, recordedGroup } from '../../src/sweep/procfs.js';
+import { fakeFs, stat } from './helpers.js';
 
 describe('procfs', () => {
   it('reads a stat line whose command name holds spaces and parentheses', () => {

@@ -48,6 +48,7 @@ export async function runAgent(o: AgentOptions): Promise<{ cells: number; runId?
   let cells = 0;
   let until = o.clock.now() + o.waitMs;
   let lastError = 'no answer';
+  let lostBy: string | undefined; // why the last session ended, when it ended without the run's completion
   const suffix = Math.random().toString(36).slice(2, 6); // request ids stay unique across rejoins
   while (!o.signal?.aborted) {
     const session = new Session(o, suffix);
@@ -74,15 +75,18 @@ export async function runAgent(o: AgentOptions): Promise<{ cells: number; runId?
     cells += session.cells;
     if (end.status === 'complete') return { cells, ...(runId ? { runId } : {}) };
     lastError = end.reason;
+    lostBy = end.reason;
     o.note?.(`agent ${o.index}: ${end.reason}; waiting for the coordinator`);
     until = o.clock.now() + o.waitMs;
   }
   if (o.signal?.aborted) return { cells, ...(runId ? { runId } : {}) };
-  throw new BenchError(
-    'COORDINATOR_UNREACHABLE',
-    `agent ${o.index}: no coordinator for ${(o.waitMs / 1000).toFixed(0)} s (${lastError}).`,
-    { hint: 'Check --coordinator and that agent 0 runs; docs/distributed.md "When something fails".' },
-  );
+  const waited = `${(o.waitMs / 1000).toFixed(0)} s`;
+  const why = lostBy
+    ? `${lostBy}, and no coordinator came back for ${waited}`
+    : `no coordinator for ${waited}`;
+  throw new BenchError('COORDINATOR_UNREACHABLE', `agent ${o.index}: ${why} (${lastError}).`, {
+    hint: 'Check --coordinator and that agent 0 runs; docs/distributed.md "When something fails".',
+  });
 }
 
 type End = { status: 'complete' } | { status: 'lost'; reason: string };
@@ -113,6 +117,14 @@ class Session {
   message(m: ToAgent): void {
     this.heardMs = this.o.clock.now();
     if (m.type === 'ping') return;
+    if (m.type === 'welcome') this.runId = m.runId; // what the run is, even if it ends before the queue gets here
+    // At once, not behind the queue: the coordinator's connection may end right after it, and its end must not
+    // read as the coordinator lost (agents of a complete run once waited --agent-wait and exited 15).
+    if (m.type === 'done') {
+      if (m.status === 'complete') this.end('complete', 'complete');
+      else this.end(`the coordinator's run ended ${m.status}`);
+      return;
+    }
     // In order, each after the one before (a cell's 'start' waits for its 'ready'); the cell itself runs apart.
     this.queue = this.queue
       .then(() => this.handle(m))
@@ -196,10 +208,6 @@ class Session {
       this.cell.start(m.atMs);
     } else if (m.type === 'open' && this.cell?.seq === m.seq) this.cell.open(m.openMs, m.closeMs);
     else if (m.type === 'close' && this.cell?.seq === m.seq) this.cell.close();
-    else if (m.type === 'done') {
-      if (m.status === 'complete') this.end('complete', 'complete');
-      else this.end(`the coordinator's run ended ${m.status}`);
-    }
   }
 }
 

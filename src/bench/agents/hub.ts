@@ -53,7 +53,8 @@ export class AgentHub {
   private waited = false;
   private readonly watch = new AbortController();
   private joined: Array<() => void> = [];
-  private ended = false;
+  private ended: string | undefined; // the run's end status, once finish() is called
+  private empty: Array<() => void> = [];
   readonly clock: Clock;
 
   constructor(readonly o: HubOptions) {
@@ -65,6 +66,12 @@ export class AgentHub {
 
   join(hello: Hello, port: AgentPort): JoinAnswer {
     const k = this.o.agents;
+    if (this.ended === 'complete') {
+      // A late agent (restarted, or scheduled after the others) has nothing left to drive: it is told so, not
+      // left retrying for --agent-wait.
+      port.send({ type: 'done', status: 'complete' });
+      return { ok: true };
+    }
     if (this.ended) return { ok: false, status: 503, message: "the coordinator's run has ended" };
     if (hello.protocol !== PROTOCOL_VERSION)
       return refuse(`agent protocol ${hello.protocol}, this coordinator speaks ${PROTOCOL_VERSION}`);
@@ -158,21 +165,40 @@ export class AgentHub {
   /** The run ended: 'complete' releases the agents; any other status leaves them waiting for a resumed run. */
   finish(status: string): void {
     if (this.ended) return;
-    this.ended = true;
+    this.ended = status;
     for (const m of this.members.values()) m.port.send({ type: 'done', status });
     this.watch.abort();
+    if (this.members.size === 0) this.emptied();
+  }
+
+  /**
+   * After a complete run: resolves once every agent has left (each closes its connection on 'done'), or after
+   * graceMs. A transport closes its connections only then: closing them at once could end one before its 'done'
+   * was read. After any other end the agents stay for a resumed run, so it resolves at once.
+   */
+  async released(graceMs: number): Promise<void> {
+    if (this.ended !== 'complete' || this.members.size === 0) return;
+    const ac = new AbortController();
+    this.empty.push(() => ac.abort());
+    await sleep(this.clock, graceMs, ac.signal);
   }
 
   /** The run has ended: no agent joins any more (a transport closes its listener). */
   get closed(): boolean {
-    return this.ended;
+    return this.ended !== undefined;
   }
 
   private drop(m: Member, reason: string): void {
     this.members.delete(m.index);
     m.port.close();
-    this.o.note?.(`agent ${m.index} (${m.host}) ${reason}`);
+    // After the run's end agents leave as they were told to: no news.
+    if (!this.ended) this.o.note?.(`agent ${m.index} (${m.host}) ${reason}`);
     m.listener?.lost(reason);
+    if (this.ended && this.members.size === 0) this.emptied();
+  }
+
+  private emptied(): void {
+    for (const f of this.empty.splice(0)) f();
   }
 
   // Pings keep the agents' own watchdogs quiet; an agent not heard from for the timeout is dropped.

@@ -37,7 +37,10 @@ export type ToAgent =
   | { type: 'open'; seq: number; openMs: number; closeMs: number } // coordinator clock: the window
   | { type: 'close'; seq: number } // now (the cell ended early, or the coordinator's close)
   | { type: 'ping' }
-  | { type: 'done'; status: string }; // the run ended: 'complete' releases the agent, anything else it waits
+  // The run ended (docs/distributed.md "When something fails"): 'complete' releases the agent, which closes its
+  // connection and exits 0 (the coordinator waits for that before it closes its endpoint); any other status (the
+  // run's, or 'stopped') leaves it waiting --agent-wait for a resumed coordinator.
+  | { type: 'done'; status: string };
 
 export type FromAgent =
   | { type: 'ready'; seq: number; before: ClockOffset }
