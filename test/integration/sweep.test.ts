@@ -152,6 +152,13 @@ describe('sweep against the sim', () => {
       );
       expect(bad.logTail!.join('\n')).toMatch(/unknown option '--bogus-flag'/);
       expect(r.stdout).toContain(`failed: bogus-flag=1: ${bad.reason}`);
+      // the words end the sweep's output, within 80 columns: who serves the most users first, per context
+      const words = r.stdout.slice(r.stdout.indexOf('\nIn words\n'));
+      expect(words).toMatch(/^\nIn words\n {2}Service level chat \(the default; --slo to change\): /);
+      const flat = words.replace(/\n {4}/g, ' '); // a wrapped line goes on 4 spaces in
+      expect(flat).toMatch(/\n {2}at 1K, [^\n]* serves? the most users under the service level/);
+      expect(flat).toMatch(/\n {2}at 4K, /);
+      for (const line of words.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
       for (const s of file.servers) expect(s.process).toBeUndefined();
 
       // The truth: the sim's model of each configuration, cell by cell (what `run` would measure).
