@@ -435,6 +435,8 @@ export const OPTION_TABLE = {
     about: {
       report:
         'judge the result by this service level instead of its own (no re-run: docs/method.md "Service level")',
+      sweep:
+        'the service level each configuration is judged by: the report ranks by the users it serves at once under it, then by total tok/s (docs/sweep.md)',
     },
     description:
       'the service level the answer judges by, e.g. ttft=2s,tok/s=20,share=90% (any of the three; docs/method.md "Service level")',
