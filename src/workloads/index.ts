@@ -11,7 +11,7 @@ export {
 export type { WorkloadSpec, WorkloadKind, Think } from './spec.js';
 export { parseShape, shapeText, drawShape, tokensText, SHAPE_SYNTAX } from './shapes.js';
 export type { Shape } from './shapes.js';
-export { parseTraceText } from './trace-lines.js';
+export { parseTraceText, parseScheduleText } from './trace-lines.js';
 export type { TraceLine, TraceNeeds } from './trace-lines.js';
 export { workloadRequests, mooncakeCacheable } from './requests.js';
 export type { LoadedWorkload, WorkloadRequest, WorkloadRequests, RequestContext } from './requests.js';

@@ -4,16 +4,24 @@ import { readFile } from 'node:fs/promises';
 import { fsError } from '../fs-errors.js';
 import type { LoadedWorkload } from './requests.js';
 import type { WorkloadSpec } from './spec.js';
-import { parseTraceText, type TraceLine, type TraceNeeds } from './trace-lines.js';
+import { parseScheduleText, parseTraceText, type TraceLine, type TraceNeeds } from './trace-lines.js';
 
-export async function readTraceFile(path: string, needs: TraceNeeds = {}): Promise<TraceLine[]> {
-  let text: string;
+async function readText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (e) {
     throw fsError('CONFIG_INVALID', `cannot read ${path}`, e);
   }
-  return parseTraceText(text, path, needs);
+}
+
+/** A length file or trace, checked line by line (trace-lines.ts). */
+export async function readTraceFile(path: string, needs: TraceNeeds = {}): Promise<TraceLine[]> {
+  return parseTraceText(await readText(path), path, needs);
+}
+
+/** A --trace schedule: the timestamps of its lines in time order, whatever else they hold. */
+export async function readScheduleFile(path: string): Promise<number[]> {
+  return parseScheduleText(await readText(path), path);
 }
 
 /** The workload with its file read and checked (a bad line names its number). */

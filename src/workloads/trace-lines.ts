@@ -27,36 +27,51 @@ const HINT =
 const wholeAtLeast = (v: unknown, min: number): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min;
 
+// Each non-blank line's object with its 1-based number; a line that is not a JSON object is refused.
+function* objects(text: string, fail: (line: number, message: string) => BenchError) {
+  const rows = text.split('\n');
+  for (let i = 0; i < rows.length; i++) {
+    const raw = rows[i]!.trim();
+    if (raw === '') continue;
+    let j: unknown;
+    try {
+      j = JSON.parse(raw);
+    } catch {
+      throw fail(i + 1, 'not JSON');
+    }
+    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw fail(i + 1, 'not a JSON object');
+    yield [i + 1, j as Record<string, unknown>] as const;
+  }
+}
+
+const failer = (what: string) => (line: number, message: string) =>
+  new BenchError('CONFIG_INVALID', `${what} line ${line}: ${message}`, { hint: HINT });
+const noRequests = (what: string) =>
+  new BenchError('CONFIG_INVALID', `${what} has no requests`, { hint: HINT });
+
+function timestampOf(o: Record<string, unknown>): number | undefined {
+  const t = o.timestamp;
+  return typeof t === 'number' && Number.isFinite(t) && t >= 0 ? t : undefined;
+}
+const TIMESTAMP_MSG = 'timestamp must be a number of milliseconds, at least 0';
+
 /**
  * The lines of a length file or trace, checked. With timestamps on every line they come back in time order
  * (stable), so "earlier" means earlier in the schedule.
  */
 export function parseTraceText(text: string, what: string, needs: TraceNeeds = {}): TraceLine[] {
   const out: TraceLine[] = [];
-  const fail = (line: number, message: string) =>
-    new BenchError('CONFIG_INVALID', `${what} line ${line}: ${message}`, { hint: HINT });
-  const rows = text.split('\n');
-  for (let i = 0; i < rows.length; i++) {
-    const raw = rows[i]!.trim();
-    if (raw === '') continue;
-    const n = i + 1;
-    let j: unknown;
-    try {
-      j = JSON.parse(raw);
-    } catch {
-      throw fail(n, 'not JSON');
-    }
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw fail(n, 'not a JSON object');
-    const o = j as Record<string, unknown>;
+  const fail = failer(what);
+  for (const [n, o] of objects(text, fail)) {
     if (!wholeAtLeast(o.input_length, 1))
       throw fail(n, 'input_length must be a whole number of tokens, at least 1');
     if (!wholeAtLeast(o.output_length, 1))
       throw fail(n, 'output_length must be a whole number of tokens, at least 1');
     const row: TraceLine = { line: n, input: o.input_length, output: o.output_length };
     if (o.timestamp !== undefined || needs.timestamps) {
-      if (typeof o.timestamp !== 'number' || !Number.isFinite(o.timestamp) || o.timestamp < 0)
-        throw fail(n, 'timestamp must be a number of milliseconds, at least 0');
-      row.timestamp = o.timestamp;
+      const t = timestampOf(o);
+      if (t === undefined) throw fail(n, TIMESTAMP_MSG);
+      row.timestamp = t;
     }
     if (needs.block !== undefined) {
       const ids = o.hash_ids;
@@ -73,8 +88,21 @@ export function parseTraceText(text: string, what: string, needs: TraceNeeds = {
     }
     out.push(row);
   }
-  if (out.length === 0) throw new BenchError('CONFIG_INVALID', `${what} has no requests`, { hint: HINT });
+  if (out.length === 0) throw noRequests(what);
   if (out.every((r) => r.timestamp !== undefined))
     out.sort((a, b) => a.timestamp! - b.timestamp! || a.line - b.line);
   return out;
+}
+
+/** A schedule's timestamps (ms, in time order): a `timestamp` on every line, any other field ignored. */
+export function parseScheduleText(text: string, what: string): number[] {
+  const fail = failer(what);
+  const out: number[] = [];
+  for (const [n, o] of objects(text, fail)) {
+    const t = timestampOf(o);
+    if (t === undefined) throw fail(n, TIMESTAMP_MSG);
+    out.push(t);
+  }
+  if (out.length === 0) throw noRequests(what);
+  return out.sort((a, b) => a - b);
 }

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTraceText } from '../../src/workloads/index.js';
-import { loadWorkload } from '../../src/workloads/read.js';
+import { parseScheduleText, parseTraceText } from '../../src/workloads/index.js';
+import { loadWorkload, readScheduleFile } from '../../src/workloads/read.js';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n');
 
@@ -61,6 +61,16 @@ describe('length files and traces', () => {
     );
   });
 
+  it('a schedule alone: timestamps in time order, other fields ignored, a line without one named', () => {
+    expect(
+      parseScheduleText('{"timestamp": 30}\n{"timestamp": 10, "x": 1}\n\n{"timestamp": 20.5}', 's'),
+    ).toEqual([10, 20.5, 30]);
+    expect(() => parseScheduleText('{"timestamp": 1}\n{"input_length": 5}', 's.jsonl')).toThrow(
+      /s.jsonl line 2: timestamp must be/,
+    );
+    expect(() => parseScheduleText('\n', 's.jsonl')).toThrow(/s.jsonl has no requests/);
+  });
+
   it('loadWorkload reads the file of a spec; a missing file is one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'workload-'));
     const f = join(dir, 'm.jsonl');
@@ -69,6 +79,7 @@ describe('length files and traces', () => {
     expect(w.lines).toEqual([{ line: 1, timestamp: 0, input: 20, output: 3, hashIds: [1, 2] }]);
     expect((await loadWorkload({ kind: 'lengths', file: f })).lines![0]!.input).toBe(20);
     expect(await loadWorkload({ kind: 'fixed' })).toEqual({ spec: { kind: 'fixed' } });
+    expect(await readScheduleFile(f)).toEqual([0]);
     await expect(loadWorkload({ kind: 'lengths', file: join(dir, 'none.jsonl') })).rejects.toThrow(
       /cannot read .*none.jsonl: no such file or folder/,
     );
