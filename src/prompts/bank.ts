@@ -54,28 +54,39 @@ export class PromptBank {
       case 'slot':
         throw new Error("the fixed workload's slot prompts come from createPromptFactory, not the bank");
       case 'unique':
-        return {
-          text:
-            this.unique(r.salt, r.index, this.contentWords(r.tokens, s.closingTokens)) + CLOSING_INSTRUCTION,
-        };
+        return { text: this.tail(`${r.salt}|u`, r.index, r.tokens - s.templateTokens) };
       case 'prefixed': {
-        const prefix = this.wordsFor(r.prefixTokens);
-        const suffix = Math.max(1, this.contentWords(r.tokens, s.closingTokens) - prefix);
-        const head = this.run(`${r.salt}|p|${r.prefix}`, prefix, this.opener(`${r.salt}|p`, r.prefix));
-        return { text: `${head} ${this.unique(r.salt, r.index, suffix)}${CLOSING_INSTRUCTION}` };
+        const head = this.run(
+          `${r.salt}|p|${r.prefix}`,
+          this.wordsFor(r.prefixTokens),
+          this.opener(`${r.salt}|p`, r.prefix),
+        );
+        return {
+          text: `${head} ${this.tail(`${r.salt}|u`, r.index, r.tokens - s.templateTokens - r.prefixTokens)}`,
+        };
       }
       case 'blocks':
         return {
-          text: this.blocks(r.salt, r.ids, this.wordsFor(r.blockTokens), this.contentWords(r.tokens, 0)),
+          text: this.blocks(
+            r.salt,
+            r.ids,
+            this.wordsFor(r.blockTokens),
+            this.wordsFor(r.tokens - s.templateTokens),
+          ),
         };
       case 'turn':
         return this.turn(r, answers);
     }
   }
 
-  // Words of content in a one-message prompt of `tokens`, less the template and the closing instruction.
-  private contentWords(tokens: number, closing: number): number {
-    return this.wordsFor(tokens - this.snapshot.templateTokens - closing);
+  // A unique text of `tokens` (its first word distinct per index of the key) ending with the closing
+  // instruction, which is left out where it would not leave one word before it.
+  private tail(key: string, index: number | undefined, tokens: number): string {
+    const closing = this.snapshot.closingTokens;
+    const first = index === undefined ? undefined : this.opener(key, index);
+    const own = `${key}|${index ?? ''}`;
+    if (tokens - closing < 1) return this.run(own, this.wordsFor(tokens), first);
+    return this.run(own, this.wordsFor(tokens - closing), first) + CLOSING_INSTRUCTION;
   }
 
   // A distinct first word per index for the first |words| indexes of a salt: neighbours share no first token.
@@ -94,10 +105,6 @@ export class PromptBank {
     return out.join(' ');
   }
 
-  private unique(salt: string, index: number, n: number): string {
-    return this.run(`${salt}|u|${index}`, n, this.opener(`${salt}|u`, index));
-  }
-
   private blocks(salt: string, ids: readonly number[], perBlock: number, total: number): string {
     const parts: string[] = [];
     let left = total;
@@ -113,13 +120,8 @@ export class PromptBank {
   private turn(r: Extract<PromptRecipe, { kind: 'turn' }>, answers: readonly string[]): BankPrompt {
     if (answers.length < r.turn - 1)
       throw new Error(`turn ${r.turn} needs the ${r.turn - 1} earlier answers, got ${answers.length}`);
-    const messageWords = this.wordsFor(r.messageTokens - this.snapshot.closingTokens);
-    const user = (t: number) =>
-      this.run(
-        `${r.salt}|m|${r.conversation}|${t}`,
-        messageWords,
-        t === 1 ? this.opener(`${r.salt}|m`, r.conversation) : undefined,
-      ) + CLOSING_INSTRUCTION;
+    // Message t of each conversation: its first word steps by the conversation, the rest its own.
+    const user = (t: number) => this.tail(`${r.salt}|m|${t}`, r.conversation, r.messageTokens);
     const messages: ChatMessage[] = [];
     if (r.systemTokens > 0)
       messages.push({ role: 'system', content: this.run(`${r.salt}|system`, this.wordsFor(r.systemTokens)) });

@@ -175,6 +175,10 @@ describe('workload prompts on the sim tokenizer', () => {
     expect(w[0]![0]).not.toBe(w[1]![0]);
     expect(w[1]![0]).not.toBe(w[2]![0]);
     expect(new Set(texts).size).toBe(9);
+    // A suffix too short for the closing instruction leaves it out and still makes L + S.
+    const short = planLevel(level('shared-prefix:prefixes=1,prefix=512,suffix=20')).plan(1).prompt;
+    expect(served(bank.prompt(short).text)).toBe(532);
+    expect(bank.prompt(short).text).not.toContain(CLOSING_INSTRUCTION);
   });
 
   it("multi-turn: turn k's prompt starts with turn k-1's whole conversation, as the chat template renders it", async () => {
