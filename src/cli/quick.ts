@@ -5,11 +5,11 @@ import { whatIfFor } from '../answer/what-if.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
-import { BenchError } from '../errors.js';
+import { BenchError, isBenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { buildPromptText } from '../prompts/index.js';
-import { quickAnswerLines, quickFoundLine } from '../quick/lines.js';
+import { quickAnswerLines, quickFoundLine, quickKeyedLine } from '../quick/lines.js';
 import { sizeQuickPlan, type ServerSpeed } from '../quick/size.js';
 import { buildRequestBody } from '../target/request-body.js';
 import { probeTarget } from '../target/probe.js';
@@ -29,12 +29,21 @@ interface Found {
   info: TargetInfo;
 }
 
+// A server that refused the probe for its key (401/403): found, and said to need one, never skipped.
+interface Keyed {
+  baseUrl: string;
+  refused: BenchError;
+}
+
+type Candidate = Found | Keyed;
+const isKeyed = (c: Candidate): c is Keyed => 'refused' in c;
+
 // Every candidate probed at once, briefly: a port where nothing listens answers at once, one that hangs is left.
 async function findServers(
   urls: readonly string[],
   apiKey: string | undefined,
   model?: string,
-): Promise<Found[]> {
+): Promise<Candidate[]> {
   const probes = await Promise.allSettled(
     urls.map(async (baseUrl) => ({
       baseUrl,
@@ -47,8 +56,23 @@ async function findServers(
       }),
     })),
   );
-  return probes.flatMap((p) => (p.status === 'fulfilled' ? [p.value] : []));
+  return probes.flatMap((p, i): Candidate[] => {
+    if (p.status === 'fulfilled') return [p.value];
+    const e: unknown = p.reason;
+    return isBenchError(e) && e.code === 'AUTH_FAILED' ? [{ baseUrl: urls[i]!, refused: e }] : [];
+  });
 }
+
+// The probe's own refusal (rc 4, as probe and run say it), naming the server and the quick command that measures it.
+function keyError(k: Keyed, apiKey: string | undefined): BenchError {
+  const pass = apiKey ? 'Check the key given' : 'Pass its key';
+  return new BenchError('AUTH_FAILED', `${k.baseUrl}: ${k.refused.message}`, {
+    hint: `${pass}: \`${cliCommand('quick', '--base-url', k.baseUrl, '--api-key', 'KEY')}\` (or --api-key-file, OPENAI_API_KEY).`,
+  });
+}
+
+const candidateLine = (c: Candidate, apiKey: string | undefined) =>
+  isKeyed(c) ? quickKeyedLine(c.baseUrl, apiKey !== undefined) : quickFoundLine(c.info, c.baseUrl);
 
 // One short request: one user's decode rate and a first token for a ~1K-token prompt, to size the plan.
 async function measureSpeed(f: Found, apiKey: string | undefined): Promise<ServerSpeed> {
@@ -74,8 +98,8 @@ async function measureSpeed(f: Found, apiKey: string | undefined): Promise<Serve
   };
 }
 
-async function ask(found: readonly Found[], io: CliIo): Promise<Found> {
-  io.stdout.write(found.map((f, i) => `  ${i + 1}. ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+async function ask(found: readonly Candidate[], apiKey: string | undefined, io: CliIo): Promise<Candidate> {
+  io.stdout.write(found.map((f, i) => `  ${i + 1}. ${candidateLine(f, apiKey)}`).join('\n') + '\n');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     for (;;) {
@@ -107,23 +131,25 @@ export function register(program: Command, io: CliIo): void {
           ? `no LLM server answered at ${urls[0]}, so there is nothing to measure.`
           : `no LLM server answered on this machine (ports ${ports.join(', ')}), so there is nothing to measure.`,
         {
-          hint: `Start one, or say where it is: ${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}.`,
+          hint: `Start one, or say where it is: \`${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}\`.`,
         },
       );
-    let pick = found[0]!;
+    let chosen = found[0]!;
     if (found.length > 1) {
-      if (process.stdin.isTTY && io.stdout.isTTY) pick = await ask(found, io);
+      if (process.stdin.isTTY && io.stdout.isTTY) chosen = await ask(found, apiKey, io);
       else {
-        io.stdout.write(found.map((f) => `  ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+        io.stdout.write(found.map((f) => `  ${candidateLine(f, apiKey)}`).join('\n') + '\n');
         throw new BenchError(
           'SEVERAL_SERVERS',
           `${found.length} servers answered (listed above); quick measures one.`,
           {
-            hint: `Pick one: ${cliCommand('quick', '--base-url', found[0]!.baseUrl)}.`,
+            hint: `Pick one: \`${cliCommand('quick', '--base-url', (found.find((f) => !isKeyed(f)) ?? found[0]!).baseUrl)}\`.`,
           },
         );
       }
     }
+    if (isKeyed(chosen)) throw keyError(chosen, apiKey);
+    const pick = chosen;
     io.stdout.write(`Found ${quickFoundLine(pick.info, pick.baseUrl)}\n`);
     const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), {
       budgetS: o.budget,

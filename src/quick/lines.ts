@@ -20,6 +20,13 @@ export function quickFoundLine(info: Pick<TargetInfo, 'engine' | 'model'>, baseU
   );
 }
 
+/** "http://127.0.0.1:8001/v1: a server that needs an API key (--api-key)" */
+export function quickKeyedLine(baseUrl: string, keyGiven: boolean): string {
+  return fit(
+    `${baseUrl}: a server that ${keyGiven ? 'refused the API key given' : 'needs an API key (--api-key)'}`,
+  );
+}
+
 function fit(line: string, width = QUICK_WIDTH): string {
   return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }
