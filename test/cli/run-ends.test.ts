@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimHandle } from '../../src/sim/index.js';
@@ -45,5 +45,47 @@ describe('run --contexts with a context the server cannot take', () => {
     );
     const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { status: string };
     expect(result.status).toBe('complete');
+  });
+});
+
+const golden = readFileSync(new URL('../fixtures/golden/virtual-run.json', import.meta.url), 'utf8');
+
+// Run folders as `run --out X` leaves them, each with its status.
+function outFolder(runs: Record<string, 'complete' | 'interrupted'>): string {
+  const out = tempDir('resume-out');
+  for (const [id, status] of Object.entries(runs)) {
+    mkdirSync(join(out, id));
+    const text = golden
+      .replace(/"runId": "[^"]+"/, `"runId": "${id}"`)
+      .replace(/"status": "complete"/, `"status": "${status}"`);
+    writeFileSync(join(out, id, 'result.json'), text);
+  }
+  return out;
+}
+
+describe('run --resume without the run folder', () => {
+  it('names only the interrupted runs of the folder', async () => {
+    const out = outFolder({
+      '20260101-000000-aaaa': 'interrupted',
+      '20260102-000000-bbbb': 'complete',
+      '20260103-000000-cccc': 'complete',
+    });
+    const r = await runCliInProcess(['run', '--resume', '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error [USAGE]: nothing to resume in ${out}: it holds no result.json. It holds an interrupted run (and 2 ` +
+        `complete); resume with \`npx llm-inference-bench run --resume ${join(out, '20260101-000000-aaaa')}\`.\n`,
+    );
+  });
+
+  it('says there is none to resume where every run is complete', async () => {
+    const out = outFolder({ '20260102-000000-bbbb': 'complete', '20260103-000000-cccc': 'complete' });
+    const r = await runCliInProcess(['run', '--resume', '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error [USAGE]: nothing to resume in ${out}: it holds no result.json. Its 2 runs are all complete: ` +
+        'none to resume. Start a new run without --resume.\n',
+    );
+    expect(r.stderr).not.toContain('run --resume');
   });
 });
