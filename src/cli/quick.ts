@@ -9,12 +9,11 @@ import { BenchError, isBenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { buildPromptText } from '../prompts/index.js';
-import { quickAnswerLines, quickFoundLine, quickKeyedLine } from '../quick/lines.js';
+import { quickAnswerLines, quickFoundLines, quickKeyedLines, quickPlanLines } from '../quick/lines.js';
 import { sizeQuickPlan, type ServerSpeed } from '../quick/size.js';
 import { buildRequestBody } from '../target/request-body.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
-import { contextLabel } from '../format/index.js';
 import { resolveApiKey } from './api-key.js';
 import type { CliIo } from './io.js';
 import { runWithSignals } from './run.js';
@@ -71,8 +70,10 @@ function keyError(k: Keyed, apiKey: string | undefined): BenchError {
   });
 }
 
-const candidateLine = (c: Candidate, apiKey: string | undefined) =>
-  isKeyed(c) ? quickKeyedLine(c.baseUrl, apiKey !== undefined) : quickFoundLine(c.info, c.baseUrl);
+const candidateLines = (c: Candidate, apiKey: string | undefined, prefix: string) =>
+  isKeyed(c)
+    ? quickKeyedLines(c.baseUrl, apiKey !== undefined, prefix)
+    : quickFoundLines(c.info, c.baseUrl, prefix);
 
 // One short request: one user's decode rate and a first token for a ~1K-token prompt, to size the plan.
 async function measureSpeed(f: Found, apiKey: string | undefined): Promise<ServerSpeed> {
@@ -99,7 +100,7 @@ async function measureSpeed(f: Found, apiKey: string | undefined): Promise<Serve
 }
 
 async function ask(found: readonly Candidate[], apiKey: string | undefined, io: CliIo): Promise<Candidate> {
-  io.stdout.write(found.map((f, i) => `  ${i + 1}. ${candidateLine(f, apiKey)}`).join('\n') + '\n');
+  io.stdout.write(found.flatMap((f, i) => candidateLines(f, apiKey, `  ${i + 1}. `)).join('\n') + '\n');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     for (;;) {
@@ -138,7 +139,7 @@ export function register(program: Command, io: CliIo): void {
     if (found.length > 1) {
       if (process.stdin.isTTY && io.stdout.isTTY) chosen = await ask(found, apiKey, io);
       else {
-        io.stdout.write(found.map((f) => `  ${candidateLine(f, apiKey)}`).join('\n') + '\n');
+        io.stdout.write(found.flatMap((f) => candidateLines(f, apiKey, '  ')).join('\n') + '\n');
         throw new BenchError(
           'SEVERAL_SERVERS',
           `${found.length} servers answered (listed above); quick measures one.`,
@@ -150,16 +151,22 @@ export function register(program: Command, io: CliIo): void {
     }
     if (isKeyed(chosen)) throw keyError(chosen, apiKey);
     const pick = chosen;
-    io.stdout.write(`Found ${quickFoundLine(pick.info, pick.baseUrl)}\n`);
+    io.stdout.write(quickFoundLines(pick.info, pick.baseUrl, 'Found ').join('\n') + '\n');
+    const { info } = pick;
+    // What the flags fix (the flags quick's hints name) stays; the rest is sized from the server's speed.
     const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), {
       budgetS: o.budget,
-      ...(pick.info.maxModelLen !== undefined ? { maxModelLen: pick.info.maxModelLen } : {}),
+      engine: info.engine.name,
+      ...(info.maxModelLen !== undefined ? { maxModelLen: info.maxModelLen } : {}),
+      ...(info.kvCapacityTokens !== undefined
+        ? { kvCapacityTokens: info.kvCapacityTokens, kvCapacityBound: info.kvCapacityBound ?? 'exact' }
+        : {}),
+      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
+      ...(o.maxOutput !== undefined ? { maxOutput: o.maxOutput } : {}),
+      ...(o.duration !== undefined ? { duration: o.duration } : {}),
+      repeats: o.repeats,
     });
-    const ladder = plan.concurrency;
-    io.stdout.write(
-      `Measuring for about ${plan.estimateS} s: ${plan.contexts.map(contextLabel).join(' and ')} × ` +
-        `${ladder[0]}–${ladder[ladder.length - 1]} users, ${plan.duration} s windows, answers of ${plan.maxOutput} tokens.\n`,
-    );
+    io.stdout.write(quickPlanLines(plan).join('\n') + '\n');
     const out = await runWithSignals(
       {
         baseUrl: pick.baseUrl,
@@ -170,6 +177,8 @@ export function register(program: Command, io: CliIo): void {
         concurrency: plan.concurrency,
         maxOutput: plan.maxOutput,
         duration: plan.duration,
+        repeats: plan.repeats,
+        prefillRepeats: plan.prefillRepeats,
         settleTimeout: 10,
         out: o.out,
         title: `quick · ${pick.info.model}`,
@@ -180,8 +189,9 @@ export function register(program: Command, io: CliIo): void {
     );
     const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
     io.stdout.write(
-      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result)).join('\n') +
+      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result), plan).join(
         '\n',
+      ) + '\n',
     );
   });
 }
