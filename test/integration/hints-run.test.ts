@@ -210,5 +210,5 @@ describe('hints run as printed (after npm ci, no global install)', () => {
     }
     // the hints the issue found refused, and quick's own line for levels too close to call
     for (const f of ['--concurrency', '--max-output', '--slo', 'decide']) expect(seen.has(f), f).toBe(true);
-  }, 600_000);
+  }, 400_000);
 });
