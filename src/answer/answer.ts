@@ -29,7 +29,10 @@ export interface Answer {
 }
 
 /** The service level a result is judged by: the one given, else the result's own, else the default. */
-export function serviceLevelFor(r: RunResult, given?: ServiceLevel): Pick<Answer, 'slo' | 'sloFrom'> {
+export function serviceLevelFor(
+  r: { config: Pick<RunResult['config'], 'slo'> }, // serve's index keeps only this part of the result's config
+  given?: ServiceLevel,
+): Pick<Answer, 'slo' | 'sloFrom'> {
   if (given) return { slo: given, sloFrom: 'given' };
   if (r.config.slo) return { slo: r.config.slo, sloFrom: 'result' };
   return { slo: DEFAULT_SERVICE_LEVEL, sloFrom: 'default' };

@@ -67,7 +67,7 @@ export function contextCapacity(contextTokens: number, judged: readonly CellJudg
 }
 
 /** Every decode context of a result with its capacity under the level, ascending. */
-export function capacities(r: RunResult, slo: ServiceLevel): ContextCapacity[] {
+export function capacities(r: Pick<RunResult, 'decode' | 'predicted'>, slo: ServiceLevel): ContextCapacity[] {
   const byContext = new Map<number, CellJudgement[]>();
   for (const cell of r.decode) {
     const list = byContext.get(cell.contextTokens) ?? [];

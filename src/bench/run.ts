@@ -15,6 +15,7 @@ import {
   raisedCapacity,
   runContexts,
   tooLongNote,
+  type Plan,
   type PlannedCell,
 } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
@@ -221,6 +222,12 @@ export class BenchRun {
   }
 }
 
+// The cells the plan skips as Over capacity and the result does not hold yet: the live view shows them so.
+const overCapacityLeft = (plan: Plan, cp: Checkpoint) =>
+  plan.cells
+    .filter((c) => c.status === 'Over capacity' && !cp.hasCell(c.contextTokens, c.concurrency))
+    .map(({ contextTokens, concurrency }) => ({ contextTokens, concurrency }));
+
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
   // A resumed run's prefill points already say how fast this server prefills: the estimate and the ETA start
@@ -248,6 +255,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     // `plan --base-url` times two prompts first; the run's first figure for prefill is its first point.
     prefillGuessed: samples.length === 0 && est.prefillS >= 0.25 * est.totalS,
     done: cp.cells,
+    overCapacity: overCapacityLeft(plan, cp),
     resumed: run.resumed,
   });
   // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
@@ -309,7 +317,10 @@ async function measureContexts(
       const pc = run.plan.cells.find((c) => c.contextTokens === ctx && c.concurrency === n);
       if (env.stop.aborted) return;
       if (!pc || cp.hasCell(ctx, n)) continue;
-      const proven = (tokens: number) => (run.plan = raisedCapacity(run.plan, tokens, run.planInput));
+      const proven = (tokens: number) => {
+        run.plan = raisedCapacity(run.plan, tokens, run.planInput);
+        progress.replanned?.(overCapacityLeft(run.plan, cp));
+      };
       if (!(await decodeCell(env, cp, pc, tooLong, { ...keep, proven }))) return;
     }
   }

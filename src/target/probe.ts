@@ -14,6 +14,7 @@ import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import { obj, posInt } from './discovery-util.js';
 import { capacityFromLaunch } from './launch-capacity.js';
+import { isSimEngine, servedSimProfile } from './sim-target.js';
 import type {
   Discovery,
   EngineAdapter,
@@ -218,6 +219,8 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   }
   if (launchCommand) info.launchCommand = launchCommand;
   if (d.warnings?.length) info.warnings = d.warnings;
+  const simProfile = isSimEngine(info.engine) ? await servedSimProfile(ctx) : undefined;
+  if (simProfile) info.simProfile = simProfile;
   return info;
 }
 

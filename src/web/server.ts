@@ -55,7 +55,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       hint: 'Add --allow-remote to serve your results to other machines (anyone who can reach the port can read them).',
     });
   const roots = o.roots.map((r) => resolve(r));
-  const index = new RunIndex({ roots, ...(o.cacheFile ? { cacheFile: o.cacheFile } : {}) });
+  const index = new RunIndex({
+    roots,
+    ...(o.cacheFile ? { cacheFile: o.cacheFile } : {}),
+    ...(o.slo ? { slo: o.slo } : {}),
+  });
   await index.refresh();
   const hosts = allowedHosts(o.host);
   if (hosts) hosts.add(osHostname().toLowerCase());
