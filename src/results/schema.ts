@@ -532,7 +532,8 @@ export const LoadLevel = z.object({
   serverSamples: z.array(ServerSample).optional(),
   errors: ErrorsByKind.optional(),
   // Per window arrival, for any service level later (src/answer/levels.ts judgeLevel): TTFT from the scheduled
-  // time and the decode rate over the whole stream; failed requests; unfinished ones count as misses too.
+  // time and the decode rate over the whole stream of those that ended ok; `failed` counts the failed and the
+  // unfinished (neither meets any level).
   windowRequests: WindowRequests.optional(),
   client: ClientCheckResult.optional(),
   agents: CellAgents.optional(),

@@ -43,9 +43,10 @@ export function openLoopQueue(
   window: MeasureWindow,
   reference: QueueReference | null,
 ): ClientQueueEvidence | undefined {
-  return (
-    clientQueueEvidence({ concurrency: Number.POSITIVE_INFINITY, requests, window, reference }) ?? undefined
-  );
+  const e = clientQueueEvidence({ concurrency: Number.POSITIVE_INFINITY, requests, window, reference });
+  if (!e) return undefined;
+  // No request streaming in the window is no ceiling: a prefill longer than the window, not a full server.
+  return e.peakStreaming === 0 ? { ...e, queued: false } : e;
 }
 
 export function describeOpenLoopQueue(e: ClientQueueEvidence): string {
@@ -57,8 +58,15 @@ export function describeOpenLoopQueue(e: ClientQueueEvidence): string {
 
 export function decideLevelStatus(input: LevelStatusInput): LevelStatusDecision {
   const f = input.figures;
+  if (f.requests.arrived === 0 && !input.failedBy)
+    return {
+      status: 'Failed',
+      evidence: 'no request was scheduled in the window',
+      error: 'no arrivals in the window: the rate times the duration is under one request (raise --duration)',
+    };
+  // The window's arrivals run past the close (the drain): their tokens count however late, not only those inside.
   const failed = failedStatus({
-    figures: { errors: f.errors, outputTokens: f.outputTokens, requestsSent: f.requests.arrived },
+    figures: { errors: f.errors, outputTokens: f.arrivalTokens, requestsSent: f.requests.arrived },
     errorLimitHit: input.errorLimitHit ?? false,
     failedBy: input.failedBy,
   });

@@ -101,7 +101,8 @@ export interface LevelFigures {
   ttftFromSendMs: LevelQuantiles;
   itlMs: LevelQuantiles;
   e2eMs: LevelQuantiles;
-  outputTokens: number;
+  outputTokens: number; // arriving inside the window, any request
+  arrivalTokens: number; // of the window's arrivals, however late (the drain included)
   totalTokensPerS: number | null;
   totalTokensPerSInterval: Interval | null;
   perRequestTokensPerS: LevelQuantiles;
@@ -128,8 +129,10 @@ export function levelFigures(input: LevelInput): LevelFigures {
   let completed = 0;
   let failed = 0;
   let notFinished = 0;
+  let arrivalTokens = 0;
   for (const r of arrivals) {
     const at = scheduledAt(r);
+    for (const [, n] of r.chunks) arrivalTokens += n;
     const kind = failedKind(r);
     if (kind) {
       failed += 1;
@@ -177,6 +180,7 @@ export function levelFigures(input: LevelInput): LevelFigures {
     itlMs: levelQuantiles(itl),
     e2eMs: levelQuantiles(e2e),
     outputTokens,
+    arrivalTokens,
     totalTokensPerS: lengthMs > 0 ? (outputTokens * 1000) / lengthMs : null,
     totalTokensPerSInterval: totalRateInterval(
       input.requests.flatMap((r) => r.chunks),

@@ -237,6 +237,27 @@ describe('status of a load level', () => {
     expect(status(failing).status).toBe('Failed');
   });
 
+  it('counts the tokens of window arrivals however late; a window without arrivals is Failed', () => {
+    // One arrival whose first token comes after the close (a prefill longer than the window): measured, not Failed.
+    const slow = ok({
+      scheduledAtMs: 2000,
+      sentAtMs: 2000,
+      firstTokenAtMs: 14_000,
+      endAtMs: 15_000,
+      chunks: [
+        [14_000, 1],
+        [15_000, 1],
+      ],
+    });
+    const d = status([slow]);
+    expect(d.status).toBe('Valid');
+    expect(d.clientQueue).toMatchObject({ peakStreaming: 0, queued: false });
+    expect(status([])).toMatchObject({
+      status: 'Failed',
+      error: expect.stringMatching(/no arrivals in the window/),
+    });
+  });
+
   it('stores a level the schema takes', () => {
     const level = measureLevel({
       row: '4096',
