@@ -374,23 +374,39 @@ function capacityFlag(c: DecodeCell, k: NonNullable<DecodeCell['capacityCheck']>
 // Several cells whose client was the bottleneck say one thing about the run: the machine the client ran on was
 // busy (its event loop ran late though the client itself had CPU to spare: other work held the CPU) or the
 // client had none to spare. Said once, first, with what to do (a demo on a loaded laptop flags most cells).
-export function machineBusy(r: RunResult): Anomaly | undefined {
+export interface ClientBottleneck {
+  bound: number; // measured cells whose client was the bottleneck (at least 2)
+  measured: number; // cells the client checked itself in
+  busy: boolean; // other work held the CPU, not the client itself: a single request (a prefill point) waits too
+  worstLoopDelayMs: number;
+}
+
+export function clientBottleneck(r: RunResult): ClientBottleneck | undefined {
   const measured = r.decode.filter((c) => c.client);
   const bound = measured.filter((c) => c.client!.clientBound);
   if (bound.length < 2) return undefined;
   const saturated = bound.filter((c) => clientSaturated(c.client!)).length;
-  const worst = Math.max(...bound.map((c) => c.client!.loopDelayP99Ms));
-  const why =
-    saturated * 2 <= bound.length
-      ? 'this machine was busy (the event loop ran late while the client itself used less than a core: other work held the CPU)'
-      : 'the client itself had no CPU to spare';
+  return {
+    bound: bound.length,
+    measured: measured.length,
+    busy: saturated * 2 <= bound.length,
+    worstLoopDelayMs: Math.max(...bound.map((c) => c.client!.loopDelayP99Ms)),
+  };
+}
+
+export function machineBusy(r: RunResult): Anomaly | undefined {
+  const b = clientBottleneck(r);
+  if (!b) return undefined;
+  const why = b.busy
+    ? 'this machine was busy (the event loop ran late while the client itself used less than a core: other work held the CPU)'
+    : 'the client itself had no CPU to spare';
   return {
     kind: 'machine-busy',
     severity: 'warn',
     phase: 'run',
     text:
-      `The benchmark client was the bottleneck in ${bound.length} of ${measured.length} measured cells ` +
-      `(event-loop delay p99 up to ${fmt1(worst)} ms): ${why}. Those cells' TTFT and tok/s are partly this ` +
+      `The benchmark client was the bottleneck in ${b.bound} of ${b.measured} measured cells ` +
+      `(event-loop delay p99 up to ${fmt1(b.worstLoopDelayMs)} ms): ${why}. Those cells' TTFT and tok/s are partly this ` +
       `machine's, not the server's. Close other programs and run again; against a server, --workers N spreads ` +
       `the client over threads.`,
   };

@@ -11,7 +11,13 @@ import {
   type CompareModel,
 } from './compare-model.js';
 import { cellName, contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
-import { allVerdicts, VERDICT_HEADS, verdictRows, verdictSummary } from './compare-verdicts.js';
+import {
+  allVerdicts,
+  summaryGroups,
+  VERDICT_HEADS,
+  verdictRows,
+  verdictSummary,
+} from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc, escText } from './html/escape.js';
 import { heatmapHtml, matrixMinWidth } from './html/heatmap.js';
@@ -188,7 +194,12 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
     'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
-    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>` +
+    `<ul class="verdicts">${summaryGroups(lines)
+      .map(
+        (g) =>
+          `<li>${esc(g.text)}${g.items.length ? `<ul>${g.items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>` : ''}</li>`,
+      )
+      .join('')}</ul>` +
       `<div class="tbl-wrap"><table class="data verdict-list stack"><thead><tr>${VERDICT_HEADS(vs)
         .map((h) => `<th>${esc(h)}</th>`)
         .join('')}</tr></thead><tbody>${verdictRows(vs)

@@ -14,6 +14,7 @@ import {
 } from './compare-model.js';
 import {
   allVerdicts,
+  summaryGroups,
   VERDICT_HEADS,
   verdictRows,
   verdictSummary,
@@ -77,8 +78,11 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
     out.push(
       `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
       '',
-      ...verdictSummary(vs).map((l) => (l.startsWith('  ') ? `- ${mdEscape(l.trim())}` : mdEscape(l))),
-      '',
+      ...summaryGroups(verdictSummary(vs)).flatMap((g) => [
+        mdEscape(g.text),
+        '',
+        ...(g.items.length ? [...g.items.map((i) => `- ${mdEscape(i)}`), ''] : []),
+      ]),
       `Every cell and prefill point ${vs.b.label} and ${vs.a.label} both measured:`,
       '',
       mdTable(
