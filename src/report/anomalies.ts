@@ -2,6 +2,7 @@ import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 import { cellKey, clientSaturated, failedRequests } from '../cell-rules.js';
+import { prefillRepeatWarning } from '../results/warnings.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
 export type AnomalyKind =
@@ -427,7 +428,12 @@ export function findAnomalies(r: RunResult): Anomaly[] {
   );
   const busy = machineBusy(r);
   if (busy) all.unshift(busy);
-  for (const w of r.warnings) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
+  // A stored warning a flag above already says, with its figures, is not said again as a note.
+  const said = new Set(
+    all.filter((a) => a.kind === 'prefill-repeat-outlier').map((a) => prefillRepeatWarning(a.contextTokens!)),
+  );
+  for (const w of r.warnings)
+    if (!said.has(w)) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
   if (r.error)
     all.push({
       kind: 'failed',
