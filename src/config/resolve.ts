@@ -17,7 +17,7 @@ import {
 } from './options.js';
 import type { OptionProblem } from './schema.js';
 import { validateValues } from './schema.js';
-import { suggest } from './suggest.js';
+import { suggest } from '../suggest.js';
 
 // plan takes every run flag so the verb can be swapped; those that cannot change a plan are listed apart.
 const PLAN_ACCEPTS = 'run flags (accepted, no effect on the plan):';

@@ -14,6 +14,7 @@ import {
 } from './calibrate.js';
 import { probePromptTokens } from './probe.js';
 import { TokenizerSearch } from './tokenizer-search.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export { buildPromptText, promptHead, CLOSING_INSTRUCTION } from './build.js';
 export type { PromptSpec } from './build.js';
@@ -43,7 +44,22 @@ export interface PromptFactoryOptions {
   onWarning?: (message: string) => void;
 }
 
+const KEYS = keysOf<PromptFactoryOptions>({
+  runId: true,
+  seed: true,
+  baseUrl: true,
+  apiKey: true,
+  model: true,
+  api: true,
+  tokenize: true,
+  tokenizeCoversTemplate: true,
+  tolerance: true,
+  probeTimeoutMs: true,
+  onWarning: true,
+});
+
 export async function createPromptFactory(opts: PromptFactoryOptions): Promise<PromptFactory> {
+  checkOptions('createPromptFactory', opts, KEYS);
   const warn = opts.onWarning ?? (() => {});
   const probe = (text: string) => probePromptTokens(opts, text);
   let source: PromptSizing = opts.tokenize ? 'tokenize' : 'calibration';

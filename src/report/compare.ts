@@ -22,9 +22,17 @@ import {
 } from './compare-verdicts.js';
 import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
-import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
+import {
+  decodeMatrixLines,
+  makePaint,
+  TEXT_OPTION_KEYS,
+  wrap,
+  type Paint,
+  type TextOptions,
+} from './text.js';
 
 import type { CompareFormat } from '../output-formats.js';
+import { checkOptions } from '../option-keys.js';
 export { COMPARE_FORMATS, type CompareFormat } from '../output-formats.js';
 
 function ratioMatrixMd(m: CompareModel, bi: number): string {
@@ -224,6 +232,7 @@ function verdictTable(vs: VerdictSet, width: number): string[] {
 }
 
 export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {
+  checkOptions('renderCompare', opts, TEXT_OPTION_KEYS);
   const m = compareModel(results);
   if (format === 'md') return renderCompareMd(m, opts.slo);
   if (format === 'html') return renderCompareHtml(m, {}, opts.slo);

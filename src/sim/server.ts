@@ -15,6 +15,7 @@ import { Scheduler } from './scheduler.js';
 import { TruthLog, type TruthRecord } from './truth.js';
 import { ConnectionCloser, parseConnectionClose, type ConnectionClose } from './conn-close.js';
 import { NodeWriter } from './writer.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface SimOptions {
   profile?: string | Profile | ProfileInput; // name in profiles/, file path, or object
@@ -33,6 +34,20 @@ export interface SimOptions {
    */
   closeConnections?: string | ConnectionClose | null;
 }
+
+const KEYS = keysOf<SimOptions>({
+  profile: true,
+  overrides: true,
+  host: true,
+  port: true,
+  flavor: true,
+  apiKey: true,
+  faults: true,
+  truthLog: true,
+  seed: true,
+  clock: true,
+  closeConnections: true,
+});
 
 export interface SimHandle {
   url: string;
@@ -72,6 +87,7 @@ export function createSimContext(opts: SimOptions): SimContext {
 }
 
 export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
+  checkOptions('startSim', opts, KEYS);
   const ctx = createSimContext(opts);
   const now = () => ctx.clock.now();
   const closeRule =
