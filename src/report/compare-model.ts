@@ -51,6 +51,8 @@ export function missingReason(
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 
+export const LAUNCH_COMMAND_FIELD = 'Launch command';
+
 function configRows(r: RunResult): Array<[string, string]> {
   const c = r.config;
   return [
@@ -58,7 +60,7 @@ function configRows(r: RunResult): Array<[string, string]> {
     ['Config · concurrency', c.concurrency.join(', ')],
     ['Config · prefill contexts', c.prefillContexts.map(contextLabel).join(', ')],
     ['Config · sampling', JSON.stringify(c.sampling)],
-    ['Launch command', r.launchCommand ?? ''],
+    [LAUNCH_COMMAND_FIELD, r.launchCommand ?? ''],
   ];
 }
 

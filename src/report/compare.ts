@@ -7,6 +7,7 @@ import {
   findPrefill,
   getCell,
   gpuNote,
+  LAUNCH_COMMAND_FIELD,
   missingReason,
   queuedIn,
   prefillRatio,
@@ -22,6 +23,7 @@ import {
 } from './compare-verdicts.js';
 import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
+import { wrapCommand } from './wrap-command.js';
 import {
   decodeMatrixLines,
   makePaint,
@@ -152,8 +154,10 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
   if (!m.metaDiffs.length) out.push('  none');
   for (const d of m.metaDiffs) {
     out.push(`  ${d.field}`);
+    // A launch command breaks between its words, a flag beside its value (a path or a JSON config is never cut).
+    const fit = d.field === LAUNCH_COMMAND_FIELD ? wrapCommand : wrap;
     d.values.forEach((v, i) =>
-      out.push(...wrap(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
+      out.push(...fit(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
   }
   for (const vs of allVerdicts(m)) {

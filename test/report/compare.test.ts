@@ -114,3 +114,19 @@ describe('compare', () => {
     expect(txt).toContain('Total tok/s ratio C/A');
   });
 });
+
+// compare's text cut the H200 seed's launch command inside a name ("num_specu" / "lative_tokens") and put a flag
+// at a line's end with its value on the next: a launch command breaks between words, a flag beside its value.
+describe('compare text: launch commands', () => {
+  it('break between words, a flag on the line of its value', () => {
+    const [a, b] = [rtx(), h200()];
+    const txt = stripAnsi(renderCompare([a, b], 'txt', { width: 80 }));
+    const block = txt.slice(txt.indexOf('  Launch command\n'), txt.indexOf('\nVerdicts'));
+    const lines = block.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    for (const cmd of [a.launchCommand!, b.launchCommand!])
+      for (const name of cmd.match(/[\w.-]+/g)!) expect(lines.some((l) => l.includes(name))).toBe(true);
+    for (const pair of ['--max-model-len 1048576', '--tool-call-parser glm47', '--port 8000'])
+      expect(lines.filter((l) => l.includes(pair))).toHaveLength(2);
+  });
+});
