@@ -18,6 +18,7 @@ import {
 import type { OptionProblem } from './schema.js';
 import { validateValues } from './schema.js';
 import { suggest } from '../suggest.js';
+import { yamlProblem } from '../yaml-error.js';
 
 // plan takes every run flag so the verb can be swapped; those that cannot change a plan are listed apart.
 const PLAN_ACCEPTS = 'run flags (accepted, no effect on the plan):';
@@ -56,10 +57,7 @@ export function readConfigFile(path: string, name: CommandName): Record<string, 
   try {
     data = parseYaml(text);
   } catch (e) {
-    throw new BenchError(
-      'CONFIG_INVALID',
-      `config file ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw new BenchError('CONFIG_INVALID', `config file ${path} is not valid YAML: ${yamlProblem(e, text)}`);
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data))

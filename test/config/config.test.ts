@@ -228,3 +228,32 @@ describe('kinds and per-command readings', () => {
     expect(addOptions(new Command('report'), 'report').options.every((o) => !o.mandatory)).toBe(true);
   });
 });
+
+// A config file that is not YAML said "… is not valid YAML: Flow sequence … at line 2, column 1:" and stopped at
+// the colon, where the yaml library goes on with the lines: the problem, where, and the lines, in one line.
+describe('a config file that is not YAML', () => {
+  const refusal = (text: string) => {
+    try {
+      parse(['--config', file('broken.yaml', text)]);
+    } catch (e) {
+      expect(e).toBeInstanceOf(BenchError);
+      expect((e as BenchError).code).toBe('CONFIG_INVALID');
+      return (e as BenchError).message;
+    }
+    throw new Error('the config file was read');
+  };
+
+  it('says the problem, where, and the lines around it, without a trailing colon', () => {
+    const msg = refusal('contexts: [8K\nduration: 10\n');
+    expect(msg).toBe(
+      `config file ${join(dir, 'broken.yaml')} is not valid YAML: line 2, column 1: flow sequence in block collection must be sufficiently indented and end with a ] (line 1: "contexts: [8K", line 2: "duration: 10")`,
+    );
+    expect(msg).not.toContain('\n');
+  });
+
+  it('a duplicate key names its line', () => {
+    expect(refusal('duration: 10\nduration: 20\n')).toContain(
+      'is not valid YAML: line 2, column 1: map keys must be unique (line 1: "duration: 10", line 2: "duration: 20")',
+    );
+  });
+});
