@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BenchError } from '../errors.js';
+import { listenError } from '../listen-error.js';
 import { registerSecret } from '../secrets.js';
 import { realClock, type Clock } from '../clock.js';
 import { Histogram, type SimContext } from './context.js';
@@ -132,13 +132,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
   keepAliveTimer?.unref();
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new BenchError('USAGE', `sim cannot listen on ${host}:${opts.port ?? 0}: ${e.code ?? e.message}`, {
-          cause: e,
-        }),
-      ),
-    );
+    server.once('error', (e: NodeJS.ErrnoException) => reject(listenError('sim', host, opts.port ?? 0, e)));
     // A deep accept queue: hundreds of clients connect at once in a ramp (Node's default is 511).
     server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => resolve());
   });

@@ -1,0 +1,34 @@
+// Errors a new user meets first, each one coded line that says what to do (docs/reliability.md "Bad input").
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../helpers/cli.js';
+
+describe('a busy port', () => {
+  let busy: Server;
+  let port: number;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((ok) => busy.listen(0, '127.0.0.1', ok));
+    port = (busy.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((ok) => busy.close(() => ok())));
+
+  // `sim --port 8000` with 8000 taken printed "sim cannot listen on 127.0.0.1:8000: EADDRINUSE".
+  it('sim: the port is in use, pick another or --port 0', async () => {
+    const r = await runCliInProcess(['sim', '--port', String(port)]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `error [USAGE]: sim cannot listen on 127.0.0.1:${port}: the port is in use (another server, or an earlier one still running). Pick another with --port, or --port 0 for a free one.\n`,
+    );
+  });
+
+  it('serve says the same', async () => {
+    const r = await runCliInProcess(['serve', '.', '--port', String(port)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error [USAGE]: serve cannot listen on 127.0.0.1:${port}: the port is in use (another server, or an earlier one still running). Pick another with --port, or --port 0 for a free one.\n`,
+    );
+  });
+});
