@@ -32,3 +32,36 @@ describe('a busy port', () => {
     );
   });
 });
+
+// `--concurrency 1,x` said "--concurrency[1]: expected a number": counted from zero, without the value.
+describe('a wrong value in a list', () => {
+  it('is named as a person counts, with the value', async () => {
+    const r = await runCliInProcess([
+      'plan',
+      '--max-model-len',
+      '16K',
+      '--concurrency',
+      '1,x,4',
+      '--contexts',
+      '8K,banana',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error [CONFIG_INVALID]: invalid options: --contexts: the 2nd value "banana": expected a token count like 8K, 1M or 8192; --concurrency: the 2nd value "x": expected a number\n',
+    );
+  });
+
+  it('counts on: 3rd, 11th, 12th, 21st', async () => {
+    const list = (bad: number) =>
+      Array.from({ length: bad }, (_, i) => (i === bad - 1 ? 'y' : String(i + 1))).join(',');
+    for (const [n, word] of [
+      [3, '3rd'],
+      [11, '11th'],
+      [12, '12th'],
+      [21, '21st'],
+    ] as const) {
+      const r = await runCliInProcess(['plan', '--max-model-len', '16K', '--concurrency', list(n)]);
+      expect(r.stderr).toContain(`--concurrency: the ${word} value "y": expected a number`);
+    }
+  });
+});

@@ -86,7 +86,7 @@ describe('resolveOptions', () => {
       const err = e as BenchError;
       expect(err.code).toBe('CONFIG_INVALID');
       expect(err.message).toContain('maxOutput: expected a token count like 8K, 1M or 8192');
-      expect(err.message).toContain('contexts[1]: expected a token count');
+      expect(err.message).toContain('contexts: the 2nd value "banana": expected a token count');
       expect(err.message).toContain('durration: unknown key (did you mean duration?)');
       expect(err.message).toContain('apiKey: API keys are never read from a config file');
       expect(err.message).not.toContain('sk-nope-12345');
@@ -95,7 +95,7 @@ describe('resolveOptions', () => {
 
   it('reports bad flag values with the flag name', () => {
     expect(() => parse(['--max-output', 'lots', '--concurrency', '1,0'])).toThrow(
-      /--concurrency\[1\]: expected a value >= 1; --max-output: expected a token count/,
+      /--concurrency: the 2nd value "0": expected a value >= 1; --max-output: expected a token count/,
     );
     expect(() => parse(['--base-url', 'ftp://x'])).toThrow(/--base-url: expected an http/);
   });

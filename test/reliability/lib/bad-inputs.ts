@@ -99,8 +99,8 @@ export const BAD_INPUTS: BadInput[] = [
     code: 'CONFIG_INVALID',
     mentions: [
       /contxts: unknown key \(did you mean contexts\?\)/,
-      /concurrency\[1\]/,
-      /concurrency\[2\]/,
+      /concurrency: the 2nd value "zero"/,
+      /concurrency: the 3rd value -2/,
       /duration/,
       /maxOutput/,
       /apiKey/,
@@ -134,7 +134,11 @@ export const BAD_INPUTS: BadInput[] = [
       '8K,huge',
     ],
     code: 'CONFIG_INVALID',
-    mentions: [/--duration: expected a duration like 30, 30s or 2m/, /--concurrency\[1\]/, /--contexts\[1\]/],
+    mentions: [
+      /--duration: expected a duration like 30, 30s or 2m/,
+      /--concurrency: the 2nd value "0"/,
+      /--contexts: the 2nd value "huge"/,
+    ],
   },
   {
     name: 'unknown flag gets "did you mean"',
