@@ -1,6 +1,8 @@
 // Errors a new user meets first, each one coded line that says what to do (docs/reliability.md "Bad input").
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
 
@@ -65,3 +67,28 @@ describe('a wrong value in a list', () => {
     }
   });
 });
+
+// A missing --api-key-file was USAGE, a missing --config CONFIG_INVALID: a file a flag names that cannot be read is
+// the flag's bad value, CONFIG_INVALID for every such flag (docs/cli.md "Exit codes and errors").
+describe('a file a flag names that does not exist', () => {
+  const missing = join(tmpdir(), `llm-bench-missing-${process.pid}`);
+  const offline = ['plan', '--max-model-len', '16K', '--contexts', '8K'];
+  it.each([
+    ['--config', [...offline, '--config', `${missing}.yaml`], `cannot read config file ${missing}.yaml`],
+    [
+      '--api-key-file',
+      ['probe', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-file', missing],
+      `cannot read --api-key-file ${missing}`,
+    ],
+    ['sim --profile', ['sim', '--profile', `${missing}.yaml`], `cannot read the profile ${missing}.yaml`],
+  ])('%s: CONFIG_INVALID, in words', async (_flag, args, what) => {
+    const r = await runCliInProcess(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`^error \\[CONFIG_INVALID\\]: ${escape(what)}: no such file or folder\\. `),
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -217,8 +217,8 @@ export const BAD_INPUTS: BadInput[] = [
   {
     name: '--api-key-file that does not exist',
     args: (f, d) => [...run(f.closed), '--api-key-file', join(d, 'nokey')],
-    code: 'USAGE',
-    mentions: [/--api-key-file/],
+    code: 'CONFIG_INVALID',
+    mentions: [/cannot read --api-key-file .*nokey: no such file or folder/],
   },
   {
     name: 'report of a file that is not a result',
