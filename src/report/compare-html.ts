@@ -7,6 +7,7 @@ import {
   getCell,
   gpuNote,
   missingReason,
+  notLikeForLikeLines,
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
@@ -124,6 +125,9 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
       'Speed test comparison',
       m.runs.map((r) => r.title).join(' vs '),
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
+    ),
+    ...notLikeForLikeLines(m).map(
+      (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${esc(l)}</li></ol>`,
     ),
     compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),

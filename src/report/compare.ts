@@ -8,6 +8,7 @@ import {
   getCell,
   gpuNote,
   LAUNCH_COMMAND_FIELD,
+  notLikeForLikeLines,
   missingReason,
   queuedIn,
   prefillRatio,
@@ -73,6 +74,7 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
     ),
     '',
   );
+  for (const l of notLikeForLikeLines(m)) out.push(`> ⚠ ${mdEscape(l)}`, '');
   out.push(...compareAnswerMd(compareAnswer(m.runs, slo)));
   out.push('## Metadata differences', '');
   out.push(
@@ -149,6 +151,8 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
   const paint: Paint = makePaint(opts.color);
   const out: string[] = [paint('Speed test comparison', 'bold')];
   for (const r of m.runs) out.push(...wrap(`${r.label}  ${r.title} (${r.result.runId})`, width, '   '));
+  for (const l of notLikeForLikeLines(m))
+    out.push(...wrap(`! ${l}`, width, '  ').map((x) => paint(x, 'yellow')));
   out.push('', ...compareAnswerText(compareAnswer(m.runs, opts.slo), width, paint, wrap));
   out.push('', paint('Metadata differences', 'bold'));
   if (!m.metaDiffs.length) out.push('  none');
