@@ -24,8 +24,9 @@ export interface Verdict {
   comparison: Comparison;
   why?: string; // for 'no interval': which side lacks one and what gives it one
   // Whose client was the bottleneck here: the figures are partly the client's machine's, so the verdict is not
-  // the server's; said beside it and kept out of the gate (docs/method.md "Verdicts").
-  notServer?: string;
+  // the server's; said beside it and kept out of the gate (docs/method.md "Verdicts"). Short in the table's row,
+  // with the evidence (how many cells) in the summary and the gate's note.
+  notServer?: { short: string; long: string };
 }
 
 export interface VerdictSet {
@@ -98,28 +99,28 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
   return { a, b, verdicts };
 }
 
-const notServer = (why: string | undefined) => (why ? { notServer: why } : {});
+const notServer = (why: Verdict['notServer']) => (why ? { notServer: why } : {});
 
 // A cell's own check: "B's client was the bottleneck", "A's and B's clients were the bottleneck".
-function boundClients(...sides: Array<[CompareRun, DecodeCell]>): string | undefined {
+function boundClients(...sides: Array<[CompareRun, DecodeCell]>): Verdict['notServer'] {
   const who = sides.filter(([, c]) => c.client?.clientBound).map(([r]) => `${r.label}'s`);
   if (who.length === 0) return undefined;
-  return `${who.join(' and ')} client${who.length > 1 ? 's were' : ' was'} the bottleneck`;
+  const text = `${who.join(' and ')} client${who.length > 1 ? 's were' : ' was'} the bottleneck`;
+  return { short: text, long: text };
 }
 
 // A prefill point is one request at a time, checked by no cell of its own: a run whose machine was busy (other
 // work held the CPU, so the event loop stamped arrivals late) taints its points; a client short of CPU only at
 // many users at once does not.
-function busyMachines(...runs: CompareRun[]): string | undefined {
+function busyMachines(...runs: CompareRun[]): Verdict['notServer'] {
   const busy = runs.flatMap((r) => {
     const b = clientBottleneck(r.result);
-    return b?.busy
-      ? [
-          `${r.label}'s machine was busy (its client was the bottleneck in ${b.bound} of ${b.measured} measured cells)`,
-        ]
-      : [];
+    return b?.busy ? [{ who: `${r.label}'s`, cells: `${b.bound} of ${b.measured}` }] : [];
   });
-  return busy.length ? busy.join('; ') : undefined;
+  if (busy.length === 0) return undefined;
+  const machines = `${busy.map((b) => b.who).join(' and ')} machine${busy.length > 1 ? 's were' : ' was'} busy`;
+  const evidence = busy.map((b) => `${b.who} in ${b.cells} measured cells`).join(', ');
+  return { short: machines, long: `${machines} (the client was the bottleneck: ${evidence})` };
 }
 
 // A point measured several times whose other repeats were flagged as outliers has one left, and no spread: said
@@ -166,7 +167,7 @@ export const clientSlowdowns = (vs: VerdictSet, atLeast = 0): Verdict[] =>
 
 export function verdictLine(v: Verdict, vs: VerdictSet): string {
   const line = `${v.where}: ${describeComparison(v.comparison, vs.a.label, vs.b.label)} (${v.figure})`;
-  return v.notServer ? `${line}, not the server's: ${v.notServer}` : line;
+  return v.notServer ? `${line}, not the server's: ${v.notServer.long}` : line;
 }
 
 // The heading over significant verdicts a client shaped (the summary and the gate's note say the same).
@@ -246,7 +247,7 @@ export function verdictRows(vs: VerdictSet): string[][] {
       fmtTokS(v.b),
       change,
       (c.verdict === 'no interval' ? `not judged: ${v.why ?? 'no interval'}` : c.verdict) +
-        (v.notServer ? `, not the server's: ${v.notServer}` : ''),
+        (v.notServer ? `, not the server's: ${v.notServer.short}` : ''),
     ];
   });
 }

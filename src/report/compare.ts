@@ -233,8 +233,10 @@ function verdictTable(vs: VerdictSet, width: number): string[] {
     '  ' + cols.map((w, i) => (right[i] ? r[i]!.padStart(w) : r[i]!.padEnd(w))).join('  ') + '  ';
   return rows.flatMap((r) => {
     const head = lead(r);
-    const room = Math.max(20, width - head.length);
-    const [first, ...more] = wrap(r[5]!, room, '');
+    // Under 20 columns left, the verdict goes under its row, four in, rather than past the width.
+    if (width - head.length < 20)
+      return [head.trimEnd(), ...wrap(r[5]!, width - 4, '').map((l) => `    ${l}`)];
+    const [first, ...more] = wrap(r[5]!, width - head.length, '');
     return [head + first, ...more.map((l) => ' '.repeat(head.length) + l)];
   });
 }

@@ -192,7 +192,7 @@ describe('verdicts where a client was the bottleneck', () => {
     // Each point's interval: three repeats 1% apart, t(0.975, 2) = 4.30: ± 2.5% each; the ratio's 95% half
     // width 1.96 × √2 × 2.5% / 1.96 = 3.5% on the log scale, 0.85 × (e^0.035 − 1) = 3% of the change.
     expect(flat).toContain(
-      `${slowPoint}: B is 15% ± 3% slower than A (prompt tok/s), not the server's: B's machine was busy (its client was the bottleneck in 2 of 11 measured cells)`,
+      `${slowPoint}: B is 15% ± 3% slower than A (prompt tok/s), not the server's: B's machine was busy (the client was the bottleneck: B's in 2 of 11 measured cells)`,
     );
     expect(flat).toContain(
       `${slowCellName}: B is 10% ± 1% slower than A (total tok/s), not the server's: B's client was the bottleneck`,
@@ -203,6 +203,19 @@ describe('verdicts where a client was the bottleneck', () => {
         `\\| ${slowCellName} \\| total tok/s \\|[^\\n]+\\| slower, not the server's: B's client was the bottleneck \\|`,
       ),
     );
+  });
+
+  it('the verbose table says it short, within 80 columns; the summary gives the evidence', () => {
+    const txt = renderCompare([a, b], 'txt', { width: 80, verbose: true });
+    expect(Math.max(...txt.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+    const flat = txt.replace(/\n +/g, ' ');
+    // The row: the verdict and whose machine; the cells counted once, in the summary above it.
+    expect(flat).toMatch(
+      new RegExp(
+        `${slowPoint} +prompt tok/s +[^ ]+ +[^ ]+ +−15% ± 3\\.0% slower, not the server's: B's machine was busy prefill`,
+      ),
+    );
+    expect(flat.match(/B's in 2 of 11 measured cells/g)).toHaveLength(1);
   });
 
   it('--fail-on does not fail on it, and says on stderr what it did not count', async () => {
