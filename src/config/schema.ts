@@ -177,8 +177,13 @@ export function validateValues(
       for (const issue of r.error.issues) {
         const [first, ...rest] = issue.path;
         const list = listFromString(v);
+        // A list of one value reads as that value, a longer one says which ("the 2nd value").
         if (typeof first === 'number' && rest.length === 0 && Array.isArray(list))
-          problems.push({ path: o.key, item: { index: first, value: list[first] }, message: issue.message });
+          problems.push({
+            path: o.key,
+            ...(list.length > 1 ? { item: { index: first, value: list[first] } } : {}),
+            message: issue.message,
+          });
         else {
           const path = [
             o.key,

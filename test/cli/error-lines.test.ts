@@ -53,6 +53,11 @@ describe('a wrong value in a list', () => {
     );
   });
 
+  it('a list of one value reads as that value', async () => {
+    const r = await runCliInProcess(['plan', '--max-model-len', '16K', '--concurrency', '0']);
+    expect(r.stderr).toBe('error [CONFIG_INVALID]: invalid options: --concurrency: expected a value >= 1\n');
+  });
+
   it('counts on: 3rd, 11th, 12th, 21st', async () => {
     const list = (bad: number) =>
       Array.from({ length: bad }, (_, i) => (i === bad - 1 ? 'y' : String(i + 1))).join(',');
