@@ -380,6 +380,9 @@ export interface ClientBottleneck {
   measured: number; // cells the client checked itself in
   busy: boolean; // other work held the CPU, not the client itself: a single request (a prefill point) waits too
   worstLoopDelayMs: number;
+  // What an arrival typically waited for the loop in the worst of those cells (the delay at the median of the
+  // window's time, else its p99): how late a prefill point's first token could be stamped.
+  typicalDelayMs: number;
 }
 
 export function clientBottleneck(r: RunResult): ClientBottleneck | undefined {
@@ -392,6 +395,7 @@ export function clientBottleneck(r: RunResult): ClientBottleneck | undefined {
     measured: measured.length,
     busy: saturated * 2 <= bound.length,
     worstLoopDelayMs: Math.max(...bound.map((c) => c.client!.loopDelayP99Ms)),
+    typicalDelayMs: Math.max(...bound.map((c) => c.client!.loopDelayTimeP50Ms ?? c.client!.loopDelayP99Ms)),
   };
 }
 

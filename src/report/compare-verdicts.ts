@@ -9,7 +9,7 @@ import {
   type Measured,
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
-import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import { isMeasured } from '../cell-rules.js';
 import type { DecodeCell } from '../results/schema.js';
 import { clientBottleneck } from './anomalies.js';
@@ -68,7 +68,7 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
       ...(comparison.verdict === 'no interval'
         ? { why: outliersLeftOne(kept) ?? noIntervalWhy(lacking, 'prefill') }
         : {}),
-      ...notServer(busyMachines(a, b)),
+      ...notServer(busyMachines(comparison, [a, pa], [b, pb])),
     });
   }
   for (const ctx of m.contexts)
@@ -109,18 +109,39 @@ function boundClients(...sides: Array<[CompareRun, DecodeCell]>): Verdict['notSe
   return { short: text, long: text };
 }
 
-// A prefill point is one request at a time, checked by no cell of its own: a run whose machine was busy (other
-// work held the CPU, so the event loop stamped arrivals late) taints its points; a client short of CPU only at
-// many users at once does not.
-function busyMachines(...runs: CompareRun[]): Verdict['notServer'] {
-  const busy = runs.flatMap((r) => {
+// A prefill point is one request at a time, checked by no cell of its own. A run whose machine was busy (other
+// work held the CPU, so the event loop stamped arrivals late) taints its point where that lateness, against the
+// point's TTFT, could account for the change (a 12 ms late stamp is 24% of a 2K prompt's 50 ms, 1% of a 128K
+// prompt's); a client short of CPU only at many users at once does not.
+function busyMachines(
+  c: Comparison,
+  ...sides: Array<readonly [CompareRun, PrefillPoint]>
+): Verdict['notServer'] {
+  const change = Math.abs(c.change ?? 0);
+  const busy = sides.flatMap(([r, p]) => {
     const b = clientBottleneck(r.result);
-    return b?.busy ? [{ who: `${r.label}'s`, cells: `${b.bound} of ${b.measured}` }] : [];
+    const share = b && p.ttftMs ? b.typicalDelayMs / p.ttftMs : 0;
+    return b?.busy && share >= change
+      ? [
+          {
+            who: `${r.label}'s`,
+            cells: `${b.bound} of ${b.measured}`,
+            late: b.typicalDelayMs,
+            ttft: p.ttftMs!,
+          },
+        ]
+      : [];
   });
   if (busy.length === 0) return undefined;
   const machines = `${busy.map((b) => b.who).join(' and ')} machine${busy.length > 1 ? 's were' : ' was'} busy`;
-  const evidence = busy.map((b) => `${b.who} in ${b.cells} measured cells`).join(', ');
-  return { short: machines, long: `${machines} (the client was the bottleneck: ${evidence})` };
+  const evidence = busy
+    .map(
+      (b) =>
+        `${b.who} client the bottleneck in ${b.cells} measured cells, its stamps some ${fmtMs(b.late)} late against ` +
+        `this point's ${fmtMs(b.ttft)} TTFT`,
+    )
+    .join('; ');
+  return { short: machines, long: `${machines} (${evidence})` };
 }
 
 // A point measured several times whose other repeats were flagged as outliers has one left, and no spread: said

@@ -149,7 +149,7 @@ describe('verdicts where a client was the bottleneck', () => {
     clientBound: bound,
     ...(bound ? { reason: 'event-loop delay p99 40 ms > 5 ms' } : {}),
   });
-  // Every prefill point measured three times, 1% apart: an interval each.
+  // Every prefill point measured three times, 1% apart: an interval each; its TTFT is its prompt at its speed.
   const repeated = (r: RunResult, slowCtx?: number) => {
     r.prefill = r.prefill
       .filter((p) => p.tokensPerS)
@@ -158,10 +158,11 @@ describe('verdicts where a client was the bottleneck', () => {
         return {
           ...p,
           tokensPerS: v,
+          ttftMs: (p.contextTokens / v) * 1000,
           repeats: [0.99, 1, 1.01].map((f) => ({
             promptTokens: p.promptTokens ?? p.contextTokens,
             promptTokensSource: 'usage' as const,
-            ttftMs: 10,
+            ttftMs: (p.contextTokens / (v * f)) * 1000,
             tokensPerS: v * f,
           })),
         };
@@ -192,7 +193,8 @@ describe('verdicts where a client was the bottleneck', () => {
     // Each point's interval: three repeats 1% apart, t(0.975, 2) = 4.30: ± 2.5% each; the ratio's 95% half
     // width 1.96 × √2 × 2.5% / 1.96 = 3.5% on the log scale, 0.85 × (e^0.035 − 1) = 3% of the change.
     expect(flat).toContain(
-      `${slowPoint}: B is 15% ± 3% slower than A (prompt tok/s), not the server's: B's machine was busy (the client was the bottleneck: B's in 2 of 11 measured cells)`,
+      // 2,048 tokens at 10.8K × 0.85 = 9,170.7 tok/s: a 223 ms TTFT, of which 40 ms late is 18%, more than the 15%.
+      `${slowPoint}: B is 15% ± 3% slower than A (prompt tok/s), not the server's: B's machine was busy (B's client the bottleneck in 2 of 11 measured cells, its stamps some 40 ms late against this point's 223 ms TTFT)`,
     );
     expect(flat).toContain(
       `${slowCellName}: B is 10% ± 1% slower than A (total tok/s), not the server's: B's client was the bottleneck`,
@@ -215,7 +217,7 @@ describe('verdicts where a client was the bottleneck', () => {
         `${slowPoint} +prompt tok/s +[^ ]+ +[^ ]+ +−15% ± 3\\.0% slower, not the server's: B's machine was busy prefill`,
       ),
     );
-    expect(flat.match(/B's in 2 of 11 measured cells/g)).toHaveLength(1);
+    expect(flat.match(/B's client the bottleneck in 2 of 11 measured cells/g)).toHaveLength(1);
   });
 
   it('--fail-on does not fail on it, and says on stderr what it did not count', async () => {
@@ -237,6 +239,24 @@ describe('verdicts where a client was the bottleneck', () => {
     err.length = 0;
     expect(await main(['compare', pa, pq, '--fail-on', '0%'])).toBe(12);
     expect(err.join('')).toMatch(/error \[REGRESSION\]: 2 significant slowdowns against A/);
+  });
+
+  // The prefill gate's integration run on a loaded machine: A's 2 cells client-bound, B's 16K point 10% slower;
+  // a TTFT of several hundred ms that a late stamp cannot explain is the server's, and fails the gate.
+  it("a busy machine whose late stamps cannot explain a prefill change leaves the verdict the server's", async () => {
+    const long = structuredClone(b);
+    const p = long.prefill.find((x) => x.contextTokens === slowCtx)!;
+    p.ttftMs = 1000; // 40 ms of 1,000: 4%, under the 15% change
+    const txt = renderCompare([a, long], 'txt', { width: 200 });
+    expect(txt).toMatch(
+      new RegExp(`Worst slowdowns:\\n +${slowPoint}: B is 15% ± 3% slower than A \\(prompt tok/s\\)\\n`),
+    );
+    const [pa, pl] = writeResults(a, long);
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    expect(await main(['compare', pa, pl, '--fail-on', '5%'])).toBe(12);
+    expect(err.join('')).toContain(`B ${slowPoint} -15% ± 3%`);
   });
 
   it('a client short of CPU only in its own cells does not taint the prefill points', () => {
