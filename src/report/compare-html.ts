@@ -127,7 +127,7 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
     ),
     ...notLikeForLikeLines(m).map(
-      (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${esc(l)}</li></ol>`,
+      (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${escText(l)}</li></ol>`,
     ),
     compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),

@@ -114,11 +114,11 @@ export function forTwinText(plan: Plan, opts: TwinOpts): string {
   const over = r.cellsOverCapacity;
   const full = plan.cells.filter((c) => c.status === 'run').length;
   const lines = [
-    `for a twin (docs/twin.md): ${r.cellsMeasured} cells to measure in ${r.runs.length} short runs, then fit` +
+    `for a twin (docs/twin.md): ${r.cellsMeasured} cells to measure in ${r.runs.length} short runs` +
       (over
         ? ` (their --concurrency also names ${over} level${over > 1 ? 's' : ''} over capacity, recorded without running)`
         : '') +
-      ':',
+      ', then fit:',
     '',
     ...(r.baseUrlGiven
       ? []

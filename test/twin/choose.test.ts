@@ -71,7 +71,7 @@ describe('plan --for-twin', () => {
     ]);
     const text = forTwinText(plan, { duration: 10, prefillRepeats: 1 });
     expect(text).toContain(
-      '12 cells to measure in 3 short runs, then fit (their --concurrency also names 2 levels over capacity, recorded without running):',
+      '12 cells to measure in 3 short runs (their --concurrency also names 2 levels over capacity, recorded without running), then fit:',
     );
     expect(text).toContain(
       '--contexts 128K --prefill-contexts 128K --concurrency 1,16,32 --max-output 4096 --duration 10 --kv-capacity 3400000',
@@ -104,7 +104,7 @@ describe('plan --for-twin', () => {
     const share = Math.round((100 * r.estimateS) / whole);
     const text = forTwinText(plan, { duration: 3, prefillRepeats: 3 }).replace(/\s+/g, ' ');
     expect(text).toContain(
-      '10 cells to measure in 3 short runs, then fit (their --concurrency also names 3 levels over capacity, recorded without running):',
+      '10 cells to measure in 3 short runs (their --concurrency also names 3 levels over capacity, recorded without running), then fit:',
     );
     expect(text).toMatch(
       new RegExp(`of server time, ${share}% of the \\S+ (s|min) the whole matrix \\(21 cells\\) takes`),
