@@ -24,6 +24,7 @@ import type {
   ProbeContext,
   TargetInfo,
 } from './types.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -162,8 +163,22 @@ export async function detectEngine(
   throw new BenchError('INTERNAL', 'no engine adapter matched');
 }
 
+const KEYS = keysOf<ProbeOptions>({
+  baseUrl: true,
+  apiKey: true,
+  model: true,
+  engine: true,
+  fetchTimeoutMs: true,
+  engineFlags: true,
+  hardware: true,
+  detectLocalHardware: true,
+  launchCommand: true,
+  procRoot: true,
+});
+
 // opts.baseUrl as the user gave it: credentials in it are stripped here, and named if the server then refuses.
 export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
+  checkOptions('probeTarget', opts, KEYS);
   registerSecret(opts.apiKey);
   urlCredentials(opts.baseUrl).forEach(registerSecret);
   const root = serverRoot(opts.baseUrl);
