@@ -2,7 +2,7 @@ import { cellName, contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.
 import { cliCommand } from '../invocation.js';
 import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
-import { engineSettings, type EngineSettings } from './engines.js';
+import { engineSettings, type EngineSettings } from '../engines/index.js';
 import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
 export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
 
@@ -202,7 +202,7 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
 function queueReason(
   r: RunResult,
   cell: DecodeCell,
-  e: EngineSettings,
+  e: EngineSettings & { engine: string },
   met: boolean,
 ): LimitReason | undefined {
   const seats = queuedSeats(cell)?.seats; // src/cell-rules.ts: the twin's max running sequences read the same

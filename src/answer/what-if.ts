@@ -7,7 +7,7 @@ import { predict, type WhatIf } from '../twin/predict.js';
 import { fitTwin } from '../twin/twin.js';
 import { answerOf, type Answer, type ContextAnswer } from './answer.js';
 import { judgeCell } from './capacity.js';
-import { engineSettings } from './engines.js';
+import { engineSettings } from '../engines/index.js';
 
 // The what-if of the answer's suggested change (docs/method.md "Why the limit is there"): a twin fitted on the run
 // itself (src/twin, docs/twin.md), the setting changed as suggested, and the limit cell predicted and judged against

@@ -13,7 +13,7 @@ import { listModels, pickModel } from './models.js';
 import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import { obj, posInt } from './discovery-util.js';
-import { capacityFromLaunch } from './launch-capacity.js';
+import { limitsFromLaunch } from '../engines/index.js';
 import type {
   Discovery,
   EngineAdapter,
@@ -239,11 +239,11 @@ function kvCapacity(
     };
   const nCtxTrain = posInt(obj(model.raw.meta)?.n_ctx_train);
   const fromLaunch = launchCommand
-    ? capacityFromLaunch(engine, launchCommand, nCtxTrain ? { nCtxTrain } : {})
+    ? limitsFromLaunch(engine, launchCommand, nCtxTrain ? { nCtxTrain } : {})
     : undefined;
-  if (fromLaunch)
+  if (fromLaunch?.kvTokens)
     return {
-      kvCapacityTokens: fromLaunch.tokens,
+      kvCapacityTokens: fromLaunch.kvTokens,
       kvCapacitySource: fromLaunch.source,
       kvCapacityBound: 'exact',
     };

@@ -1,31 +1,10 @@
 import { obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
-import type { Discovery, EngineAdapter, ModelEntry, ProbeContext } from '../types.js';
+import { llamacpp as facts } from '../../engines/llamacpp.js';
+import type { Discovery, ModelEntry, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// llama.cpp `llama-server` facts: docs/engines.md.
-export const llamacpp: EngineAdapter = {
-  name: 'llamacpp',
-  repository: 'github.com/ggml-org/llama.cpp',
-  reasoningField: 'reasoning_content',
-  cachedTokensSource: 'timings.cache_n (the streaming usage chunk has no details)',
-  extensions: {
-    ignoreEos: true,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: true,
-  },
-  metricNames: {
-    running: ['llamacpp:requests_processing'],
-    waiting: ['llamacpp:requests_deferred'],
-    kvUsage: ['llamacpp:kv_cache_usage_ratio'],
-    specDrafts: ['llamacpp:spec_decode_num_drafts_total'],
-    specDraftTokens: ['llamacpp:spec_decode_num_draft_tokens_total'],
-    specAccepted: ['llamacpp:spec_decode_num_accepted_tokens_total'],
-    promptTokens: ['llamacpp:prompt_tokens_total'],
-    generationTokens: ['llamacpp:tokens_predicted_total'],
-  },
-  ownedBy: ['llamacpp'],
-  fingerprintPaths: ['/props'],
+// llama.cpp `llama-server`: its facts are src/engines/llamacpp.ts.
+export const llamacpp = adapterOf(facts, {
   async fingerprint(ctx) {
     const props = okJson(await ctx.get('/props'));
     return props && ('build_info' in props || 'default_generation_settings' in props)
@@ -71,8 +50,7 @@ export const llamacpp: EngineAdapter = {
     }
     return d;
   },
-  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
-};
+});
 
 // What /props tells of the pool. A slot holds min(its KV, n_ctx_train): unified KV (the default since late 2025 when
 // -np is not given) lets each slot address the whole pool, split KV (-np N) gives each slot n_ctx/N. So a slot below
