@@ -82,7 +82,7 @@ function llamacppError(kind: ErrorKind, msg: string, i: ErrorInfo): HttpError {
     return json(400, {
       error: {
         code: 400,
-        type: 'exceed_context_size_error',
+        type: flavorFacts('llamacpp').errors.contextExceededTypes![0],
         message: msg,
         n_prompt_tokens: i.promptTokens ?? 0,
         n_ctx: i.maxModelLen ?? 0,

@@ -58,7 +58,7 @@ export const sglang = adapterOf(facts, {
       );
     }
     if (info.disable_radix_cache === true)
-      (d.warnings ??= []).push('Prefix caching is off (--disable-radix-cache).');
+      (d.warnings ??= []).push(`Prefix caching is off (${facts.prefixCache.off}).`);
     const plain = await sglangTokenize(ctx, model.id, 'hello', 'completions');
     if (plain !== undefined) {
       // A build that ignores `messages` answers with the content's count or nothing: only more than the content
