@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeOf, tsFiles } from '../helpers/src-scan.js';
 import { OPTIONS } from '../../src/config/options.js';
 import { ENGINES } from '../../src/engines/index.js';
 import { LLAMACPP_FLAGS } from '../../src/engines/llamacpp.js';
@@ -88,21 +89,12 @@ const OWN_OPTIONS: ReadonlyArray<{ file: string; line: RegExp }> = [
   { file: 'twin/fit.ts', line: /^\s*from: '--max-num-seqs',$/ },
 ];
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
-
-// Code only: a comment may name a fact in words.
-const code = (line: string): string => line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/\s.*$/, '');
-
 export function restated(rel: string, text: string): string[] {
   const out: string[] = [];
   text.split('\n').forEach((line, i) => {
     if (OWN_OPTIONS.some((o) => o.file === rel && o.line.test(line))) return;
     for (const r of RULES)
-      if (r.pattern.test(code(line)))
+      if (r.pattern.test(codeOf(line)))
         out.push(`${rel}:${i + 1} writes ${r.fact} again: read it from src/engines`);
   });
   return out;
@@ -165,7 +157,7 @@ describe('one home per engine', () => {
   });
 
   it('src/ writes none of them outside src/engines', () => {
-    const found = files(SRC)
+    const found = tsFiles(SRC)
       .map((f) => relative(SRC, f))
       .filter((rel) => !rel.startsWith(HOME))
       .flatMap((rel) => restated(rel, readFileSync(join(SRC, rel), 'utf8')));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { limitsFromLaunch, type ServingLimits } from '../../src/engines/index.js';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import type { Flavor, ProfileInput } from '../../src/sim/profile-schema.js';
+import type { Flavor, Profile } from '../../src/sim/profile-schema.js';
 import { servingLimits } from '../../src/sim/serving-limits.js';
 import { flavorFacts } from '../../src/engines/index.js';
 import { probeTarget } from '../../src/target/probe.js';
@@ -15,7 +15,7 @@ const noHw = { source: 'none' as const };
 interface Case {
   name: string;
   flavor: Flavor;
-  overrides: Partial<ProfileInput>;
+  overrides: Partial<Profile>;
   expect?: ServingLimits; // hand-computed
 }
 
