@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // What the tool knows of each engine (docs/architecture.md "Engine facts"): at the base, read by every folder.
   engines: [],
   failures: ['engines'],
-  results: ['failures', 'format'],
+  results: ['failures', 'engines', 'format'],
   // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
   stats: ['results'],
   plan: ['results', 'format'],

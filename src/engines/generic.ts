@@ -1,5 +1,6 @@
 import { llamacpp } from './llamacpp.js';
 import { ollama } from './ollama.js';
+import { settingWords } from './setting.js';
 import type { EngineFacts } from './types.js';
 import { vllm } from './vllm.js';
 
@@ -44,5 +45,6 @@ export const generic: EngineFacts = {
     overloaded: [],
     promptTokensIn: [],
   },
+  setting: (want) => settingWords(generic.settings)(want),
   readLaunch: () => undefined,
 };

@@ -4,7 +4,7 @@ import { ollama } from './ollama.js';
 import { sglang } from './sglang.js';
 import { tgi } from './tgi.js';
 import { trtllm } from './trtllm.js';
-import type { EngineFacts, EngineName, EngineSettings, Flavor, LaunchLimits } from './types.js';
+import type { EngineFacts, EngineName, EngineSettings, Flavor, KvLayout, LaunchLimits } from './types.js';
 import { ENGINE_NAMES } from './types.js';
 import { vllm } from './vllm.js';
 import { shellWords } from './words.js';
@@ -12,6 +12,7 @@ import { shellWords } from './words.js';
 // The registry of engine facts (docs/architecture.md "Engine facts"): one file per engine, read by every folder.
 export * from './types.js';
 export { shellWords } from './words.js';
+export { llamacppSlots, pad256 } from './llamacpp.js';
 
 export const ENGINES: Readonly<Record<EngineName, EngineFacts>> = {
   vllm,
@@ -73,6 +74,22 @@ export const OVERLOADED: ReadonlyArray<{ engine: string; says: string }> = Objec
 export const PROMPT_TOKENS_IN_ERROR: readonly RegExp[] = Object.values(ENGINES).flatMap(
   (e) => e.errors.promptTokensIn,
 );
+
+const LAYOUT_WORDS: Record<KvLayout, string> = {
+  pool: 'one pool the running requests share',
+  split: 'split: each slot its own share',
+  unified: 'unified: one pool the slots share',
+  'per-request': 'a context of its own per parallel request',
+  'token-budget': 'a token budget the batch is admitted under',
+};
+
+/** How the engine's KV is laid out, in words, where it may be laid out more than one way: known, or what tells. */
+export function layoutWords(engine: string, layout: KvLayout | undefined): string | undefined {
+  const e = engineOf(engine);
+  if (e.limits.layouts.length < 2) return undefined;
+  if (layout) return LAYOUT_WORDS[layout];
+  return `${e.limits.layouts.join(' or ')}: the API cannot tell${e.limits.tellApart ? ` (${e.limits.tellApart} would)` : ''}`;
+}
 
 /** The settings the answer names, with the engine as people write it ("the server" when unknown). */
 export function engineSettings(name: string): EngineSettings & { engine: string } {

@@ -85,7 +85,8 @@ function readLaunch(words: readonly string[], o: { nCtxTrain?: number }): Launch
   const source = how
     ? `launch command ${ctxWords}, ${how}`
     : `launch command ${ctxWords} -np ${np}: ${np} slots × ${slots.nCtxSeq}`;
-  return { ...llamacppLimits(slots), source };
+  const seatsSource = `launch command ${np === undefined ? `without -np (${LLAMACPP_DEFAULT_SLOTS} slots)` : `-np ${np}`}`;
+  return { ...llamacppLimits(slots), source, seatsSource };
 }
 
 export const llamacpp: EngineFacts = {
@@ -140,10 +141,10 @@ export const llamacpp: EngineFacts = {
     layouts: ['split', 'unified'],
     overSeats: 'queue',
     unknownFromApi: ['layout'],
-    tellApart:
-      '/props shows the per-slot n_ctx and total_slots alike for a unified -c 12288 -np 4 and a split ' +
-      '-c 49152 -np 4: the launch command (--launch-command) or --kv-capacity tells them apart, and so does a ' +
-      '"Context size has been exceeded." answer at N × context within slots × n_ctx (a shared pool)',
+    // /props shows the same per-slot n_ctx and total_slots for a unified -c 12288 -np 4 as for a split -c 49152 -np 4
+    // (docs/engines.md "Serving limits"); so does a "Context size has been exceeded." answer at N x context within
+    // slots x n_ctx (a shared pool: src/answer/limits.ts provenShared).
+    tellApart: 'the launch command (--launch-command) or --kv-capacity',
   },
   errors: {
     contextExceeded: ['exceeds the available context size', 'context size has been exceeded'],
@@ -155,6 +156,14 @@ export const llamacpp: EngineFacts = {
     tooLong: (n, m) =>
       `request (${m} tokens) exceeds the available context size (${n} tokens), try increasing it`,
   },
+  // -c sizes the pool the slots split (or share): the KV is given as -c itself.
+  setting: (want) =>
+    [
+      want.seats !== undefined ? `${LLAMACPP_FLAGS.parallel[0]} ${want.seats}` : '',
+      want.kvTokens !== undefined ? `${LLAMACPP_FLAGS.ctx[0]} ${want.kvTokens.toLocaleString('en-US')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
   readLaunch,
   // Profile mapping: kvCapacityTokens is -c, maxNumSeqs is -np, maxModelLen is n_ctx_train, kvUnified is --kv-unified.
   sim: {

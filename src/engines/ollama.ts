@@ -21,6 +21,7 @@ function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   const ctx = intFlag(words, [OLLAMA_ENV.context]);
   return {
     seats,
+    seatsSource: `launch command ${stated ? `${OLLAMA_ENV.parallel}=${stated}` : `without ${OLLAMA_ENV.parallel} (${OLLAMA_DEFAULT_PARALLEL})`}`,
     // Each parallel request has a context of its own, so the KV is their sum; without the context length (its
     // default depends on the GPU's memory) it is unknown.
     ...(ctx ? { contextLimit: ctx, kvTokens: seats * ctx } : {}),
@@ -65,7 +66,7 @@ export const ollama: EngineFacts = {
     layouts: ['per-request'],
     overSeats: 'queue',
     unknownFromApi: ['kv'],
-    tellApart: `--kv-capacity, or the launch command (--launch-command with ${OLLAMA_ENV.parallel} and ${OLLAMA_ENV.context})`,
+    tellApart: `--kv-capacity, or --launch-command with ${OLLAMA_ENV.parallel} and ${OLLAMA_ENV.context}`,
   },
   errors: {
     contextExceeded: ['input length exceeds the context length'],
@@ -74,6 +75,16 @@ export const ollama: EngineFacts = {
     tooLong: () => 'the input length exceeds the context length',
     overloadMessage: 'server busy, please try again.  maximum pending requests exceeded',
   },
+  // An environment variable of `ollama serve`; the KV follows from it and the context length, sized by memory.
+  setting: (want) =>
+    [
+      want.seats !== undefined ? `${OLLAMA_ENV.parallel}=${want.seats}` : '',
+      want.kvTokens !== undefined
+        ? `memory for ${want.kvTokens.toLocaleString('en-US')} tokens of KV cache`
+        : '',
+    ]
+      .filter(Boolean)
+      .join(' and '),
   readLaunch,
   sim: {
     launch: (p, host, port) => [

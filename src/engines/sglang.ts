@@ -1,3 +1,4 @@
+import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
 
@@ -16,7 +17,7 @@ function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   const len = intFlag(words, [SGLANG_FLAGS.contextLength]);
   if (!seats && !kv && !len) return undefined;
   return {
-    ...(seats ? { seats } : {}),
+    ...(seats ? { seats, seatsSource: `launch command ${SGLANG_FLAGS.seats} ${seats}` } : {}),
     ...(kv ? { kvTokens: kv } : {}),
     ...(len ? { contextLimit: len } : {}),
     layout: 'pool',
@@ -83,6 +84,7 @@ export const sglang: EngineFacts = {
         ? `Requested token count exceeds the model's maximum context length of ${n} tokens. You requested a total of ${m + x} tokens: ${m} tokens from the input messages and ${x} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`
         : `The input (${m} tokens) is longer than the model's context length (${n} tokens).`,
   },
+  setting: (want) => settingWords(sglang.settings)(want),
   readLaunch,
   sim: {
     launch: (p, host, port) => [

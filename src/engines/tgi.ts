@@ -19,7 +19,7 @@ function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   const maxTotal = intFlag(words, [TGI_FLAGS.maxTotal]);
   if (!budget && !seats && !admission && !maxTotal) return undefined;
   return {
-    ...(seats ? { seats } : {}),
+    ...(seats ? { seats, seatsSource: `launch command ${TGI_FLAGS.batchSize} ${seats}` } : {}),
     ...(budget ? { kvTokens: budget } : {}),
     ...(maxTotal ? { contextLimit: maxTotal } : {}),
     ...(admission ? { admission } : {}),
@@ -55,8 +55,9 @@ export const tgi: EngineFacts = {
     words: 'not reported',
   },
   settings: {
+    seats: TGI_FLAGS.batchSize,
     // On GPUs with unpadded inference the running batch is bounded by tokens, not by a request count.
-    seats: TGI_FLAGS.budget,
+    seatsNote: `where it is not set, the batch is bounded by ${TGI_FLAGS.budget} alone`,
     kv: ['--cuda-memory-fraction', TGI_FLAGS.budget],
     chunk: '--max-batch-prefill-tokens',
     admission: TGI_FLAGS.admission,
@@ -83,6 +84,14 @@ export const tgi: EngineFacts = {
         : `\`inputs\` must have less than ${n} tokens. Given: ${m}`,
     overloadMessage: 'Model is overloaded',
   },
+  // The batch is bounded by its token budget: more users at once need a larger one (or --max-batch-size where set).
+  setting: (want) =>
+    [
+      want.kvTokens !== undefined ? `${TGI_FLAGS.budget} ${want.kvTokens.toLocaleString('en-US')}` : '',
+      want.seats !== undefined && want.kvTokens === undefined ? `${TGI_FLAGS.batchSize} ${want.seats}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
   readLaunch,
   // The sim's batch holds at most maxNumSeqs: written as --max-batch-size, which TGI enforces where set. Its paged
   // pool preempts where TGI reserves a request's max_new_tokens at admission (docs/sim.md "Flavors").

@@ -1,3 +1,4 @@
+import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
 
@@ -16,7 +17,7 @@ function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   const len = intFlag(words, [TRTLLM_FLAGS.maxSeqLen]);
   if (!seats && !len) return undefined;
   return {
-    ...(seats ? { seats } : {}),
+    ...(seats ? { seats, seatsSource: `launch command ${TRTLLM_FLAGS.seats} ${seats}` } : {}),
     ...(len ? { contextLimit: len } : {}),
     layout: 'pool',
     source: `launch command ${seats ? `${TRTLLM_FLAGS.seats} ${seats}` : `${TRTLLM_FLAGS.maxSeqLen} ${len}`}`,
@@ -75,6 +76,7 @@ export const trtllm: EngineFacts = {
     tooLong: (n, m, x) =>
       `The sum of prompt length (${m}) and query length (0) max_tokens (${x ?? 0}) should not exceed max_seq_len (${n})`,
   },
+  setting: (want) => settingWords(trtllm.settings)(want),
   readLaunch,
   sim: {
     launch: (p, host, port) => [

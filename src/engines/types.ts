@@ -54,7 +54,8 @@ export interface EngineSettings {
 // How KV memory is laid out: one pool the scheduler shares and preempts from (vLLM, SGLang, TRT-LLM); llama.cpp
 // slots, each with its own share (split) or addressing one pool (unified); one context per parallel request
 // (Ollama); a token budget a batch is admitted under (TGI).
-export type KvLayout = 'pool' | 'split' | 'unified' | 'per-request' | 'token-budget';
+export const KV_LAYOUTS = ['pool', 'split', 'unified', 'per-request', 'token-budget'] as const;
+export type KvLayout = (typeof KV_LAYOUTS)[number];
 
 // llama.cpp's KV after its own rounding (llama-context.cpp, server-context.cpp).
 export interface LlamacppSlots {
@@ -80,6 +81,7 @@ export interface ServingLimits {
 // What a launch command states, with the flags it came from in words.
 export interface LaunchLimits extends ServingLimits {
   source: string; // "launch command -c 32768 -np 4: 4 slots × 8192"
+  seatsSource?: string; // "launch command -np 4"
 }
 
 // The serving-limit model in words, and what the API alone leaves unknown (docs/engines.md "Serving limits").
@@ -90,7 +92,7 @@ export interface LimitModel {
   layouts: readonly KvLayout[]; // the layouts the engine can have
   overSeats: 'queue' | 'refuse'; // what a request beyond the seats meets
   unknownFromApi: ReadonlyArray<'kv' | 'layout'>; // llama.cpp: split or unified; Ollama: its KV
-  tellApart?: string; // what tells the unknown apart, in words
+  tellApart?: string; // what would tell the unknown, in words ("the launch command (--launch-command) or --kv-capacity")
 }
 
 // The engine's own words for a refusal, as lower-case substrings of its error message.
@@ -147,6 +149,9 @@ export interface EngineFacts {
   settings: EngineSettings;
   limits: LimitModel;
   errors: ErrorTexts;
+  // The settings that give `seats` requests at once and a KV pool of `kvTokens` (llama.cpp: -c), in the engine's own
+  // words: "-np 8 -c 65,536", "--max-num-seqs 8", "a KV cache of 33,536 tokens (--gpu-memory-utilization)".
+  setting(want: { seats?: number; kvTokens?: number }): string;
   // The serving limits a launch command states; undefined when it is not this engine's server or states none.
   readLaunch(words: readonly string[], o: { nCtxTrain?: number }): LaunchLimits | undefined;
   sim?: SimFacts; // every flavor has one; generic has none

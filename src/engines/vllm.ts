@@ -1,3 +1,4 @@
+import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
 
@@ -19,7 +20,7 @@ function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   const size = intFlag(words, [VLLM_FLAGS.blockSize]) ?? DEFAULT_BLOCK_SIZE;
   if (!blocks && !seats && !maxLen) return undefined;
   return {
-    ...(seats ? { seats } : {}),
+    ...(seats ? { seats, seatsSource: `launch command ${VLLM_FLAGS.seats} ${seats}` } : {}),
     ...(blocks ? { kvTokens: blocks * size } : {}),
     ...(maxLen ? { contextLimit: maxLen } : {}),
     layout: 'pool',
@@ -89,6 +90,7 @@ export const vllm: EngineFacts = {
         ? `'max_tokens' or 'max_completion_tokens' is too large: ${x}. This model's maximum context length is ${n} tokens and your request has ${m} input tokens (${x} > ${n} - ${m}). (parameter=max_tokens, value=${x})`
         : `This model's maximum context length is ${n} tokens. However, your request has ${m} input tokens. Please reduce the length of the input messages.`,
   },
+  setting: (want) => settingWords(vllm.settings)(want),
   readLaunch,
   sim: {
     launch: (p, host, port) => [

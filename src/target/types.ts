@@ -1,6 +1,6 @@
 import type { Engine, Hardware, ServerSample } from '../results/schema.js';
 import type { HttpResult } from '../client/http.js';
-import type { EngineFacts, Extensions, MetricNames } from '../engines/index.js';
+import type { EngineFacts, Extensions, KvLayout, MetricNames } from '../engines/index.js';
 
 export { ENGINE_NAMES, type EngineName, type Extensions, type MetricNames } from '../engines/index.js';
 
@@ -17,6 +17,9 @@ export interface TargetInfo {
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
   kvCapacityBound?: KvBound;
+  seats?: number; // requests the server runs at once, as it or its launch command states it
+  seatsSource?: string;
+  kvLayout?: KvLayout; // where the engine may lay its KV out more than one way (llama.cpp) and it is known
   metricsAvailable: boolean;
   metricsPath?: string; // relative to the server root, e.g. '/metrics'
   metricNames?: MetricNames;
@@ -68,6 +71,9 @@ export interface Discovery {
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
   kvCapacityBound?: KvBound; // absent: exact (the engine's own report)
+  seats?: number;
+  seatsSource?: string;
+  kvLayout?: KvLayout;
   metricsAvailable: boolean;
   metricsPath?: string;
   tokenize?: TargetInfo['tokenize'];

@@ -48,7 +48,7 @@ const CASES: Case[] = [
     overrides: { kvCapacityTokens: 200_000, maxNumSeqs: 4, maxModelLen: 262_144 },
     expect: { seats: 4, kvTokens: 200_704, contextLimit: 50_176, layout: 'split' },
   },
-  // the real server of issue 32: 4 slots x 8,192
+  // a real llama-server seen so (docs/engines.md "Serving limits"): 4 slots x 8,192
   {
     name: 'llama.cpp split, -c 32768 -np 4',
     flavor: 'llamacpp',

@@ -19,7 +19,9 @@ export const llamacpp = adapterOf(facts, {
     d.version = m?.[1] ?? build;
     d.commit = m?.[2];
     const slotCtx = posInt(obj(props.default_generation_settings)?.n_ctx) ?? (await firstSlotCtx(ctx));
-    const slots = posInt(props.total_slots) ?? 1;
+    const stated = posInt(props.total_slots);
+    const slots = stated ?? 1;
+    if (stated) Object.assign(d, { seats: stated, seatsSource: 'GET /props total_slots' });
     if (slotCtx) {
       d.maxModelLen = slotCtx;
       d.maxModelLenSource = 'GET /props default_generation_settings.n_ctx (per slot)';
@@ -64,8 +66,9 @@ export function kvFromSlots(
   slots: number,
   props: Record<string, unknown>,
   model: ModelEntry,
-): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound'> {
+): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound' | 'kvLayout'> {
   const flag = props.kv_unified ?? obj(props.default_generation_settings)?.kv_unified;
+  const layout = typeof flag === 'boolean' ? { kvLayout: flag ? ('unified' as const) : ('split' as const) } : {};
   const train = posInt(obj(model.raw.meta)?.n_ctx_train);
   const capped = train === undefined || slotCtx >= train; // the slot may hide a larger pool
   const bound = capped ? 'lower-bound' : 'exact';
@@ -80,12 +83,14 @@ export function kvFromSlots(
       kvCapacityTokens: slotCtx,
       kvCapacitySource: `GET /props n_ctx (unified KV shared by ${slots} slots${capped ? ', at least this' : ''})`,
       kvCapacityBound: bound,
+      ...layout,
     };
   }
   return {
     kvCapacityTokens: slotCtx * slots,
     kvCapacitySource: `GET /props n_ctx × total_slots (${slots} slots)`,
     kvCapacityBound: flag === false ? bound : 'inferred',
+    ...layout,
   };
 }
 

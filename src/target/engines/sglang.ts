@@ -38,6 +38,8 @@ export const sglang = adapterOf(facts, {
       Object.assign(d, { maxModelLen: fromModels, maxModelLenSource: 'GET /v1/models max_model_len' });
     else if (fromInfo)
       Object.assign(d, { maxModelLen: fromInfo, maxModelLenSource: `GET ${hit?.path} context_length` });
+    const seats = posInt(info.max_running_requests) ?? posInt(states.max_running_requests);
+    if (seats) Object.assign(d, { seats, seatsSource: `GET ${hit?.path} max_running_requests` });
     const pool = posInt(info.max_total_num_tokens) ?? posInt(states.max_total_num_tokens);
     if (pool)
       Object.assign(d, { kvCapacityTokens: pool, kvCapacitySource: `GET ${hit?.path} max_total_num_tokens` });
