@@ -188,18 +188,17 @@ export function metadata(r: RunResult): MetaSection[] {
 function kvCapacityText(r: RunResult): string | undefined {
   const t = r.target;
   if (!t.kvCapacityTokens) return undefined;
-  const read = `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}`;
   const l = serverLimits(r);
   if (l.layoutProof && l.kvTokens !== undefined && l.kvTokens !== t.kvCapacityTokens)
-    return `${fmtInt(l.kvTokens)} tokens, one pool the slots share (the run showed it; the probe read ${read})`;
-  return `${read}${kvBoundNote(t.kvCapacityBound)}`;
+    return `${fmtInt(l.kvTokens)} tokens, one pool the slots share (shown by the run; the probe read ${fmtInt(t.kvCapacityTokens)})`;
+  return `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}${kvBoundNote(t.kvCapacityBound)}`;
 }
 
 // The KV layout where the engine has more than one: as the server or its launch command said, or as the run proved.
 function kvLayoutText(r: RunResult): string | undefined {
   const l = serverLimits(r);
   const words = layoutWords(r.engine.name, l.layout);
-  return words && l.layoutProof ? `${words} (the run showed it: ${l.layoutProof})` : words;
+  return words && l.layoutProof ? `${words} (shown by the run)` : words;
 }
 
 // One row of the seeds' "All measurements" table, formatted.
