@@ -37,7 +37,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   target: ['client', 'failures', 'plan', 'results', 'engines', 'format'],
   // A separate program in one repository: nothing from the client side.
   sim: ['stats', 'plan', 'results', 'engines'],
-  twin: ['sim', 'plan', 'results', 'engines', 'format'],
+  twin: ['sim', 'plan', 'results', 'format'],
   // Readers of results: they never reach a server.
   report: ['answer', 'stats', 'results', 'engines', 'format'],
   web: ['report', 'answer', 'stats', 'results', 'format'],

@@ -14,21 +14,27 @@ export const OLLAMA_ENV = {
 export const OLLAMA_DEFAULT_PARALLEL = 1;
 const DEFAULT_QUEUE = 512;
 
+// Only what the command line states: the variables are as often in the server's environment (a systemd unit), which
+// /proc's command line does not show, so an absent one is unknown, not its default.
 function readLaunch(words: readonly string[]): LaunchLimits | undefined {
   if (!runs(words, /^ollama$/)) return undefined;
-  const stated = intFlag(words, [OLLAMA_ENV.parallel]);
-  const seats = stated ?? OLLAMA_DEFAULT_PARALLEL;
+  const seats = intFlag(words, [OLLAMA_ENV.parallel]);
   const ctx = intFlag(words, [OLLAMA_ENV.context]);
+  const queue = intFlag(words, [OLLAMA_ENV.queue]);
+  const stated = [
+    seats ? `${OLLAMA_ENV.parallel}=${seats}` : '',
+    ctx ? `${OLLAMA_ENV.context}=${ctx}` : '',
+  ].filter(Boolean);
+  if (!stated.length) return undefined;
   return {
-    seats,
-    seatsSource: `launch command ${stated ? `${OLLAMA_ENV.parallel}=${stated}` : `without ${OLLAMA_ENV.parallel} (${OLLAMA_DEFAULT_PARALLEL})`}`,
-    // Each parallel request has a context of its own, so the KV is their sum; without the context length (its
-    // default depends on the GPU's memory) it is unknown.
-    ...(ctx ? { contextLimit: ctx, kvTokens: seats * ctx } : {}),
+    ...(seats ? { seats, seatsSource: `launch command ${OLLAMA_ENV.parallel}=${seats}` } : {}),
+    // Each parallel request has a context of its own, so the KV is their sum.
+    ...(ctx ? { contextLimit: ctx } : {}),
+    ...(seats && ctx ? { kvTokens: seats * ctx } : {}),
     layout: 'per-request',
     onKvFull: 'never',
-    admission: intFlag(words, [OLLAMA_ENV.queue]) ?? DEFAULT_QUEUE,
-    source: `launch command ${stated ? `${OLLAMA_ENV.parallel}=${stated}` : `no ${OLLAMA_ENV.parallel}: ${OLLAMA_DEFAULT_PARALLEL}`}${ctx ? `, ${OLLAMA_ENV.context}=${ctx}` : ''}`,
+    admission: queue ?? DEFAULT_QUEUE,
+    source: `launch command ${stated.join(', ')}`,
   };
 }
 
@@ -66,7 +72,8 @@ export const ollama: EngineFacts = {
     layouts: ['per-request'],
     overSeats: 'queue',
     unknownFromApi: ['kv'],
-    tellApart: `--kv-capacity, or --launch-command with ${OLLAMA_ENV.parallel} and ${OLLAMA_ENV.context}`,
+    // Its launch command states the KV it has (seats × context), not the memory more seats would need.
+    tellApart: '--kv-capacity, the KV cache its memory holds,',
   },
   errors: {
     contextExceeded: ['input length exceeds the context length'],

@@ -122,7 +122,7 @@ describe("the answer on each engine's rules (virtual time, sim flavors as probed
     expect(s.capacity).toBe(4);
     const unknown =
       "Ollama reports no KV cache: whether its memory holds 8 requests' contexts at once is not known " +
-      '(--kv-capacity, or --launch-command with OLLAMA_NUM_PARALLEL and OLLAMA_CONTEXT_LENGTH would tell)';
+      '(--kv-capacity, the KV cache its memory holds, would tell)';
     expect(s.reason).toMatchObject({ kind: 'queue', users: 8, seats: 4, unknown, need: { seats: 8 } });
     expect(s.reason.text).toMatch(
       /^At 8 users the server ran about 4 at once and the others waited .*\. Ollama reports/,

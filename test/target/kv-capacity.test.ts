@@ -40,6 +40,14 @@ describe('KV capacity from a launch command', () => {
     ).toBe(90_000);
   });
 
+  it('Ollama: only what its command line states (its variables are often in the environment instead)', () => {
+    expect(
+      limitsFromLaunch('ollama', 'OLLAMA_NUM_PARALLEL=4 OLLAMA_CONTEXT_LENGTH=8192 ollama serve'),
+    ).toMatchObject({ seats: 4, contextLimit: 8192, kvTokens: 32_768, layout: 'per-request' });
+    expect(limitsFromLaunch('ollama', 'OLLAMA_NUM_PARALLEL=2 ollama serve')?.kvTokens).toBeUndefined();
+    expect(limitsFromLaunch('ollama', '/usr/bin/ollama serve')).toBeUndefined(); // not its default of 1
+  });
+
   it('shell words undo the quoting of a redacted /proc command line', () => {
     expect(shellWords(`llama-server -m '/models/my model.gguf' -a 'it'\\''s' -c 4096`)).toEqual([
       'llama-server',
