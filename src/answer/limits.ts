@@ -128,7 +128,12 @@ export function bindingAt(l: ServerLimits, C: number, N: number, maxOutput: numb
       const split = l.kvTokens;
       const s = splitShort(split);
       const u = need > unified;
-      return { seats, kv: s === u ? s : undefined, need, ...(l.kvExact ? {} : { readings: { split, unified } }) };
+      return {
+        seats,
+        kv: s === u ? s : undefined,
+        need,
+        ...(l.kvExact ? {} : { readings: { split, unified } }),
+      };
     }
     default:
       return { seats, kv: need > l.kvTokens, need };

@@ -14,13 +14,7 @@ import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import { obj, posInt } from './discovery-util.js';
 import { limitsFromLaunch, type LaunchLimits } from '../engines/index.js';
-import type {
-  Discovery,
-  EngineAdapter,
-  ModelsListing,
-  ProbeContext,
-  TargetInfo,
-} from './types.js';
+import type { Discovery, EngineAdapter, ModelsListing, ProbeContext, TargetInfo } from './types.js';
 
 export interface ProbeOptions {
   baseUrl: string;

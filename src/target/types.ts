@@ -83,11 +83,10 @@ export interface Discovery {
 }
 
 // An engine's facts (src/engines) with the I/O that finds them on a server: fingerprint and discovery.
-export interface EngineAdapter
-  extends Pick<
-    EngineFacts,
-    'name' | 'repository' | 'reasoningField' | 'extensions' | 'metricNames' | 'ownedBy' | 'fingerprintPaths'
-  > {
+export interface EngineAdapter extends Pick<
+  EngineFacts,
+  'name' | 'repository' | 'reasoningField' | 'extensions' | 'metricNames' | 'ownedBy' | 'fingerprintPaths'
+> {
   facts: EngineFacts;
   cachedTokensSource: string;
   // Evidence (an endpoint name) that the server is this engine; only cheap GETs, never a generation.

@@ -68,7 +68,8 @@ export function kvFromSlots(
   model: ModelEntry,
 ): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound' | 'kvLayout'> {
   const flag = props.kv_unified ?? obj(props.default_generation_settings)?.kv_unified;
-  const layout = typeof flag === 'boolean' ? { kvLayout: flag ? ('unified' as const) : ('split' as const) } : {};
+  const layout =
+    typeof flag === 'boolean' ? { kvLayout: flag ? ('unified' as const) : ('split' as const) } : {};
   const train = posInt(obj(model.raw.meta)?.n_ctx_train);
   const capped = train === undefined || slotCtx >= train; // the slot may hide a larger pool
   const bound = capped ? 'lower-bound' : 'exact';
