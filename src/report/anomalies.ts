@@ -223,6 +223,13 @@ function cellFlags(r: RunResult): Anomaly[] {
   return out;
 }
 
+/** The server's own words for the cell's failed requests: ' The server said "..." (12).', or '' where it said none. */
+export function serverWords(c: Pick<DecodeCell, 'serverErrors'>): string {
+  const said = c.serverErrors ?? [];
+  if (!said.length) return '';
+  return ` The server said ${said.map((s) => `"${s.message}" (${s.count})`).join('; ')}.`;
+}
+
 // Every flag of one decode cell, in the order the reports list them.
 function flagsOfCell(c: DecodeCell): Flag[] {
   const where = cellName(c);
@@ -249,7 +256,7 @@ function flagsOfCell(c: DecodeCell): Flag[] {
       errs > 0 && {
         kind: 'errors',
         severity: 'warn',
-        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.`,
+        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.${serverWords(c)}`,
       },
   ].filter((f): f is Flag => Boolean(f));
 }
@@ -259,7 +266,7 @@ function statusFlag(c: DecodeCell, where: string, kinds: string): Flag | undefin
     return {
       kind: 'failed',
       severity: 'error',
-      text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.`,
+      text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.${serverWords(c)}`,
     };
   if (c.status !== 'Requests queued') return undefined;
   const waiting = c.maxWaiting ? ` Up to ${c.maxWaiting} requests were waiting.` : '';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FLAVORS } from '../engine-names.js';
+import { FLAVORS } from '../engines/index.js';
 import { DEFAULT_CHAT_TEMPLATE } from './tokenizer.js';
 
 export { FLAVORS };
