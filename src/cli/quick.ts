@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { answerOf } from '../answer/answer.js';
-import { whatIfFor } from '../answer/what-if.js';
+import { finishedRunAnalysis } from './run-analysis.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
@@ -188,10 +187,7 @@ export function register(program: Command, io: CliIo): void {
       io,
     );
     const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
-    io.stdout.write(
-      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result), plan).join(
-        '\n',
-      ) + '\n',
-    );
+    const a = finishedRunAnalysis(out.result); // the one the reports beside the run were written from
+    io.stdout.write(quickAnswerLines(a, { report, result: out.dir }, a.whatIf, plan).join('\n') + '\n');
   });
 }

@@ -1,7 +1,5 @@
 import { contextLabel } from '../format/index.js';
-import type { RunResult, ServiceLevel } from '../results/schema.js';
 import {
-  answerOf,
   answerRows,
   basisNote,
   capacityPhrase,
@@ -171,12 +169,9 @@ export interface CompareAnswer {
   rows: string[][]; // per context: its label, then each run's users at once and why not more
 }
 
-/** Users at once under the service level, run by run: what `compare` shows first. */
-export function compareAnswer(
-  runs: ReadonlyArray<{ label: string; result: RunResult }>,
-  slo?: ServiceLevel,
-): CompareAnswer {
-  const answers = runs.map((r) => answerOf(r.result, slo));
+/** Users at once under the service level, run by run: what `compare` shows first, from each run's answer. */
+export function compareAnswer(runs: ReadonlyArray<{ label: string; answer: Answer }>): CompareAnswer {
+  const answers = runs.map((r) => r.answer);
   const lines = answers.map((a) => serviceLevelLine(a));
   const levels = new Set(lines).size === 1 ? [lines[0]!] : lines.map((l, i) => `${runs[i]!.label}: ${l}`);
   const contexts = [...new Set(answers.flatMap((a) => a.contexts.map((c) => c.contextTokens)))].sort(

@@ -1,6 +1,5 @@
 import { anomaliesByCell, findAnomalies } from './anomalies.js';
-import type { ServiceLevel } from '../results/schema.js';
-import { compareAnswer, compareAnswerHtml } from './answer-view.js';
+import { compareAnswerHtml, type CompareAnswer } from './answer-view.js';
 import {
   cellRatio,
   findPrefill,
@@ -10,6 +9,7 @@ import {
   notLikeForLikeLines,
   prefillRatio,
   type CompareModel,
+  compareAnswerOf,
 } from './compare-model.js';
 import {
   cellName,
@@ -127,7 +127,11 @@ function prefillTable(m: CompareModel): string {
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?: ServiceLevel): string {
+export function renderCompareHtml(
+  m: CompareModel,
+  page: PageOptions = {},
+  answer: CompareAnswer = compareAnswerOf(m),
+): string {
   const a = m.runs[0]!;
   const parts: string[] = [
     topHeader(
@@ -138,7 +142,7 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
     ...notLikeForLikeLines(m).map(
       (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${escText(l)}</li></ol>`,
     ),
-    compareAnswerHtml(compareAnswer(m.runs, slo)),
+    compareAnswerHtml(answer),
     runKpis(m),
     differencesCard(m),
     ...allVerdicts(m).map(verdictCard),

@@ -8,6 +8,10 @@ import {
 } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
 import { errorTotal, prefillPoints } from './model.js';
+import { givenAnalysis, type Analysis } from '../answer/analysis.js';
+import { capacityPhrase, type ContextAnswer } from '../answer/answer.js';
+import { formatServiceLevel } from '../stats/slo.js';
+import { cellKey } from '../cell-rules.js';
 
 // One row per measurement: the seeds' "All measurements" columns (raw numbers, units in the header),
 // then every figure beyond the seeds. RFC 4180: CRLF line ends, fields quoted when needed.
@@ -55,6 +59,15 @@ export function csvLine(headers: readonly string[], values: readonly unknown[]):
 
 const q = (x: Quantiles | undefined) => [x?.p50, x?.p90, x?.p99];
 
+// The answer under the report's service level (docs/report.md "The answer"), on each decode row: the level, the
+// cell's verdict and share of requests meeting it, and its context's users at once.
+const ANSWER_HEADERS = [
+  'Service level',
+  'Service level verdict',
+  'Service level share met',
+  'Users at once (context)',
+];
+
 export const CSV_HEADERS = [
   'Phase',
   'Context',
@@ -101,6 +114,7 @@ export const CSV_HEADERS = [
   'Stalls',
   'Stalled ms',
   ...cellExtraHeaders(),
+  ...ANSWER_HEADERS,
 ];
 
 // Beyond the figures: how far to trust them (client self-check, a stream held on the way, token split), the
@@ -148,7 +162,18 @@ function intervalFields(c: DecodeCell): Array<number | null> {
   });
 }
 
-export function renderCsv(r: RunResult): string {
+export function renderCsv(r: RunResult, analysis?: Analysis): string {
+  const a = givenAnalysis(r, { ...(analysis ? { analysis } : {}) });
+  const level = formatServiceLevel(a.slo);
+  const judged = new Map(
+    a.contexts.flatMap((c) =>
+      c.cells.map((j) => [cellKey(j.cell.contextTokens, j.cell.concurrency), { j, c }]),
+    ),
+  );
+  const answerFields = (cell: DecodeCell): unknown[] => {
+    const x = judged.get(cellKey(cell.contextTokens, cell.concurrency));
+    return x ? answerCells(level, x.j.verdict, x.j.share?.share, x.c) : ANSWER_HEADERS.map(() => null);
+  };
   const tag = r.predicted ? ' (predicted)' : ''; // a prediction stays labelled when the rows leave the report
   const cells = [...r.decode].sort(
     (a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency,
@@ -156,7 +181,7 @@ export function renderCsv(r: RunResult): string {
   const rows: unknown[][] = [
     CSV_HEADERS,
     ...prefillPoints(r).map((p) => prefillRow(p, tag)),
-    ...cells.map((c) => decodeRow(c, tag)),
+    ...cells.map((c) => [...decodeRow(c, tag), ...answerFields(c)]),
   ];
   return rows.map((row) => csvLine(CSV_HEADERS, row)).join('\r\n') + '\r\n';
 }
@@ -191,8 +216,16 @@ function prefillRow(p: PrefillPoint, tag: string): unknown[] {
     null,
     null,
     ...cellExtraHeaders().map(() => null),
+    ...ANSWER_HEADERS.map(() => null),
   ];
 }
+
+const answerCells = (level: string, verdict: string, share: number | null | undefined, c: ContextAnswer) => [
+  level,
+  verdict,
+  share ?? null,
+  capacityPhrase(c),
+];
 
 function decodeRow(c: DecodeCell, tag: string): unknown[] {
   return [

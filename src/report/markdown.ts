@@ -1,5 +1,5 @@
 import type { RunResult } from '../results/schema.js';
-import { answerOf } from '../answer/answer.js';
+import { givenAnalysis } from '../answer/analysis.js';
 import { answerMd } from './answer-view.js';
 import type { AnswerOptions } from './index.js';
 import { prefillEvidence } from './prefill-evidence.js';
@@ -74,7 +74,8 @@ export function decodeMatrixMd(r: RunResult): string {
 export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
   const out: string[] = [];
   out.push(`# Speed test matrix`, '', `## ${mdEscape(reportTitle(r))}`, '', mdEscape(subtitle(r)), '');
-  out.push(...answerMd(answerOf(r, opts.slo), opts.whatIf));
+  const a = givenAnalysis(r, opts);
+  out.push(...answerMd(a, a.whatIf));
   for (const s of metadata(r)) {
     if (!s.rows.length) continue;
     out.push(

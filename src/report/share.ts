@@ -1,4 +1,5 @@
-import { answerOf, answerRows } from '../answer/answer.js';
+import { answerRows } from '../answer/answer.js';
+import { givenAnalysis, type Analysis } from '../answer/analysis.js';
 import { engineSettings } from '../engines/index.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
@@ -54,8 +55,11 @@ function glance(r: RunResult): string {
   return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
 }
 
-export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand?: string } = {}): string {
-  const a = answerOf(r, o.slo);
+export function renderShare(
+  r: RunResult,
+  o: { slo?: ServiceLevel; analysis?: Analysis; reportCommand?: string } = {},
+): string {
+  const a = givenAnalysis(r, o);
   const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, '', ...answerLinesMd(a)];
   const rows = answerRows(a);
   if (rows.length)

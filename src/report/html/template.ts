@@ -17,7 +17,7 @@ import {
   TTFT_NOTE,
 } from '../model.js';
 import { cellDetailHtml } from './details.js';
-import { answerOf } from '../../answer/answer.js';
+import { givenAnalysis } from '../../answer/analysis.js';
 import { answerHtml } from '../answer-view.js';
 import type { AnswerOptions } from '../index.js';
 import { esc, escText } from './escape.js';
@@ -154,9 +154,10 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
   const title = reportTitle(r);
   const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
   const anomalies = findAnomalies(r);
+  const a = givenAnalysis(r, opts);
   const parts: string[] = [
     topHeader('Speed test matrix', title, subtitle(r)),
-    answerHtml(answerOf(r, opts.slo), opts.whatIf),
+    answerHtml(a, a.whatIf),
     kpis(r, anomalies, gpus),
     metadataCards(r),
   ];
