@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { commonPrefixTokens, countChatTokens, countTokens, renderChat } from '../../src/sim/tokenizer.js';
+import { commonPrefix, countChatTokens, countTokens, renderChat, tokenIds } from '../../src/sim/tokenizer.js';
 import { chatBody, harness, jsonEvents } from './handler-helpers.js';
+
+const commonPrefixTokens = (a: string, b: string) => commonPrefix(tokenIds(a), tokenIds(b));
 
 const ask = (content: string) => [{ role: 'user', content }];
 const A = 'alfa told a long tale of the sea and ship'; // 10 tokens of up to 4 characters
