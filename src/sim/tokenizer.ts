@@ -35,8 +35,10 @@ const step2 = (h: number, c: number) => Math.imul(h ^ c, 0x5bd1e995) ^ (h >>> 15
 const join53 = (h1: number, h2: number) => (h1 >>> 0) * 0x200000 + (h2 >>> 11);
 const SPACE_ID = join53(step1(TOKEN_SEED_1, 32), step2(TOKEN_SEED_2, 32));
 
-// Calls `emit` with each token's id, in order (countTokens(text) of them).
-function forEachTokenId(text: string, emit: (id: number) => void): void {
+// One id per token, in order (countTokens(text) of them).
+export function tokenIds(text: string): Float64Array {
+  const ids = new Float64Array(countTokens(text));
+  let n = 0;
   let h1 = 0;
   let h2 = 0;
   let run = 0; // non-space chars in the open token
@@ -45,14 +47,14 @@ function forEachTokenId(text: string, emit: (id: number) => void): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (isSpace(c)) {
-      if (open) emit(join53(h1, h2));
+      if (open) ids[n++] = join53(h1, h2);
       open = false;
       run = 0;
       space = true;
       continue;
     }
     if (run === 4) {
-      emit(join53(h1, h2));
+      ids[n++] = join53(h1, h2);
       open = false;
       run = 0;
     }
@@ -66,14 +68,8 @@ function forEachTokenId(text: string, emit: (id: number) => void): void {
     h2 = step2(h2, c);
     run++;
   }
-  if (open) emit(join53(h1, h2));
-  else if (space) emit(SPACE_ID); // trailing whitespace alone is one more token
-}
-
-export function tokenIds(text: string): Float64Array {
-  const ids = new Float64Array(countTokens(text));
-  let n = 0;
-  forEachTokenId(text, (id) => (ids[n++] = id));
+  if (open) ids[n] = join53(h1, h2);
+  else if (space) ids[n] = SPACE_ID; // trailing whitespace alone is one more token
   return ids;
 }
 

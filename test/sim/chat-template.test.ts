@@ -72,6 +72,16 @@ describe('chat template tokens', () => {
   });
 });
 
+describe('token ids', () => {
+  it('one id per counted token: its characters and whether whitespace comes before it, not which', () => {
+    for (const t of ['', ' ', 'a', 'abcdefgh ij ', '  lead', 'x\n\ny\t', renderChat(ask(A))])
+      expect(tokenIds(t).length).toBe(countTokens(t));
+    expect(Array.from(tokenIds('a\n the'))).toEqual(Array.from(tokenIds('a the')));
+    expect(tokenIds(' the')[0]).not.toBe(tokenIds('the')[0]);
+    expect(tokenIds('abcdefgh')[1]).toBe(tokenIds('efgh')[0]); // a 4-character run then a new token
+  });
+});
+
 describe('common prefix in tokens (llama.cpp slot cache)', () => {
   it('counts the whole tokens two prompts share, never the one they differ in', () => {
     expect(commonPrefixTokens('aa bb cc dd', 'aa bb cx dd')).toBe(2);
