@@ -30,7 +30,7 @@ export class Seq {
   reasoning = 0;
   blocks: number[] = [];
   registered = 0; // blocks published to the prefix cache
-  hashes: readonly number[]; // hash per full block of prompt + output known so far
+  hashes: readonly number[]; // hash per full block of prompt + output known so far (the spec's until output fills one)
   slot: number | undefined; // llama.cpp: the slot it runs in
   cachedTokens: number | undefined;
   admittedMs: number | undefined;
@@ -391,7 +391,7 @@ export class Scheduler {
     const bs = this.kv.blockSize;
     const full = Math.min(Math.floor(tokens / bs), seq.blocks.length);
     if (seq.hashes.length < full && seq.spec.tokenIds) {
-      const hashes = seq.hashes.slice();
+      const hashes = seq.hashes === seq.spec.blockHashes ? seq.hashes.slice() : (seq.hashes as number[]);
       const ids = new Array<number>(bs);
       while (hashes.length < full) {
         const i = hashes.length;
