@@ -2,6 +2,7 @@ import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { DEFAULT_SERVICE_LEVEL, describeServiceLevel } from '../stats/slo.js';
 import { capacities, type Basis, type ContextCapacity } from './capacity.js';
+import { rateAnswers, type RowRateAnswer } from './levels.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
 import { isMeasured } from '../cell-rules.js';
 
@@ -26,10 +27,15 @@ export interface Answer {
   };
   basis: Basis | 'mixed'; // how the cells were judged
   predicted: boolean;
+  // Per row with open-loop levels, the highest arrival rate meeting the level (src/answer/levels.ts).
+  rates?: RowRateAnswer[];
 }
 
 /** The service level a result is judged by: the one given, else the result's own, else the default. */
-export function serviceLevelFor(r: RunResult, given?: ServiceLevel): Pick<Answer, 'slo' | 'sloFrom'> {
+export function serviceLevelFor(
+  r: { config: Pick<RunResult['config'], 'slo'> }, // serve's index keeps only this part of the result's config
+  given?: ServiceLevel,
+): Pick<Answer, 'slo' | 'sloFrom'> {
   if (given) return { slo: given, sloFrom: 'given' };
   if (r.config.slo) return { slo: r.config.slo, sloFrom: 'result' };
   return { slo: DEFAULT_SERVICE_LEVEL, sloFrom: 'default' };
@@ -46,10 +52,12 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
     .sort((a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency);
   const one = measured[0];
   const cold = one && r.prefill.find((p) => p.contextTokens === one.contextTokens);
+  const rates = rateAnswers(r, slo);
   return {
     slo,
     sloFrom,
     contexts,
+    ...(rates.length ? { rates } : {}),
     ...(one
       ? {
           single: {

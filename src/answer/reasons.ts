@@ -2,6 +2,7 @@ import { cellName, contextLabel, fmtInt, fmtMs, fmtTokS } from '../format/index.
 import { cliCommand } from '../invocation.js';
 import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
+import type { ShareJudgement } from '../stats/slo.js';
 import { engineSettings, type EngineSettings } from './engines.js';
 import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
 export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
@@ -238,7 +239,7 @@ function queueReason(
   };
 }
 
-export function judgedText(j: CellJudgement): string {
+export function judgedText(j: { basis: string; share?: ShareJudgement | undefined }): string {
   const s = j.share;
   if (!s || s.basis === 'medians')
     return j.basis === 'predicted' ? 'predicted median request' : 'median request';

@@ -5,6 +5,7 @@ import { withDefaults } from '../config/options.js';
 import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
+import { RunEndedWithError } from './ended-with-error.js';
 import { estimateDuration, planLeft } from '../plan/estimate.js';
 import { countCells, type CellCounts } from '../plan/counts.js';
 import { fitPrefillModel, prefillSamples, priorPrefillModel } from '../plan/prefill-model.js';
@@ -14,6 +15,7 @@ import {
   raisedCapacity,
   runContexts,
   tooLongNote,
+  type Plan,
   type PlannedCell,
 } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
@@ -34,7 +36,14 @@ import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
-import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
+import {
+  prefillRepeatsOf,
+  RENAMED_RUN_KEYS,
+  RUN_INPUT_KEYS,
+  type RunInput,
+  type RunSettings,
+} from './settings.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { failedRequests } from '../cell-rules.js';
 import type { AgentHub } from './agents/hub.js';
@@ -61,6 +70,30 @@ export interface BenchRunDeps {
   agents?: AgentHub;
 }
 
+const DEPS_KEYS = keysOf<BenchRunDeps>({
+  clock: true,
+  stream: true,
+  probe: true,
+  createSampler: true,
+  createPrompts: true,
+  progress: true,
+  clientMonitor: true,
+  writeReports: true,
+  agents: true,
+});
+
+// A program's settings by name (src/option-keys.ts); `hardware` was GPU overrides once and is a complete
+// description now, so one without its source is the old meaning.
+function checkRunInput(settings: RunInput): void {
+  checkOptions('BenchRun', settings, RUN_INPUT_KEYS, RENAMED_RUN_KEYS);
+  const hw: unknown = settings.hardware;
+  if (hw !== undefined && (typeof hw !== 'object' || hw === null || !('source' in hw)))
+    throw new BenchError(
+      'USAGE',
+      'BenchRun: hardware is a complete description with its source (as demo passes for the sim); GPU facts for the report are the settings gpuName, gpuCount and gpuMemoryGb now.',
+    );
+}
+
 // What an interrupt does to the cell in progress (the CLI says it before it happens).
 export type InterruptEffect = { finishing: string } | { aborting: true };
 
@@ -85,6 +118,8 @@ export class BenchRun {
     settings: RunInput,
     private readonly deps: BenchRunDeps = {},
   ) {
+    checkRunInput(settings);
+    checkOptions('BenchRun (deps)', deps, DEPS_KEYS);
     this.settings = withDefaults<'run', RunSettings>('run', settings);
   }
 
@@ -211,13 +246,20 @@ export class BenchRun {
     const write = run.settings.reports === false ? undefined : this.deps.writeReports;
     const reports = write ? await write(dir, result) : [];
     cp.save();
+    const outcome = { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
     if (tooLong.first)
-      throw new BenchError('CONTEXT_TOO_LONG', tooLong.first.message, {
+      throw new RunEndedWithError(outcome, 'CONTEXT_TOO_LONG', tooLong.first.message, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,
       });
-    return { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
+    return outcome;
   }
 }
+
+// The cells the plan skips as Over capacity and the result does not hold yet: the live view shows them so.
+const overCapacityLeft = (plan: Plan, cp: Checkpoint) =>
+  plan.cells
+    .filter((c) => c.status === 'Over capacity' && !cp.hasCell(c.contextTokens, c.concurrency))
+    .map(({ contextTokens, concurrency }) => ({ contextTokens, concurrency }));
 
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
@@ -246,6 +288,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     // `plan --base-url` times two prompts first; the run's first figure for prefill is its first point.
     prefillGuessed: samples.length === 0 && est.prefillS >= 0.25 * est.totalS,
     done: cp.cells,
+    overCapacity: overCapacityLeft(plan, cp),
     resumed: run.resumed,
   });
   // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
@@ -307,7 +350,10 @@ async function measureContexts(
       const pc = run.plan.cells.find((c) => c.contextTokens === ctx && c.concurrency === n);
       if (env.stop.aborted) return;
       if (!pc || cp.hasCell(ctx, n)) continue;
-      const proven = (tokens: number) => (run.plan = raisedCapacity(run.plan, tokens, run.planInput));
+      const proven = (tokens: number) => {
+        run.plan = raisedCapacity(run.plan, tokens, run.planInput);
+        progress.replanned?.(overCapacityLeft(run.plan, cp));
+      };
       if (!(await decodeCell(env, cp, pc, tooLong, { ...keep, proven }))) return;
     }
   }

@@ -14,6 +14,7 @@ import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import { obj, posInt } from './discovery-util.js';
 import { capacityFromLaunch } from './launch-capacity.js';
+import { isSimEngine, servedSimProfile } from './sim-target.js';
 import type {
   Discovery,
   EngineAdapter,
@@ -23,6 +24,7 @@ import type {
   ProbeContext,
   TargetInfo,
 } from './types.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -161,8 +163,22 @@ export async function detectEngine(
   throw new BenchError('INTERNAL', 'no engine adapter matched');
 }
 
+const KEYS = keysOf<ProbeOptions>({
+  baseUrl: true,
+  apiKey: true,
+  model: true,
+  engine: true,
+  fetchTimeoutMs: true,
+  engineFlags: true,
+  hardware: true,
+  detectLocalHardware: true,
+  launchCommand: true,
+  procRoot: true,
+});
+
 // opts.baseUrl as the user gave it: credentials in it are stripped here, and named if the server then refuses.
 export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
+  checkOptions('probeTarget', opts, KEYS);
   registerSecret(opts.apiKey);
   urlCredentials(opts.baseUrl).forEach(registerSecret);
   const root = serverRoot(opts.baseUrl);
@@ -218,6 +234,8 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   }
   if (launchCommand) info.launchCommand = launchCommand;
   if (d.warnings?.length) info.warnings = d.warnings;
+  const simProfile = isSimEngine(info.engine) ? await servedSimProfile(ctx) : undefined;
+  if (simProfile) info.simProfile = simProfile;
   return info;
 }
 

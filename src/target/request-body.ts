@@ -1,14 +1,28 @@
+import { checkOptions, keysOf } from '../option-keys.js';
 import { adapterByName } from './engines/index.js';
 import type { TargetInfo } from './types.js';
 
 export interface RequestBodyOptions {
   api: 'chat' | 'completions';
   prompt: string;
+  /** Chat only: a conversation (system, user, assistant, ...) sent instead of one user message holding `prompt`
+   * (the multi-turn workload, docs/workloads.md). */
+  messages?: ReadonlyArray<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   maxOutput: number;
   ignoreEos: boolean;
   sampling?: Record<string, unknown>;
   minTokens?: number;
 }
+
+const KEYS = keysOf<RequestBodyOptions>({
+  api: true,
+  prompt: true,
+  messages: true,
+  maxOutput: true,
+  ignoreEos: true,
+  sampling: true,
+  minTokens: true,
+});
 
 // One streaming request body with only the extensions this engine accepts (TensorRT-LLM rejects unknown
 // fields with a 400) and always an explicit output cap (completions default to 16 tokens on vLLM/SGLang).
@@ -16,8 +30,9 @@ export function buildRequestBody(
   info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>,
   o: RequestBodyOptions,
 ): Record<string, unknown> {
+  checkOptions('buildRequestBody', o, KEYS, { maxTokens: 'maxOutput' });
   const body: Record<string, unknown> = { model: info.model };
-  if (o.api === 'chat') body.messages = [{ role: 'user', content: o.prompt }];
+  if (o.api === 'chat') body.messages = o.messages ? [...o.messages] : [{ role: 'user', content: o.prompt }];
   else body.prompt = o.prompt;
   body.stream = true;
   for (const field of outputCapFields(info, o.api)) body[field] = o.maxOutput;

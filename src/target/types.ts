@@ -56,8 +56,15 @@ export interface TargetInfo {
   tokenizeCoversTemplate?: boolean;
   tokenizeMethod?: string; // how a chat prompt is counted, in words (probe output)
   hardware: Hardware;
+  simProfile?: SimProfileHardware; // the simulated engine's profile, as it serves it (GET /sim/hardware)
   launchCommand?: string; // redacted
   warnings?: string[];
+}
+
+/** A sim profile's name and the GPUs it describes (docs/sim.md "Profiles"). */
+export interface SimProfileHardware {
+  name: string;
+  hardware: { gpuName?: string; gpuCount?: number; gpuMemoryGb?: number };
 }
 
 export interface ModelEntry {
