@@ -51,10 +51,11 @@ export function predictBlockCache(
   };
   const hashOf: Array<number | undefined> = new Array<number | undefined>(o.blocks).fill(undefined);
   const cached = new Map<number, number[]>(); // key -> blocks holding it, the one cached first at the front
-  let free: number[] = Array.from({ length: o.blocks }, (_, i) => i); // head = next taken
+  const free = new Set(Array.from({ length: o.blocks }, (_, i) => i)); // in queue order: the first is taken next
   const take = (): number => {
-    const b = free.shift();
+    const b = free.values().next().value;
     if (b === undefined) throw new Error('the pool is smaller than one request');
+    free.delete(b);
     const h = hashOf[b];
     if (h !== undefined) {
       const list = cached.get(h)!;
@@ -75,7 +76,7 @@ export function predictBlockCache(
     const held: number[] = [];
     for (let i = 0; i < hit; i++) {
       const b = cached.get(keys[i]!)![0]!;
-      free = free.filter((x) => x !== b);
+      free.delete(b);
       held.push(b);
     }
     const total = Math.ceil((p + r.output.length) / bs);
@@ -86,7 +87,7 @@ export function predictBlockCache(
       if (list) list.push(held[i]!);
       else cached.set(keys[i]!, [held[i]!]);
     }
-    free.push(...held.reverse());
+    for (const b of held.reverse()) free.add(b);
     hits.push(hit * bs);
   }
   return hits;
