@@ -24,6 +24,7 @@ export class LlamacppSlots {
   private readonly slots: Slot[];
   private readonly states: Keys[] = []; // the host-memory prompt cache, oldest first
   private releases = 0;
+  private unit = 1; // tokens a key stands for
 
   constructor(
     count: number,
@@ -32,8 +33,9 @@ export class LlamacppSlots {
     this.slots = Array.from({ length: count }, () => ({ keys: [], lastUsed: -1, busy: false }));
   }
 
-  /** Takes an idle slot for `prompt`; returns it and how many leading keys of the prompt its KV holds. */
-  take(prompt: Keys): { slot: number; reused: number } {
+  /** Takes an idle slot for `prompt` (`unit` tokens a key); returns it and the leading keys its KV holds. */
+  take(prompt: Keys, unit = 1): { slot: number; reused: number } {
+    this.unit = unit;
     let pick = -1;
     let save: boolean;
     let best = 0;
@@ -78,7 +80,7 @@ export class LlamacppSlots {
 
   // Kept unless a cached state already holds it; states it holds whole go.
   private save(keys: Keys): void {
-    if (keys.length > this.cacheLimit) return;
+    if (keys.length * this.unit > this.cacheLimit) return;
     if (this.states.some((s) => commonPrefix(s, keys) === keys.length)) return;
     for (let i = this.states.length - 1; i >= 0; i--)
       if (commonPrefix(this.states[i]!, keys) === this.states[i]!.length) this.states.splice(i, 1);
@@ -105,7 +107,8 @@ export class LlamacppSlots {
   }
 
   private trim(): void {
-    let total = this.states.reduce((a, s) => a + s.length, 0);
-    while (this.states.length > 0 && total > this.cacheLimit) total -= this.states.shift()!.length;
+    let total = this.states.reduce((a, s) => a + s.length, 0) * this.unit;
+    while (this.states.length > 0 && total > this.cacheLimit)
+      total -= this.states.shift()!.length * this.unit;
   }
 }

@@ -408,7 +408,7 @@ export class Scheduler {
   // llama.cpp: the slot seq runs in, and the prompt tokens its KV already holds.
   private takeSlot(seq: Seq): number {
     const ids = seq.spec.tokenIds;
-    const { slot, reused } = this.slots!.take(ids ?? seq.spec.blockHashes);
+    const { slot, reused } = this.slots!.take(ids ?? seq.spec.blockHashes, ids ? 1 : this.kv.blockSize);
     seq.slot = slot;
     return ids ? reused : reused * this.kv.blockSize;
   }

@@ -4,7 +4,7 @@ import { Scheduler, type RequestSpec } from '../../src/sim/scheduler.js';
 import { blockHashesOf, outputTokenId } from '../../src/sim/tokenizer.js';
 import { predictBlockCache, predictLlamacpp, type ServedRequest } from '../helpers/prefix-cache-predict.js';
 import { mooncakeTrace } from '../helpers/mooncake-trace.js';
-import { drive, testProfile } from './helpers.js';
+import { drive, req, testProfile } from './helpers.js';
 
 const BS = 16; // KV block
 const HASH_BLOCK = 512; // a Mooncake trace's hash id stands for 512 prompt tokens
@@ -161,6 +161,27 @@ describe('llama.cpp: slots and the host-memory prompt cache (its own rule)', () 
       testProfile({ flavor: 'llamacpp', maxNumSeqs: 1, kvCapacityTokens: 4096, promptCacheTokens: 0 }),
     );
     expect(serveOneByOne(s, [a, a, b, a])).toEqual([0, 299, 0, 0]);
+  });
+
+  it("without token ids (the twin's cells) slots compare whole blocks, and the cache counts their tokens", () => {
+    const run = (cacheTokens: number) => {
+      const s = new Scheduler(
+        testProfile({
+          flavor: 'llamacpp',
+          maxNumSeqs: 1,
+          kvCapacityTokens: 4096,
+          promptCacheTokens: cacheTokens,
+        }),
+      );
+      return ['a', 'b', 'a'].map((id, i) => {
+        const seq = s.submit(req(`${id}${i}`, 300, 5, { prefix: id === 'a' ? 1 : 2, arrivalMs: i * 1000 }));
+        drive(s, i * 1000);
+        return seq.cachedTokens;
+      });
+    };
+    // A leaves 18 whole blocks (288 tokens): a cache of 300 tokens keeps it for A's return, one of 200 does not.
+    expect(run(300)).toEqual([0, 0, 288]);
+    expect(run(200)).toEqual([0, 0, 0]);
   });
 
   it("a Mooncake-style trace on 1, 2 and 4 slots with prompt caches of 0 to 100K tokens: the rule's hits", () => {
