@@ -27,7 +27,7 @@ export interface FlavorSpec {
   rejectUnknownFields: boolean;
   validatesModel: boolean;
   streamOptionsNeedsStream: boolean;
-  cachedTokensInUsage: 'always' | 'flag' | 'never';
+  cachedTokensInUsage: 'always' | 'flag' | 'never' | 'non-stream'; // non-stream: llama.cpp, always there
   reasoningTokensInUsage: boolean;
   // vLLM with a reasoning parser (PR #45802, 2026): usage.completion_tokens_details.reasoning_tokens
   reasoningTokensDetails: boolean;
@@ -106,6 +106,7 @@ const SPECS: Record<Flavor, Omit<FlavorSpec, FromFacts>> = {
     headersAtAdmission: true,
     firstErrorAsHttp: true,
     timings: true,
+    cachedTokensInUsage: 'non-stream',
     // llama-server b10470: its cpp-httplib closes after the 2nd response (48 of 50 tries), FIN 0.1-0.5 ms after
     // the last chunk, whatever its Keep-Alive header says (docs/engines.md "HTTP stacks")
     closeConnections: { afterResponses: 2 },
