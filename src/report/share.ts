@@ -1,5 +1,6 @@
 import { answerRows } from '../answer/answer.js';
 import { givenAnalysis, type Analysis } from '../answer/analysis.js';
+import type { WhatIfNote } from '../answer/what-if.js';
 import { engineSettings } from '../engines/index.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
@@ -55,6 +56,19 @@ function glance(r: RunResult): string {
   return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
 }
 
+// The change, and what the twin predicts it does (docs/report.md "The answer"): all of the what-if's advice, its second
+// change included where the first alone still queues, in the row's own cell so the summary stays short.
+function changeMd(change: string, whatIf: WhatIfNote | undefined): string {
+  if (!whatIf) return answerProseMd(change);
+  const said = whatIf.text.startsWith(`${contextLabel(whatIf.contextTokens)} `)
+    ? whatIf.text.slice(contextLabel(whatIf.contextTokens).length + 1)
+    : whatIf.text;
+  return `${answerProseMd(change)}. *What if (predicted):* ${mdEscape(said)}`;
+}
+
+const whatIfOf = (a: Analysis, c: { contextTokens: number }) =>
+  a.whatIf.find((w) => w.contextTokens === c.contextTokens);
+
 export function renderShare(
   r: RunResult,
   o: { slo?: ServiceLevel; analysis?: Analysis; reportCommand?: string } = {},
@@ -66,12 +80,10 @@ export function renderShare(
     out.push(
       mdTable(
         ['Context', 'Users at once', 'Why not more', 'What to change'],
-        rows.map((x) => [
-          x.context,
-          `**${mdEscape(x.capacity)}**`,
-          mdEscape(x.short),
-          answerProseMd(x.change),
-        ]),
+        a.contexts.map((c, i) => {
+          const x = rows[i]!;
+          return [x.context, `**${mdEscape(x.capacity)}**`, mdEscape(x.short), changeMd(x.change, whatIfOf(a, c))];
+        }),
       ),
       '',
     );
@@ -80,7 +92,7 @@ export function renderShare(
     out.push('Total tok/s at a glance (Q: requests queued; over: beyond the KV cache):', '', glance(r), '');
   out.push(
     `<sub>${mdEscape(`${TOOL_NAME} v${TOOL_VERSION} · run ${r.runId}${r.predicted ? ' · predicted by a twin' : ''}`)}${
-      o.reportCommand ? ` · full report: \`${o.reportCommand.replace(/`/g, '')}\`` : ''
+      o.reportCommand ? ` · the full report in HTML, beside the result: \`${o.reportCommand.replace(/`/g, '')}\`` : ''
     }</sub>`,
   );
   return out.join('\n') + '\n';
