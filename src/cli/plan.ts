@@ -12,6 +12,7 @@ import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 import { urlCredentials } from '../target/probe.js';
+import { kvLayoutOf, type KvLayout } from '../engines/index.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
 import {
   fitPrefillModel,
@@ -61,6 +62,7 @@ export function register(program: Command, io: CliIo): void {
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
     let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
+    let kvLayout: KvLayout | undefined;
     let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
     let online: { baseUrl: string; apiKey: string | undefined; info: TargetInfo } | undefined;
     // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
@@ -77,6 +79,7 @@ export function register(program: Command, io: CliIo): void {
       if (kvCapacity === undefined && info.kvCapacityTokens !== undefined)
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
+      kvLayout = kvLayoutOf(info.engine.name, info.kvLayout); // as the run will plan it
       source = `${info.engine.name} at ${o.baseUrl}`;
       online = { baseUrl: o.baseUrl, apiKey, info };
     }
@@ -84,6 +87,7 @@ export function register(program: Command, io: CliIo): void {
       ...(maxModelLen !== undefined ? { maxModelLen } : {}),
       ...(kvCapacity !== undefined ? { kvCapacityTokens: kvCapacity } : {}),
       ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
+      ...(kvLayout ? { kvLayout } : {}),
       ...(o.verifyCapacity ? { verifyCapacity: true } : {}),
       maxOutput: o.maxOutput,
       ...(o.contexts ? { contexts: o.contexts } : {}),
