@@ -1,19 +1,15 @@
 import type { RequestRecord } from '../client/types.js';
 import { type Clock } from '../clock.js';
 import { firstTokenTimeoutMs } from '../client/transport/timeouts.js';
-import type { RequestLine } from '../results/io.js';
+import { RequestTag, type RequestLine } from '../results/request-line.js';
 import { buildRequestBody } from '../target/request-body.js';
 import type { TargetInfo } from '../target/types.js';
 import type { PromptSource, StreamFn } from './context.js';
 import type { RunSettings } from './settings.js';
 
-export interface SendSpec {
-  cell: string;
-  phase: RequestLine['phase'];
-  contextTokens: number;
+// The request's tag (its requests.jsonl identity, src/results/request-line.ts) and how to send it.
+export interface SendSpec extends RequestTag {
   promptTokens?: number; // the prompt's target when it differs from the context (a shortened retry)
-  concurrency?: number;
-  slot: number;
   maxOutput: number; // the request's output cap (the engine's max_tokens field)
   signal?: AbortSignal;
   firstTokenTimeoutMs?: number;
@@ -98,10 +94,7 @@ export function plainSent(s: Sent): Sent {
 export function toRequestLine(s: Sent): RequestLine {
   const r = s.record;
   const line: RequestLine = {
-    cell: s.spec.cell,
-    phase: s.spec.phase,
-    contextTokens: s.spec.contextTokens,
-    slot: s.spec.slot,
+    ...tagOf(s.spec),
     requestId: s.requestId,
     sentAtMs: r.sentAtMs,
     endAtMs: r.endAtMs,
@@ -115,7 +108,6 @@ export function toRequestLine(s: Sent): RequestLine {
     line.firstSentAtMs = r.resent.firstSentAtMs;
     line.resentAfter = r.resent.reason;
   }
-  if (s.spec.concurrency !== undefined) line.concurrency = s.spec.concurrency;
   if (s.repeat !== undefined) line.repeat = s.repeat;
   if (r.firstTokenAtMs !== undefined) line.firstTokenAtMs = r.firstTokenAtMs;
   if (r.reasoningTokens !== undefined) line.reasoningTokens = r.reasoningTokens;
@@ -130,4 +122,13 @@ export function toRequestLine(s: Sent): RequestLine {
     line.error = r.error.message;
   }
   return line;
+}
+
+const TAG_FIELDS = Object.keys(RequestTag.shape) as Array<keyof RequestTag>;
+
+// The tag's fields of a spec, those present, in the line's order.
+function tagOf(spec: SendSpec): RequestTag {
+  const out: Record<string, unknown> = {};
+  for (const k of TAG_FIELDS) if (spec[k] !== undefined) out[k] = spec[k];
+  return out as RequestTag;
 }

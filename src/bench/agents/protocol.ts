@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../errors.js';
 import { ERROR_KINDS } from '../../failures/kinds.js';
 import type { ClientLoad } from '../../client/self-check.js';
+import { RequestLine, RequestTag } from '../../results/request-line.js';
 import type { SenderConfig, Sent } from '../sender.js';
 import type { SlotSpec } from '../workers/slot-loop.js';
 import type { WorkerInfo } from '../workers/protocol.js';
@@ -62,34 +63,30 @@ export interface Hello {
 
 const finite = z.number().finite();
 const Offset = z.object({ offsetMs: finite, uncertaintyMs: finite.nonnegative(), atMs: finite });
-const Chunk = z.tuple([finite, z.number().int().nonnegative()]);
+// A record and its tag carry the request line's fields (src/results/request-line.ts), under the same schemas.
+const line = RequestLine.shape;
 const Record_ = z.looseObject({
-  calledAtMs: finite.optional(),
-  sentAtMs: finite,
+  calledAtMs: line.calledAtMs,
+  sentAtMs: line.sentAtMs,
   headersAtMs: finite.optional(),
-  firstTokenAtMs: finite.optional(),
-  endAtMs: finite,
-  chunks: z.array(Chunk),
-  outputTokens: z.number().int().nonnegative(),
-  tokenCountSource: z.enum(['continuous_usage', 'final_usage', 'tokenize', 'estimate', 'none']),
+  firstTokenAtMs: line.firstTokenAtMs,
+  endAtMs: line.endAtMs,
+  chunks: line.chunks,
+  outputTokens: line.outputTokens,
+  tokenCountSource: line.tokenCountSource,
   chunkTexts: z.array(z.string()).optional(),
   ok: z.boolean(),
   error: z
     .looseObject({ kind: z.enum(ERROR_KINDS), message: z.string(), status: z.number().optional() })
     .optional(),
 });
-const Spec = z.looseObject({
-  cell: z.string(),
-  phase: z.enum(['prefill', 'warmup', 'ramp', 'window']),
-  contextTokens: z.number().int().positive(),
-  slot: z.number().int().nonnegative(),
-  maxOutput: z.number().int().positive(),
-});
+const Spec = RequestTag.extend({ maxOutput: z.number().int().positive() }).loose();
 const WireSent = z.object({
   spec: Spec,
-  requestId: z.string(),
+  requestId: line.requestId,
   record: Record_,
   estTokens: z.number(),
+  repeat: line.repeat,
 });
 const Code = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 const Load = z.object({
