@@ -1,4 +1,4 @@
-import type { ClientLoad, LoopGauge } from '../client/self-check.js';
+import type { ClientLoad } from '../client/self-check.js';
 import { sleep, type Clock } from '../clock.js';
 import type { BenchError } from '../errors.js';
 import { contextLabel } from '../format/labels.js';
@@ -6,25 +6,24 @@ import { decodeKey } from '../results/cell-key.js';
 import type { ServerSample } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
 import type { MetricsSampler } from '../target/metrics-sampler.js';
-import { fatalError } from './fatal.js';
-import type { Sender, Sent } from './sender.js';
+import { fatalError } from './drive/fatal.js';
+import type { Sender, Sent } from './drive/sender.js';
 import type { RunSettings } from './settings.js';
-import { inThreadSlots, type SlotEvents, type SlotRunner } from './slots.js';
-import { workerSlots } from './workers/worker-slots.js';
-import type { CellAgentsRun } from './agents/cell-agents.js';
-import { worstLoad } from './agents/merge.js';
-import { errorLimit, type CellAt, type SlotSpec } from './workers/slot-loop.js';
+import { inThreadSessions } from './drive/in-thread.js';
+import {
+  clientThreads,
+  type CellAgentsRun,
+  type CellMonitor,
+  type SessionEvents,
+  type SessionRunner,
+} from './drive/runner.js';
+import { workerSessions } from './drive/workers/worker-sessions.js';
+import { worstLoad } from './drive/agents/merge.js';
+import { errorLimit, type CellAt, type SlotSpec } from './drive/session-loop.js';
 
 // One cell's coordinates and the run settings its window reads (seconds, as the options; workers > 1: the slots'
-// loops run on worker threads, src/bench/workers).
+// loops run on worker threads, src/bench/drive/workers).
 export type DecodeCellSpec = CellAt & Pick<RunSettings, 'maxOutput' | 'duration' | 'rampTimeout' | 'workers'>;
-
-// The client's own load over the window (src/client/self-check.ts ClientMonitor); injectable so a virtual-time
-// run, whose window is not real time, measures nothing.
-export interface CellMonitor {
-  start(workers?: readonly LoopGauge[]): void;
-  stop(): ClientLoad;
-}
 
 export interface DecodeCellRun {
   window: MeasureWindow;
@@ -39,12 +38,9 @@ export interface DecodeCellRun {
 }
 
 // Where a cell's slots run, when not in this process alone: the agents' runner (agents/hub.ts).
-export type SlotsOn = (spec: SlotSpec) => SlotRunner;
+export type SessionsOn = (spec: SlotSpec) => SessionRunner;
 
 export { errorLimit };
-
-/** The threads a cell's slots run on: the main thread, plus N worker threads when N > 1 (one runs in-thread). */
-export const clientThreads = (workers: number | undefined): number => ((workers ?? 1) > 1 ? 1 + workers! : 1);
 
 // docs/method.md "Sustained decode cell": ramp N slots, keep N in flight (closed loop), open the window when every
 // slot has produced a first token (or at the ramp timeout), close it after the fixed duration, abort everything in
@@ -56,7 +52,7 @@ export async function runDecodeCell(
   sampler: MetricsSampler | undefined,
   stop: AbortSignal,
   monitor?: CellMonitor,
-  slotsOn?: SlotsOn,
+  sessionsOn?: SessionsOn,
 ): Promise<DecodeCellRun> {
   const n = spec.concurrency;
   const durationMs = spec.duration * 1000;
@@ -69,11 +65,11 @@ export async function runDecodeCell(
     // A decode request lives at most until the window closes: its first-token deadline must not cut a queued one.
     firstTokenTimeoutMs: rampTimeoutMs + durationMs + 60_000,
   };
-  const slots: SlotRunner = slotsOn
-    ? slotsOn(slotSpec)
+  const slots: SessionRunner = sessionsOn
+    ? sessionsOn(slotSpec)
     : clientThreads(spec.workers) > 1
-      ? workerSlots(sender, slotSpec, spec.workers!)
-      : inThreadSlots(sender, clock, slotSpec);
+      ? workerSessions(sender, slotSpec, spec.workers!)
+      : inThreadSessions(sender, clock, slotSpec);
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits
   const onStop = () => early.abort();
   stop.addEventListener('abort', onStop, { once: true });
@@ -81,7 +77,7 @@ export async function runDecodeCell(
   const firstSeen = new Set<number>();
   let errors = 0;
   let errorLimitHit = false;
-  let fatal: Parameters<SlotEvents['onError']>[0];
+  let fatal: Parameters<SessionEvents['onError']>[0];
   try {
     await slots.start({
       early: early.signal,

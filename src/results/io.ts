@@ -128,9 +128,13 @@ export function readRequestLines(
   const { lines, bad } = readLog(path);
   const first = bad[0];
   if (first && !o.keepGood)
-    throw new BenchError('RESULT_INVALID', `${path} line ${first.line} is not a request record: ${first.why}.`, {
-      hint: 'The file was edited or damaged; docs/result-schema.md "requests.jsonl" says what a line holds.',
-    });
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${path} line ${first.line} is not a request record: ${first.why}.`,
+      {
+        hint: 'The file was edited or damaged; docs/result-schema.md "requests.jsonl" says what a line holds.',
+      },
+    );
   for (const b of bad) o.onBad?.(b);
   return lines.map((l) => l.line);
 }

@@ -8,7 +8,13 @@ import { ERROR_KINDS } from '../failures/kinds.js';
 // When a request was sent: a prefill point, a cell's warm-up, its ramp or its window (a level: scheduled in its
 // warm-up, or in its window).
 export const REQUEST_PHASES = ['prefill', 'warmup', 'ramp', 'window'] as const;
-export const TOKEN_COUNT_SOURCES = ['continuous_usage', 'final_usage', 'tokenize', 'estimate', 'none'] as const;
+export const TOKEN_COUNT_SOURCES = [
+  'continuous_usage',
+  'final_usage',
+  'tokenize',
+  'estimate',
+  'none',
+] as const;
 
 const ms = z.number().finite(); // epoch ms on the run's clock (the coordinator's, over agents)
 const count = z.number().int().nonnegative();
@@ -43,7 +49,7 @@ export const RequestLine = z.object({
   errorKind: z.enum(ERROR_KINDS).optional(),
   httpStatus: z.number().int().optional(),
   error: z.string().optional(),
-  // A session's request (docs/workloads.md): when the schedule said to send it, when the in-flight cap let it go
+  // A session's request (docs/result-schema.md "requests.jsonl"): when the schedule said to send it, when the in-flight cap let it go
   // (absent without a cap), which session and turn it was, the load level, and the workload's targets.
   scheduledAtMs: ms.optional(),
   releasedAtMs: ms.optional(),

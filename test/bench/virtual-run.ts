@@ -9,7 +9,7 @@ import { StreamSession } from '../../src/client/decode/stream-session.js';
 import type { StreamRequestOptions } from '../../src/client/stream.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/transport/timeouts.js';
 import type { RequestRecord } from '../../src/client/types.js';
-import type { StreamFn } from '../../src/bench/context.js';
+import type { StreamFn } from '../../src/bench/drive/context.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';

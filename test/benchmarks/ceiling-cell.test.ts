@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DecodeCellRun } from '../../src/bench/decode-cell.js';
-import type { Sent } from '../../src/bench/sender.js';
+import type { Sent } from '../../src/bench/drive/sender.js';
 import type { ClientLoad } from '../../src/client/self-check.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import type { TruthRecord } from '../../src/sim/index.js';

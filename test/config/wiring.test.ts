@@ -1,9 +1,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DecodeCellSpec } from '../../src/bench/decode-cell.js';
-import type { SendSpec, SenderConfig } from '../../src/bench/sender.js';
+import type { SendSpec, SenderConfig } from '../../src/bench/drive/sender.js';
 import type { CliOnlyKey, RunInput, RunSettings } from '../../src/bench/settings.js';
-import type { InitMessage } from '../../src/bench/workers/protocol.js';
-import type { SlotSpec } from '../../src/bench/workers/slot-loop.js';
+import type { InitMessage } from '../../src/bench/drive/workers/protocol.js';
+import type { SlotSpec } from '../../src/bench/drive/session-loop.js';
 import type { DefaultedKey, OPTION_TABLE, OptionKey, Options } from '../../src/config/options.js';
 import type { RunConfig, RunResult } from '../../src/results/schema.js';
 

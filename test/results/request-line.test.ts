@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toRequestLine, type Sent } from '../../src/bench/sender.js';
+import { toRequestLine, type Sent } from '../../src/bench/drive/sender.js';
 import { isBenchError } from '../../src/errors.js';
 import { appendRequestLines, keepRequestLines, readRequestLines } from '../../src/results/io.js';
 import { RequestLine } from '../../src/results/request-line.js';

@@ -3,7 +3,7 @@ import type { Plan } from '../../plan/plan.js';
 import { decodeKey, parseCellKey } from '../../results/cell-key.js';
 import { REQUEST_LOG_FILE, appendRequestLines, keepRequestLines, writeResult } from '../../results/io.js';
 import type { DecodeCell, PrefillPoint, RunResult } from '../../results/schema.js';
-import { toRequestLine, type Sent } from '../sender.js';
+import { toRequestLine, type Sent } from '../drive/sender.js';
 
 // The run's state on disk: it owns the result, saves it atomically after every finished point or cell, and
 // keeps requests.jsonl to the finished ones (a cell cut by a kill or Ctrl-C is measured again on resume).

@@ -2,19 +2,19 @@
 // JSON and parsed by the wire schemas (as over HTTP), each direction delayed on the rig's clock (virtual time), so
 // the protocol runs in the fast tier. kill() is a process that died (its connection closes); freeze() one that
 // fell silent (nothing more in either direction, the connection left open).
-import { BenchError } from '../../../src/errors.js';
-import { sleep, type Clock } from '../../../src/clock.js';
-import type { StreamFn } from '../../../src/bench/context.js';
-import type { CoordinatorLink } from '../../../src/bench/agents/agent.js';
-import type { AgentHub, AgentPort } from '../../../src/bench/agents/hub.js';
-import { shiftRecord } from '../../../src/bench/agents/merge.js';
+import { BenchError } from '../../../../src/errors.js';
+import { sleep, type Clock } from '../../../../src/clock.js';
+import type { StreamFn } from '../../../../src/bench/drive/context.js';
+import type { CoordinatorLink } from '../../../../src/bench/drive/agents/agent.js';
+import type { AgentHub, AgentPort } from '../../../../src/bench/drive/agents/hub.js';
+import { shiftRecord } from '../../../../src/bench/drive/agents/merge.js';
 import {
   parseFromAgent,
   parseToAgent,
   type FromAgent,
   type Hello,
   type ToAgent,
-} from '../../../src/bench/agents/protocol.js';
+} from '../../../../src/bench/drive/agents/protocol.js';
 
 const wire = <T>(
   parse: (x: unknown) => { ok: true; value: T } | { ok: false; error: string },

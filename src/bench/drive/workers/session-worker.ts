@@ -3,15 +3,15 @@
 // clock every thread of the process shares.
 import { setMaxListeners } from 'node:events';
 import { parentPort } from 'node:worker_threads';
-import { streamRequest } from '../../client/stream.js';
-import { realClock } from '../../clock.js';
+import { streamRequest } from '../../../client/stream.js';
+import { realClock } from '../../../clock.js';
 import type { PromptSource } from '../context.js';
 import { plainSent, Sender, type Sent } from '../sender.js';
 import type { FromWorker, InitMessage, ToWorker } from './protocol.js';
-import { runSlotLoop } from './slot-loop.js';
+import { runSlotLoop } from '../session-loop.js';
 
 const port = parentPort;
-if (!port) throw new Error('slot-worker must run in a worker thread');
+if (!port) throw new Error('session-worker must run in a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
 
 // One cell at a time; the thread itself lives on for the next cells of the run (warm JIT, open connections).

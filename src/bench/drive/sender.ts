@@ -1,11 +1,11 @@
-import type { RequestRecord } from '../client/types.js';
-import { type Clock } from '../clock.js';
-import { firstTokenTimeoutMs } from '../client/transport/timeouts.js';
-import { RequestTag, type RequestLine } from '../results/request-line.js';
-import { buildRequestBody } from '../target/request-body.js';
-import type { TargetInfo } from '../target/types.js';
+import type { RequestRecord } from '../../client/types.js';
+import { type Clock } from '../../clock.js';
+import { firstTokenTimeoutMs } from '../../client/transport/timeouts.js';
+import { RequestTag, type RequestLine } from '../../results/request-line.js';
+import { buildRequestBody } from '../../target/request-body.js';
+import type { TargetInfo } from '../../target/types.js';
 import type { PromptSource, StreamFn } from './context.js';
-import type { RunSettings } from './settings.js';
+import type { Options } from '../../config/options.js';
 
 // The request's tag (its requests.jsonl identity, src/results/request-line.ts) and how to send it.
 export interface SendSpec extends RequestTag {
@@ -25,8 +25,8 @@ export interface Sent {
 }
 
 // Plain data (the settings' own fields), so worker threads send with the same transport and body.
-export type SenderConfig = Pick<RunSettings, 'api' | 'ignoreEos'> &
-  Partial<Pick<RunSettings, 'apiKey' | 'httpClient'>> & {
+export type SenderConfig = Pick<Options<'run'>, 'api' | 'ignoreEos'> &
+  Partial<Pick<Options<'run'>, 'apiKey' | 'httpClient'>> & {
     baseUrl: string; // normalized (src/bench/settings.ts normalizeBaseUrl)
     sampling: Record<string, unknown>; // under the API's names (src/config/stored.ts samplingOf)
     idPrefix: string; // unique per process run, so resumed runs never reuse an X-Request-Id
@@ -46,7 +46,7 @@ export class Sender {
     private readonly clock: Clock,
   ) {}
 
-  // What a worker thread needs to send the same requests (src/bench/workers): plain data and the prompt source.
+  // What a worker thread needs to send the same requests (src/bench/drive/workers): plain data and the prompt source.
   workerParts(): {
     cfg: SenderConfig;
     info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>;

@@ -1,13 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { BenchError } from '../../errors.js';
-import { sleep, type Clock } from '../../clock.js';
+import { BenchError } from '../../../errors.js';
+import { sleep, type Clock } from '../../../clock.js';
 import type { PromptSource, StreamFn } from '../context.js';
-import type { CellMonitor } from '../decode-cell.js';
-import { clientThreads } from '../decode-cell.js';
 import { plainSent, Sender, type Sent } from '../sender.js';
-import { inThreadSlots, type SlotRunner } from '../slots.js';
-import { workerSlots } from '../workers/worker-slots.js';
-import { bestOffset, OFFSET_SAMPLES, type ClockOffset, type TimeSample } from './offsets.js';
+import { inThreadSessions } from '../in-thread.js';
+import { clientThreads, type CellMonitor, type ClockOffset, type SessionRunner } from '../runner.js';
+import { workerSessions } from '../workers/worker-sessions.js';
+import { bestOffset, OFFSET_SAMPLES, type TimeSample } from './offsets.js';
 import { PROTOCOL_VERSION, type FromAgent, type Hello, type ToAgent } from './protocol.js';
 
 // An agent (docs/distributed.md): a process that drives its share of each decode cell's slots for the coordinator.
@@ -215,7 +214,7 @@ class Session {
 // its records. Nothing is sent during the window but first tokens and errors: the records go after the close, so
 // the agent's own traffic to the coordinator does not compete with the stamps it takes.
 class AgentCell {
-  private runner: SlotRunner | undefined;
+  private runner: SessionRunner | undefined;
   private before: ClockOffset | undefined;
   private closed = false;
   private readonly early = new AbortController();
@@ -226,7 +225,7 @@ class AgentCell {
     private readonly o: AgentOptions,
     private readonly sender: Sender,
     readonly seq: number,
-    private readonly spec: Parameters<typeof inThreadSlots>[2],
+    private readonly spec: Parameters<typeof inThreadSessions>[2],
     private readonly workers: number | undefined,
     private readonly post: (m: FromAgent[]) => Promise<void>,
   ) {
@@ -250,8 +249,8 @@ class AgentCell {
     const mine = this.spec;
     this.runner =
       (this.workers ?? 1) > 1
-        ? workerSlots(this.sender, mine, this.workers!)
-        : inThreadSlots(this.sender, clock, mine);
+        ? workerSessions(this.sender, mine, this.workers!)
+        : inThreadSessions(this.sender, clock, mine);
     const runner = this.runner;
     void (async () => {
       let crash: string | undefined;

@@ -2,16 +2,16 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent } from '../../../src/bench/agents/agent.js';
-import { sleep } from '../../../src/clock.js';
-import { AgentHub } from '../../../src/bench/agents/hub.js';
-import { skewedClock } from '../../../src/bench/agents/skew.js';
-import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../../src/bench/run.js';
-import { silentProgress } from '../../../src/progress/sink.js';
-import type { RunSettings } from '../../../src/bench/settings.js';
-import type { DecodeCell, RunResult } from '../../../src/results/schema.js';
-import type { TruthRecord } from '../../../src/sim/truth.js';
-import { memoryStream, virtualRig, virtualSettings, type VirtualRig } from '../virtual-run.js';
+import { runAgent } from '../../../../src/bench/drive/agents/agent.js';
+import { sleep } from '../../../../src/clock.js';
+import { AgentHub } from '../../../../src/bench/drive/agents/hub.js';
+import { skewedClock } from '../../../../src/bench/drive/agents/skew.js';
+import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../../../src/bench/run.js';
+import { silentProgress } from '../../../../src/progress/sink.js';
+import type { RunSettings } from '../../../../src/bench/settings.js';
+import type { DecodeCell, RunResult } from '../../../../src/results/schema.js';
+import type { TruthRecord } from '../../../../src/sim/truth.js';
+import { memoryStream, virtualRig, virtualSettings, type VirtualRig } from '../../virtual-run.js';
 import { MemoryLink, skewedStream } from './memory-link.js';
 
 // One run over K agents in virtual time (docs/distributed.md): the real coordinator (BenchRun with an AgentHub) and

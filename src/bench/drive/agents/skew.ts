@@ -1,5 +1,5 @@
-import { BenchError } from '../../errors.js';
-import type { Clock } from '../../clock.js';
+import { BenchError } from '../../../errors.js';
+import type { Clock } from '../../../clock.js';
 
 // A clock set wrong on purpose (tests only: docs/distributed.md "Testing the clocks"): it reads the base clock plus
 // offsetMs, plus driftMsPerS for every second since it was made, as a host whose clock is off and drifting would.

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../../src/client/types.js';
-import type { Sent } from '../../../src/bench/sender.js';
-import { mergeShares, shiftRecord, worstLoad } from '../../../src/bench/agents/merge.js';
+import type { RequestRecord } from '../../../../src/client/types.js';
+import type { Sent } from '../../../../src/bench/drive/sender.js';
+import { mergeShares, shiftRecord, worstLoad } from '../../../../src/bench/drive/agents/merge.js';
 import {
   bestOffset,
   offsetAt,
   offsetUncertainty,
   sampleOffset,
-  type ClockOffset,
   type TimeSample,
-} from '../../../src/bench/agents/offsets.js';
-import { shareSlots, slotsOf } from '../../../src/bench/agents/shard.js';
-import { parseFromAgent } from '../../../src/bench/agents/protocol.js';
-import { windowFigures } from '../../../src/stats/window.js';
-import { mulberry32 } from '../../../src/rng.js';
+} from '../../../../src/bench/drive/agents/offsets.js';
+import type { ClockOffset } from '../../../../src/bench/drive/runner.js';
+import { shareSlots, slotsOf } from '../../../../src/bench/drive/agents/shard.js';
+import { parseFromAgent } from '../../../../src/bench/drive/agents/protocol.js';
+import { windowFigures } from '../../../../src/stats/window.js';
+import { mulberry32 } from '../../../../src/rng.js';
 
 // An agent whose clock reads true time - skew(true time): an exchange at true time `at` with one-way delays `out`
 // and `back` and `hold` ms on the coordinator, as the four stamps each side would take.

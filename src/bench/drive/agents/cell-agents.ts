@@ -1,22 +1,6 @@
-import type { ClientLoad } from '../../client/self-check.js';
-import type { CellAgents } from '../../results/schema.js';
-import { offsetUncertainty, uncertaintyLimitMs, type ClockOffset } from './offsets.js';
-
-// What the agents' slot runner knows about a cell once it has ended (slots.ts SlotRunner.agents): which agents
-// drove it, their clocks, their loads, and the agent lost on the way, if any.
-export interface RemoteOfCell {
-  agent: number;
-  host: string;
-  slots: number;
-  before?: ClockOffset;
-  after?: ClockOffset;
-}
-
-export interface CellAgentsRun {
-  remotes: RemoteOfCell[];
-  loads: Array<{ agent: number; load: ClientLoad }>; // the remote agents' own self-checks over the window
-  lost?: string; // "agent 2 (host) fell silent ...": the cell cannot stand
-}
+import type { CellAgents } from '../../../results/schema.js';
+import type { CellAgentsRun, ClockOffset, RemoteOfCell } from '../runner.js';
+import { offsetUncertainty, uncertaintyLimitMs } from './offsets.js';
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const stored = (o: ClockOffset | undefined) =>

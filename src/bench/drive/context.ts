@@ -1,5 +1,5 @@
-import type { RequestRecord } from '../client/types.js';
-import type { StreamRequestOptions } from '../client/stream.js';
+import type { RequestRecord } from '../../client/types.js';
+import type { StreamRequestOptions } from '../../client/stream.js';
 
 // What the runner needs from the outside world besides the clock (src/clock.ts), injected so a run is an object
 // (no globals) and tests can substitute the transport or the prompts.

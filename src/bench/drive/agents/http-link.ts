@@ -1,5 +1,5 @@
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../errors.js';
 import type { CoordinatorLink } from './agent.js';
 import { parseToAgent, type FromAgent, type Hello, type ToAgent } from './protocol.js';
 

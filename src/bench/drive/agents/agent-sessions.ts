@@ -1,14 +1,13 @@
-import type { ClientLoad } from '../../client/self-check.js';
-import { contextLabel } from '../../format/labels.js';
-import { sleep, type Clock } from '../../clock.js';
+import type { ClientLoad } from '../../../client/self-check.js';
+import { contextLabel } from '../../../format/labels.js';
+import { sleep, type Clock } from '../../../clock.js';
 import type { Sender, Sent } from '../sender.js';
-import { inThreadSlots, type SlotEvents, type SlotRunner } from '../slots.js';
-import type { SlotSpec } from '../workers/slot-loop.js';
-import { workerSlots } from '../workers/worker-slots.js';
-import type { CellAgentsRun } from './cell-agents.js';
+import { inThreadSessions } from '../in-thread.js';
+import type { CellAgentsRun, ClockOffset, SessionEvents, SessionRunner } from '../runner.js';
+import type { SlotSpec } from '../session-loop.js';
+import { workerSessions } from '../workers/worker-sessions.js';
 import type { AgentHub, Member } from './hub.js';
 import { mergeShares } from './merge.js';
-import type { ClockOffset } from './offsets.js';
 import type { AgentSlot, FromAgent } from './protocol.js';
 import { shareSlots } from './shard.js';
 
@@ -55,17 +54,17 @@ function deferred(): Deferred {
 // round trip seen while measuring the clocks) and for it to set up its loops.
 const START_LEAD_MS = 100;
 
-export function agentSlots(
+export function agentSessions(
   hub: AgentHub,
   sender: Sender,
   clock: Clock,
   spec: SlotSpec,
   workers: number | undefined,
-): SlotRunner {
+): SessionRunner {
   const seq = hub.nextSeq();
   let remotes: Remote[] = [];
-  let local: SlotRunner | undefined;
-  let events: SlotEvents | undefined;
+  let local: SessionRunner | undefined;
+  let events: SessionEvents | undefined;
   let lost: string | undefined;
   let openMs: number | undefined;
   let closed = false;
@@ -103,7 +102,7 @@ export function agentSlots(
     for (const r of remotes) if (!r.finished.done) r.m.port.send(make());
   };
 
-  async function begin(ev: SlotEvents): Promise<void> {
+  async function begin(ev: SessionEvents): Promise<void> {
     events = ev;
     await hub.waitForAgents(ev.early);
     const members = hub.live();
@@ -112,7 +111,8 @@ export function agentSlots(
       .filter((m) => (shares.get(m.index) ?? []).length > 0)
       .map((m) => ({ m, slots: shares.get(m.index)!, sent: [], ready: deferred(), finished: deferred() }));
     const mine = { ...spec, share: shares.get(0)! };
-    local = (workers ?? 1) > 1 ? workerSlots(sender, mine, workers!) : inThreadSlots(sender, clock, mine);
+    local =
+      (workers ?? 1) > 1 ? workerSessions(sender, mine, workers!) : inThreadSessions(sender, clock, mine);
     for (const r of remotes)
       r.m.listener = { message: (msg) => onMessage(r, msg), lost: (reason) => loseRemote(r, reason) };
     const { prompts } = sender.workerParts();

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../../errors.js';
-import { ERROR_KINDS } from '../../failures/kinds.js';
-import type { ClientLoad } from '../../client/self-check.js';
-import { RequestLine, RequestTag } from '../../results/request-line.js';
+import { ERROR_CODES, type ErrorCode } from '../../../errors.js';
+import { ERROR_KINDS } from '../../../failures/kinds.js';
+import type { ClientLoad } from '../../../client/self-check.js';
+import { RequestLine, RequestTag } from '../../../results/request-line.js';
 import type { SenderConfig, Sent } from '../sender.js';
-import type { SlotSpec } from '../workers/slot-loop.js';
+import type { SlotSpec } from '../session-loop.js';
 import type { WorkerInfo } from '../workers/protocol.js';
-import type { ClockOffset } from './offsets.js';
+import type { ClockOffset } from '../runner.js';
 
 // The messages between the coordinator (agent 0) and the other agents (docs/distributed.md "A cell over K agents").
 // JSON on the wire; whatever arrives is parsed by the schemas below before it is used (an agent's records become the

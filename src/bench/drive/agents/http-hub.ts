@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../errors.js';
 import type { AgentHub, AgentPort } from './hub.js';
 import { parseFromAgent, parseHello, type FromAgent } from './protocol.js';
 

@@ -1,6 +1,6 @@
-import type { RequestRecord } from '../client/types.js';
-import { BenchError, type ErrorCode } from '../errors.js';
-import { fatalCodeFor } from '../failures/classify.js';
+import type { RequestRecord } from '../../client/types.js';
+import { BenchError, type ErrorCode } from '../../errors.js';
+import { fatalCodeFor } from '../../failures/classify.js';
 
 // Request failures that no retry can fix (bad key, unknown model, prompt too long) stop the run or the
 // context with a stable code: an HTTP error, or an in-stream validation error (TGI's 422), as the client

@@ -1,7 +1,8 @@
-import type { ClientLoad } from '../../client/self-check.js';
-import type { RequestRecord } from '../../client/types.js';
+import type { ClientLoad } from '../../../client/self-check.js';
+import type { RequestRecord } from '../../../client/types.js';
 import type { Sent } from '../sender.js';
-import { toCoordinatorTime, type ClockOffset } from './offsets.js';
+import type { ClockOffset } from '../runner.js';
+import { toCoordinatorTime } from './offsets.js';
 
 // One cell's requests from every agent on the coordinator's timeline (docs/distributed.md "Merge"): each agent's
 // stamps shifted by its offset, then one list in end order, the order a single client's cell keeps. The cell's

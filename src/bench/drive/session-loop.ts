@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../../errors.js';
 import { sleep, type Clock } from '../../clock.js';
-import { fatalCode } from '../fatal.js';
-import type { Sender, Sent } from '../sender.js';
-import type { RunSettings } from '../settings.js';
+import { fatalCode } from './fatal.js';
+import type { Sender, Sent } from './sender.js';
+import type { Options } from '../../config/options.js';
 
 // The closed loop of one slot (docs/method.md "Sustained decode cell"), on the main thread and in workers alike: send,
 // keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
@@ -24,7 +24,7 @@ export interface CellAt {
 
 // What each slot's closed loop sends, in this thread or a worker (workers/protocol.ts carries it as is).
 export type SlotSpec = CellAt &
-  Pick<RunSettings, 'maxOutput'> & {
+  Pick<Options<'run'>, 'maxOutput'> & {
     cell: string; // the requests.jsonl key (src/results/cell-key.ts)
     firstTokenTimeoutMs: number;
     share?: number[]; // the slots this runner drives (an agent's share, docs/distributed.md); default 1..concurrency

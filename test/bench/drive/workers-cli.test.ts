@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { SimHandle } from '../../src/sim/index.js';
-import { runCliInProcess } from '../helpers/cli.js';
-import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from '../integration/run-helpers.js';
+import type { SimHandle } from '../../../src/sim/index.js';
+import { runCliInProcess } from '../../helpers/cli.js';
+import {
+  fastFlags,
+  readRun,
+  runDirs,
+  startTestSim,
+  tempDir,
+  truthById,
+} from '../../integration/run-helpers.js';
 
 // `run --workers 2` end to end: the option reaches the decode cells, the result records it, every request line
 // comes from a worker thread and its token counts equal the sim's truth.

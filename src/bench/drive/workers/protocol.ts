@@ -1,7 +1,7 @@
-import type { ErrorCode } from '../../errors.js';
+import type { ErrorCode } from '../../../errors.js';
 import type { SenderConfig, Sent } from '../sender.js';
 import type { Sender } from '../sender.js';
-import type { SlotSpec } from './slot-loop.js';
+import type { SlotSpec } from '../session-loop.js';
 
 // Messages between the cell coordinator (main thread) and a slot worker. Everything here is structured-clone
 // data: no functions, no AbortSignals, no TargetInfo.tokenize.

@@ -1,20 +1,13 @@
 // An agent's clock against the coordinator's (docs/distributed.md "Clocks"), NTP-style: the agent stamps t0 when
 // it sends, the coordinator t1 when the request arrives and t2 when it answers, the agent t3 when the answer
 // arrives. Pure: the exchange itself is the link's (agent.ts).
+import type { ClockOffset } from '../runner.js';
 
 export interface TimeSample {
   t0: number; // agent clock: sent
   t1: number; // coordinator clock: received
   t2: number; // coordinator clock: answered
   t3: number; // agent clock: answer received
-}
-
-// coordinator time = agent time + offsetMs, known to within ±uncertaintyMs (half the round trip: the true offset
-// lies in that interval whatever the split of the trip between the two directions).
-export interface ClockOffset {
-  offsetMs: number;
-  uncertaintyMs: number;
-  atMs: number; // agent clock: the middle of the sample it came from
 }
 
 // Samples per estimate: of ~20 round trips the fastest is the one least delayed by queues on either side.

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
-import { BenchError } from '../../errors.js';
+import { BenchError } from '../../../errors.js';
 import type { Sender, Sent } from '../sender.js';
-import type { SlotEvents, SlotRunner } from '../slots.js';
-import type { SlotSpec } from './slot-loop.js';
+import type { SessionEvents, SessionRunner } from '../runner.js';
+import type { SlotSpec } from '../session-loop.js';
 import { assignSlots, closePool, workerPool } from './pool.js';
 import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
@@ -11,7 +11,7 @@ let cellsStarted = 0;
 // The slots' closed loops on worker threads (docs/performance.md "Workers"); the cell (decode-cell.ts) keeps the
 // window in this thread. Every timestamp is epoch ms on the clock all threads share, so the records merged in
 // end order mean what a single-threaded run's do.
-export function workerSlots(sender: Sender, spec: SlotSpec, workers: number): SlotRunner {
+export function workerSessions(sender: Sender, spec: SlotSpec, workers: number): SessionRunner {
   const groups = assignSlots(spec.concurrency, workers, spec.share);
   const pool = workerPool(sender, groups.length);
   const results: Array<Promise<{ sent: Sent[] }>> = [];
@@ -19,7 +19,7 @@ export function workerSlots(sender: Sender, spec: SlotSpec, workers: number): Sl
   const send = (m: ToWorker) => {
     for (const t of pool.threads) t.postMessage(m);
   };
-  const begin = async (events: SlotEvents) => {
+  const begin = async (events: SessionEvents) => {
     const parts = sender.workerParts();
     const slotsOf = await Promise.all(
       groups.map((g) =>
@@ -75,7 +75,7 @@ export function workerSlots(sender: Sender, spec: SlotSpec, workers: number): Sl
 // One worker's messages for one cell, until its records arrive (or it fails).
 function listen(
   t: Worker,
-  events: SlotEvents,
+  events: SessionEvents,
   onCrash: (message: string) => void,
 ): Promise<{ sent: Sent[] }> {
   return new Promise((resolve) => {

@@ -1,13 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../worker-start.js';
+import { startModuleWorker } from '../../../worker-start.js';
 import type { Sender } from '../sender.js';
 import type { FromWorker } from './protocol.js';
 
 // Starts the slot worker (src/worker-start.ts finds the compiled or the source module).
 export function startSlotWorker(): Worker {
   return startModuleWorker(
-    new URL('./slot-worker.ts', import.meta.url),
-    new URL('./slot-worker.js', import.meta.url),
+    new URL('./session-worker.ts', import.meta.url),
+    new URL('./session-worker.js', import.meta.url),
   );
 }
 

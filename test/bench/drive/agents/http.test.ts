@@ -2,17 +2,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAgent } from '../../../src/bench/agents/agent.js';
-import { serveAgents, listenAddress, type AgentServer } from '../../../src/bench/agents/http-hub.js';
-import { HttpLink } from '../../../src/bench/agents/http-link.js';
-import { AgentHub } from '../../../src/bench/agents/hub.js';
-import { PROTOCOL_VERSION } from '../../../src/bench/agents/protocol.js';
-import { realClock } from '../../../src/clock.js';
-import { BenchRun } from '../../../src/bench/run.js';
-import { streamRequest } from '../../../src/client/stream.js';
-import { isBenchError } from '../../../src/errors.js';
-import type { RunResult } from '../../../src/results/schema.js';
-import { startSim, type SimHandle } from '../../../src/sim/index.js';
+import { runAgent } from '../../../../src/bench/drive/agents/agent.js';
+import { serveAgents, listenAddress, type AgentServer } from '../../../../src/bench/drive/agents/http-hub.js';
+import { HttpLink } from '../../../../src/bench/drive/agents/http-link.js';
+import { AgentHub } from '../../../../src/bench/drive/agents/hub.js';
+import { PROTOCOL_VERSION } from '../../../../src/bench/drive/agents/protocol.js';
+import { realClock } from '../../../../src/clock.js';
+import { BenchRun } from '../../../../src/bench/run.js';
+import { streamRequest } from '../../../../src/client/stream.js';
+import { isBenchError } from '../../../../src/errors.js';
+import type { RunResult } from '../../../../src/results/schema.js';
+import { startSim, type SimHandle } from '../../../../src/sim/index.js';
 
 // The coordinator's HTTP endpoint and the agent's link, in this process on 127.0.0.1: who may join, and one short
 // run over two agents whose every chunk is the sim's truth. The same over real processes: test/integration/agents.

@@ -1,8 +1,8 @@
-import { sleep, type Clock } from '../../clock.js';
+import { sleep, type Clock } from '../../../clock.js';
 import type { Sender } from '../sender.js';
-import type { SlotRunner } from '../slots.js';
-import type { SlotSpec } from '../workers/slot-loop.js';
-import { agentSlots } from './agent-slots.js';
+import type { SessionRunner } from '../runner.js';
+import type { SlotSpec } from '../session-loop.js';
+import { agentSessions } from './agent-sessions.js';
 import {
   PROTOCOL_VERSION,
   type AgentSenderConfig,
@@ -13,7 +13,7 @@ import {
 import type { WorkerInfo } from '../workers/protocol.js';
 
 // The coordinator's side of the agents (docs/distributed.md): who has joined, whether each is still heard from, and
-// the slot runner of each decode cell over them (agent-slots.ts). Transport-free: a transport (http-hub.ts, or a
+// the slot runner of each decode cell over them (agent-sessions.ts). Transport-free: a transport (http-hub.ts, or a
 // test's in-memory link) calls join / receive / gone and gives each agent a port to send on.
 
 export interface AgentPort {
@@ -157,9 +157,9 @@ export class AgentHub {
     }
   }
 
-  /** The slot runner of one decode cell over the coordinator and every agent there now. */
-  slots(sender: Sender, clock: Clock, spec: SlotSpec, workers: number | undefined): SlotRunner {
-    return agentSlots(this, sender, clock, spec, workers);
+  /** The session runner of one decode cell over the coordinator and every agent there now. */
+  sessions(sender: Sender, clock: Clock, spec: SlotSpec, workers: number | undefined): SessionRunner {
+    return agentSessions(this, sender, clock, spec, workers);
   }
 
   /** The run ended: 'complete' releases the agents; any other status leaves them waiting for a resumed run. */

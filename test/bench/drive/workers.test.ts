@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realClock } from '../../src/clock.js';
-import { streamRequest } from '../../src/client/stream.js';
-import type { PromptSource } from '../../src/bench/context.js';
-import { runDecodeCell, type DecodeCellRun } from '../../src/bench/decode-cell.js';
-import { Sender } from '../../src/bench/sender.js';
-import { assignSlots } from '../../src/bench/workers/pool.js';
-import { startSim, type SimHandle, type TruthRecord } from '../../src/sim/index.js';
-import { probeTarget } from '../../src/target/probe.js';
+import { realClock } from '../../../src/clock.js';
+import { streamRequest } from '../../../src/client/stream.js';
+import type { PromptSource } from '../../../src/bench/drive/context.js';
+import { runDecodeCell, type DecodeCellRun } from '../../../src/bench/decode-cell.js';
+import { Sender } from '../../../src/bench/drive/sender.js';
+import { assignSlots } from '../../../src/bench/drive/workers/pool.js';
+import { startSim, type SimHandle, type TruthRecord } from '../../../src/sim/index.js';
+import { probeTarget } from '../../../src/target/probe.js';
 
 describe('assignSlots', () => {
   it('deals slots round-robin over at most n workers', () => {

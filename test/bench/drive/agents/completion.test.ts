@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { runAgent, type CoordinatorLink } from '../../../src/bench/agents/agent.js';
-import { AgentHub, type AgentPort } from '../../../src/bench/agents/hub.js';
+import { runAgent, type CoordinatorLink } from '../../../../src/bench/drive/agents/agent.js';
+import { AgentHub, type AgentPort } from '../../../../src/bench/drive/agents/hub.js';
 import {
   parseToAgent,
   PROTOCOL_VERSION,
   type FromAgent,
   type Hello,
   type ToAgent,
-} from '../../../src/bench/agents/protocol.js';
-import { isBenchError } from '../../../src/errors.js';
-import { virtualRig } from '../virtual-run.js';
+} from '../../../../src/bench/drive/agents/protocol.js';
+import { isBenchError } from '../../../../src/errors.js';
+import { virtualRig } from '../../virtual-run.js';
 
 // How a run's end reaches the agents (docs/distributed.md "When something fails"): 'done' with the run's status.
 // After a complete run every agent exits 0, however close behind 'done' the coordinator's connection ends; after
