@@ -36,6 +36,7 @@ export type { Plan, PlanInput, PlannedCell, PlannedPrefill, Estimate } from './p
 export { sortSamples, quantile, quantiles, median, windowFigures } from './stats/index.js';
 export type { SortedSamples, TimedRequest, MeasureWindow, WindowFigures } from './stats/index.js';
 export { BenchRun } from './bench/run.js';
+export { RunEndedWithError } from './bench/ended-with-error.js';
 export type { BenchRunDeps, RunOutcome } from './bench/run.js';
 export { writeReportsBeside } from './cli/write-reports.js';
 export type { RunSettings } from './bench/settings.js';

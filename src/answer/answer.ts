@@ -108,7 +108,7 @@ export function singleUserLine(a: Answer): string | undefined {
 }
 
 /** "Service level chat (the default; --slo to change): first token within 2 s ..., for 90% of requests". */
-export function serviceLevelLine(a: Answer): string {
+export function serviceLevelLine(a: Pick<Answer, 'slo' | 'sloFrom'>): string {
   const from =
     a.sloFrom === 'default'
       ? 'the default; --slo to change'

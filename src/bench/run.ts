@@ -5,6 +5,7 @@ import { withDefaults } from '../config/options.js';
 import { samplingOf } from '../config/stored.js';
 import { ClientMonitor } from '../client/self-check.js';
 import { BenchError, isBenchError } from '../errors.js';
+import { RunEndedWithError } from './ended-with-error.js';
 import { estimateDuration, planLeft } from '../plan/estimate.js';
 import { countCells, type CellCounts } from '../plan/counts.js';
 import { fitPrefillModel, prefillSamples, priorPrefillModel } from '../plan/prefill-model.js';
@@ -211,11 +212,12 @@ export class BenchRun {
     const write = run.settings.reports === false ? undefined : this.deps.writeReports;
     const reports = write ? await write(dir, result) : [];
     cp.save();
+    const outcome = { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
     if (tooLong.first)
-      throw new BenchError('CONTEXT_TOO_LONG', tooLong.first.message, {
+      throw new RunEndedWithError(outcome, 'CONTEXT_TOO_LONG', tooLong.first.message, {
         hint: `The cells that fit were measured; those that did not are marked Failed in ${resultPath}.`,
       });
-    return { dir, resultPath, result, reports, counts: countCells(run.plan, cp.cells) };
+    return outcome;
   }
 }
 

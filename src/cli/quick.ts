@@ -5,16 +5,15 @@ import { whatIfFor } from '../answer/what-if.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
-import { BenchError } from '../errors.js';
+import { BenchError, isBenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { buildPromptText } from '../prompts/index.js';
-import { quickAnswerLines, quickFoundLine } from '../quick/lines.js';
+import { quickAnswerLines, quickFoundLines, quickKeyedLines, quickPlanLines } from '../quick/lines.js';
 import { sizeQuickPlan, type ServerSpeed } from '../quick/size.js';
 import { buildRequestBody } from '../target/request-body.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
-import { contextLabel } from '../format/index.js';
 import { resolveApiKey } from './api-key.js';
 import type { CliIo } from './io.js';
 import { runWithSignals } from './run.js';
@@ -29,12 +28,21 @@ interface Found {
   info: TargetInfo;
 }
 
+// A server that refused the probe for its key (401/403): found, and said to need one, never skipped.
+interface Keyed {
+  baseUrl: string;
+  refused: BenchError;
+}
+
+type Candidate = Found | Keyed;
+const isKeyed = (c: Candidate): c is Keyed => 'refused' in c;
+
 // Every candidate probed at once, briefly: a port where nothing listens answers at once, one that hangs is left.
 async function findServers(
   urls: readonly string[],
   apiKey: string | undefined,
   model?: string,
-): Promise<Found[]> {
+): Promise<Candidate[]> {
   const probes = await Promise.allSettled(
     urls.map(async (baseUrl) => ({
       baseUrl,
@@ -47,8 +55,25 @@ async function findServers(
       }),
     })),
   );
-  return probes.flatMap((p) => (p.status === 'fulfilled' ? [p.value] : []));
+  return probes.flatMap((p, i): Candidate[] => {
+    if (p.status === 'fulfilled') return [p.value];
+    const e: unknown = p.reason;
+    return isBenchError(e) && e.code === 'AUTH_FAILED' ? [{ baseUrl: urls[i]!, refused: e }] : [];
+  });
 }
+
+// The probe's own refusal (rc 4, as probe and run say it), naming the server and the quick command that measures it.
+function keyError(k: Keyed, apiKey: string | undefined): BenchError {
+  const pass = apiKey ? 'Check the key given' : 'Pass its key';
+  return new BenchError('AUTH_FAILED', `${k.baseUrl}: ${k.refused.message}`, {
+    hint: `${pass}: \`${cliCommand('quick', '--base-url', k.baseUrl, '--api-key', 'KEY')}\` (or --api-key-file, OPENAI_API_KEY).`,
+  });
+}
+
+const candidateLines = (c: Candidate, apiKey: string | undefined, prefix: string) =>
+  isKeyed(c)
+    ? quickKeyedLines(c.baseUrl, apiKey !== undefined, prefix)
+    : quickFoundLines(c.info, c.baseUrl, prefix);
 
 // One short request: one user's decode rate and a first token for a ~1K-token prompt, to size the plan.
 async function measureSpeed(f: Found, apiKey: string | undefined): Promise<ServerSpeed> {
@@ -74,8 +99,8 @@ async function measureSpeed(f: Found, apiKey: string | undefined): Promise<Serve
   };
 }
 
-async function ask(found: readonly Found[], io: CliIo): Promise<Found> {
-  io.stdout.write(found.map((f, i) => `  ${i + 1}. ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+async function ask(found: readonly Candidate[], apiKey: string | undefined, io: CliIo): Promise<Candidate> {
+  io.stdout.write(found.flatMap((f, i) => candidateLines(f, apiKey, `  ${i + 1}. `)).join('\n') + '\n');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     for (;;) {
@@ -107,33 +132,41 @@ export function register(program: Command, io: CliIo): void {
           ? `no LLM server answered at ${urls[0]}, so there is nothing to measure.`
           : `no LLM server answered on this machine (ports ${ports.join(', ')}), so there is nothing to measure.`,
         {
-          hint: `Start one, or say where it is: ${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}.`,
+          hint: `Start one, or say where it is: \`${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}\`.`,
         },
       );
-    let pick = found[0]!;
+    let chosen = found[0]!;
     if (found.length > 1) {
-      if (process.stdin.isTTY && io.stdout.isTTY) pick = await ask(found, io);
+      if (process.stdin.isTTY && io.stdout.isTTY) chosen = await ask(found, apiKey, io);
       else {
-        io.stdout.write(found.map((f) => `  ${quickFoundLine(f.info, f.baseUrl)}`).join('\n') + '\n');
+        io.stdout.write(found.flatMap((f) => candidateLines(f, apiKey, '  ')).join('\n') + '\n');
         throw new BenchError(
           'SEVERAL_SERVERS',
           `${found.length} servers answered (listed above); quick measures one.`,
           {
-            hint: `Pick one: ${cliCommand('quick', '--base-url', found[0]!.baseUrl)}.`,
+            hint: `Pick one: \`${cliCommand('quick', '--base-url', (found.find((f) => !isKeyed(f)) ?? found[0]!).baseUrl)}\`.`,
           },
         );
       }
     }
-    io.stdout.write(`Found ${quickFoundLine(pick.info, pick.baseUrl)}\n`);
+    if (isKeyed(chosen)) throw keyError(chosen, apiKey);
+    const pick = chosen;
+    io.stdout.write(quickFoundLines(pick.info, pick.baseUrl, 'Found ').join('\n') + '\n');
+    const { info } = pick;
+    // What the flags fix (the flags quick's hints name) stays; the rest is sized from the server's speed.
     const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), {
       budgetS: o.budget,
-      ...(pick.info.maxModelLen !== undefined ? { maxModelLen: pick.info.maxModelLen } : {}),
+      engine: info.engine.name,
+      ...(info.maxModelLen !== undefined ? { maxModelLen: info.maxModelLen } : {}),
+      ...(info.kvCapacityTokens !== undefined
+        ? { kvCapacityTokens: info.kvCapacityTokens, kvCapacityBound: info.kvCapacityBound ?? 'exact' }
+        : {}),
+      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
+      ...(o.maxOutput !== undefined ? { maxOutput: o.maxOutput } : {}),
+      ...(o.duration !== undefined ? { duration: o.duration } : {}),
+      repeats: o.repeats,
     });
-    const ladder = plan.concurrency;
-    io.stdout.write(
-      `Measuring for about ${plan.estimateS} s: ${plan.contexts.map(contextLabel).join(' and ')} × ` +
-        `${ladder[0]}–${ladder[ladder.length - 1]} users, ${plan.duration} s windows, answers of ${plan.maxOutput} tokens.\n`,
-    );
+    io.stdout.write(quickPlanLines(plan).join('\n') + '\n');
     const out = await runWithSignals(
       {
         baseUrl: pick.baseUrl,
@@ -144,6 +177,8 @@ export function register(program: Command, io: CliIo): void {
         concurrency: plan.concurrency,
         maxOutput: plan.maxOutput,
         duration: plan.duration,
+        repeats: plan.repeats,
+        prefillRepeats: plan.prefillRepeats,
         settleTimeout: 10,
         out: o.out,
         title: `quick · ${pick.info.model}`,
@@ -154,8 +189,9 @@ export function register(program: Command, io: CliIo): void {
     );
     const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
     io.stdout.write(
-      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result)).join('\n') +
+      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result), plan).join(
         '\n',
+      ) + '\n',
     );
   });
 }

@@ -1,6 +1,7 @@
 import type { CliIo } from './io.js';
 import type { Command } from 'commander';
 import type { BenchRunDeps, RunOutcome } from '../bench/run.js';
+import { RunEndedWithError } from '../bench/ended-with-error.js';
 import { agentRole, coordinate, runAsAgent } from './agents.js';
 import type { RunInput } from '../bench/settings.js';
 import { existsSync } from 'node:fs';
@@ -45,6 +46,10 @@ export function register(program: Command, io: CliIo): void {
     let out: RunOutcome;
     try {
       out = await runWithSignals(settings, progress, io, agents ? { agents: agents.hub } : {});
+    } catch (e) {
+      // What was measured is whole: its answer and paths first, then the error line (docs/method.md).
+      if (e instanceof RunEndedWithError) printOutcome(e.outcome, o.quiet === true, io);
+      throw e;
     } finally {
       await agents?.close();
     }

@@ -5,6 +5,7 @@ import { BenchError } from '../errors.js';
 import { chooseProgress } from '../progress/index.js';
 import { wrapProse } from '../format/index.js';
 import { terminalWidth } from '../report/terminal.js';
+import { wordsLines } from '../report/sweep-text.js';
 import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
 
@@ -66,8 +67,11 @@ export function register(program: Command, io: CliIo): void {
     }
     const reports = await writeSweepReports(out.dir);
     if (sweep.interrupted) throw interruptedError(out.dir);
-    const lines = [`sweep: ${out.dir}`, ...reports.map((r) => `report: ${r}`)];
+    const lines = [`sweep: ${out.dir}`, ...reports.paths.map((r) => `report: ${r}`)];
     for (const r of out.failed) lines.push(`failed: ${r.name}: ${r.reason ?? 'unknown'}`);
+    // The answer of the sweep where it ends, not only in the files (docs/sweep.md "The report").
+    if (reports.model.contextLines.length)
+      lines.push('', 'In words', ...wordsLines(reports.model, terminalWidth(io.stdout)));
     io.stdout.write(lines.join('\n') + '\n');
     if (out.failed.length === out.file.runs.length)
       throw new BenchError('TARGET_ERROR', `every configuration of the sweep failed (see ${out.dir}).`, {

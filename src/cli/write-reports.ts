@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { whatIfFor } from '../answer/what-if.js';
 import { renderReport } from '../report/index.js';
-import { renderSweep } from '../report/sweep.js';
+import { renderSweepModel } from '../report/sweep.js';
+import { sweepModel, type SweepModel } from '../report/sweep-model.js';
 import { writeFileAtomic } from '../results/io.js';
 import { loadSweep } from '../results/sweep-io.js';
 import type { RunResult } from '../results/schema.js';
@@ -22,14 +23,16 @@ export async function writeReportsBeside(dir: string, result: RunResult): Promis
   return out;
 }
 
-// A sweep's report in every format beside its sweep.json, from the runs' results as they are now.
-export async function writeSweepReports(dir: string): Promise<string[]> {
+// A sweep's report in every format beside its sweep.json, from the runs' results as they are now; the model they
+// were rendered from comes back for the terminal's words.
+export async function writeSweepReports(dir: string): Promise<{ paths: string[]; model: SweepModel }> {
   const { file, results } = loadSweep(dir);
-  const out: string[] = [];
+  const model = sweepModel(file, results);
+  const paths: string[] = [];
   for (const fmt of ['html', 'md', 'txt', 'csv', 'json'] as const) {
     const path = join(dir, `report.${fmt}`);
-    writeFileAtomic(path, redactSecrets(renderSweep(file, results, fmt)));
-    out.push(path);
+    writeFileAtomic(path, redactSecrets(renderSweepModel(model, fmt)));
+    paths.push(path);
   }
-  return out;
+  return { paths, model };
 }

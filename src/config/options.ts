@@ -143,8 +143,9 @@ export const OPTION_TABLE = {
   concurrency: {
     flag: '--concurrency <list>',
     kind: 'int-list',
-    commands: ['run', 'plan', 'predict', 'sweep'],
+    commands: ['run', 'plan', 'predict', 'sweep', 'quick'],
     about: { predict: "concurrency levels, e.g. 1,16,256 (default: the fitted run's)" },
+    computedDefault: { quick: '1,2,4,...,32, fewer where windows would drop under 2 s' },
     configFile: true,
     result: 'config',
     description: 'simultaneous requests per cell (default 1,2,4,...,128)',
@@ -154,8 +155,11 @@ export const OPTION_TABLE = {
     flag: '--max-output <tokens>',
     kind: 'tokens',
     defaultValue: DEFAULT_MAX_OUTPUT,
-    computedDefault: { predict: "the fitted run's" },
-    commands: ['run', 'plan', 'predict', 'sweep'],
+    computedDefault: {
+      predict: "the fitted run's",
+      quick: 'sized so one user ends about 12 answers a window (docs/quick.md)',
+    },
+    commands: ['run', 'plan', 'predict', 'sweep', 'quick'],
     configFile: true,
     result: 'config',
     description: 'output cap per request',
@@ -165,9 +169,9 @@ export const OPTION_TABLE = {
     kind: 'duration',
     defaultValue: 30,
     defaultFor: { demo: 3 },
-    computedDefault: { predict: "the fitted run's" },
+    computedDefault: { predict: "the fitted run's", quick: 'sized to fill --budget, 1-10 s' },
     about: { demo: 'measurement window per cell, at most 30 s' },
-    commands: ['run', 'plan', 'demo', 'predict', 'sweep'],
+    commands: ['run', 'plan', 'demo', 'predict', 'sweep', 'quick'],
     configFile: true,
     result: 'config',
     description: 'measurement window per cell',
@@ -188,7 +192,7 @@ export const OPTION_TABLE = {
     flag: '--repeats <n>',
     kind: 'int',
     defaultValue: 1,
-    commands: runPlan,
+    commands: [...runPlan, 'quick'],
     configFile: true,
     result: 'config',
     description: 'windows per decode cell, merged (mean, interval over them); prefill: at least n repeats',
@@ -435,6 +439,8 @@ export const OPTION_TABLE = {
     about: {
       report:
         'judge the result by this service level instead of its own (no re-run: docs/method.md "Service level")',
+      sweep:
+        'the service level each configuration is judged by: the report ranks by the users it serves at once under it, then by total tok/s (docs/sweep.md)',
     },
     description:
       'the service level the answer judges by, e.g. ttft=2s,tok/s=20,share=90% (any of the three; docs/method.md "Service level")',

@@ -3,15 +3,9 @@ import { parseTokenCount } from '../plan/contexts.js';
 import { parseServiceLevel } from '../stats/slo.js';
 import type { OptionRow, OptionSpec } from './options.js';
 import { cellKey } from '../cell-rules.js';
+import { parseDuration } from '../units.js';
 
-const UNIT_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
-
-// Seconds from 30, 30s, 2m, 1.5h or 500ms; undefined when it is none of these.
-export function parseDuration(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  return Number(m[1]) * UNIT_S[(m[2] ?? 's').toLowerCase()]!;
-}
+export { parseDuration } from '../units.js';
 
 // A share from 5% or 5 (percent) as a fraction, 0 included (--fail-on 0%: any significant slowdown); undefined
 // from 100% up.

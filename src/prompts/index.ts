@@ -4,62 +4,29 @@
 // calibration probes (calibrate.ts). Any change of method mid-run is reported through onWarning, never silent.
 import { fmtInt, fmtS } from '../format/index.js';
 import { buildPromptText, type PromptSpec } from './build.js';
-import {
-  calibrate,
-  calibrationSpec,
-  DEFAULT_CHARS_PER_TOKEN,
-  promptFromFit,
-  SMALL_PROBE_CHARS,
-  type Fit,
-} from './calibrate.js';
+import { calibrate, DEFAULT_CHARS_PER_TOKEN, promptFromFit, type Fit } from './calibrate.js';
 import { probePromptTokens } from './probe.js';
 import { TokenizerSearch } from './tokenizer-search.js';
+import { promptCounter } from './counter.js';
+import type { PromptFactory, PromptFactoryOptions, PromptSizing } from './types.js';
 
 export { buildPromptText, promptHead, CLOSING_INSTRUCTION } from './build.js';
 export type { PromptSpec } from './build.js';
+export { PromptBank } from './bank.js';
+export type { PromptBankSnapshot, BankPrompt } from './bank.js';
+export { preparePromptBank } from './bank-prepare.js';
+export type { PromptBankOptions } from './bank-prepare.js';
+export type { PromptRecipe, ChatMessage } from './recipe.js';
 
-export type PromptSizing = 'tokenize' | 'calibration' | 'estimate';
-
-export interface PromptFactory {
-  prompt(contextTokens: number, slot: number): Promise<{ text: string; estTokens: number }>;
-  /** How the counts are known: 'tokenize' (exact), 'calibration' (probes), 'estimate' (probes failed). */
-  readonly source: () => PromptSizing;
-}
-
-export interface PromptFactoryOptions {
-  runId: string;
-  seed: number;
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-  api: 'chat' | 'completions';
-  tokenize?: (text: string) => Promise<number | undefined>;
-  /** Chat only: false when `tokenize` counts the content alone (default true). */
-  tokenizeCoversTemplate?: boolean;
-  /** Tolerance of the tokenizer search as a fraction of the target (default 0.2%, well inside 1%). */
-  tolerance?: number;
-  probeTimeoutMs?: number;
-  /** A change in how prompts are sized (tokenize failed, probes failed), in one line for the result. */
-  onWarning?: (message: string) => void;
-}
+export type { PromptSizing, PromptFactory, PromptFactoryOptions } from './types.js';
+export { promptCounter } from './counter.js';
 
 export async function createPromptFactory(opts: PromptFactoryOptions): Promise<PromptFactory> {
   const warn = opts.onWarning ?? (() => {});
   const probe = (text: string) => probePromptTokens(opts, text);
   let source: PromptSizing = opts.tokenize ? 'tokenize' : 'calibration';
-  let search: TokenizerSearch | undefined;
-  if (opts.tokenize) {
-    const tokenize = opts.tokenize;
-    const needsTemplate = opts.api === 'chat' && opts.tokenizeCoversTemplate === false;
-    let overhead: Promise<number> | undefined;
-    const count = async (text: string) => {
-      if (!needsTemplate) return tokenize(text);
-      overhead ??= templateTokens(tokenize, probe, opts, warn);
-      const [n, extra] = await Promise.all([tokenize(text), overhead]);
-      return n === undefined ? undefined : n + extra;
-    };
-    search = new TokenizerSearch(count, opts.tolerance ?? 0.002, DEFAULT_CHARS_PER_TOKEN);
-  }
+  const count = promptCounter(opts, probe, warn);
+  let search = count && new TokenizerSearch(count, opts.tolerance ?? 0.002, DEFAULT_CHARS_PER_TOKEN);
   let fit: Promise<Fit | undefined> | undefined;
 
   return {
@@ -91,26 +58,4 @@ export async function createPromptFactory(opts: PromptFactoryOptions): Promise<P
       return { text, estTokens: Math.round(text.length / DEFAULT_CHARS_PER_TOKEN) };
     },
   };
-}
-
-// The chat template's tokens where the tokenizer counts only the content: the server's count of one probe prompt
-// minus the tokenizer's count of its content. A template adds the same tokens to every one-message prompt.
-async function templateTokens(
-  tokenize: (text: string) => Promise<number | undefined>,
-  probe: (text: string) => Promise<number | undefined>,
-  opts: PromptFactoryOptions,
-  warn: (message: string) => void,
-): Promise<number> {
-  const text = buildPromptText(
-    calibrationSpec(opts.runId, opts.seed, 2),
-    DEFAULT_CHARS_PER_TOKEN,
-    SMALL_PROBE_CHARS,
-  );
-  const [whole, content] = await Promise.all([probe(text), tokenize(text)]);
-  if (whole !== undefined && content !== undefined && whole >= content) return whole - content;
-  warn(
-    "prompt sizing: the chat template's tokens could not be measured (the probe request reported no " +
-      'usage.prompt_tokens); prompts count their content only and may be short by the template',
-  );
-  return 0;
 }

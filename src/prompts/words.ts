@@ -58,3 +58,29 @@ Poplar Prairie Quartz Quill Raven Reed Ridge Robin Saffron Sage Salmon Sand Scar
 Sparrow Spruce Summit Swan Thistle Thunder Timber Topaz Tulip Valley Velvet Violet Walnut Willow Winter
 Wren Zephyr Acorn Basil Canvas Dahlia Echo Fable Galaxy Harvest Island Jasper Karma Lark Mosaic Nova
 Opal Parsley Quiver Rowan Sequoia Tundra Umber Vesper Wharf Yarrow Zinnia`.split(/\s+/);
+
+// Short common words for the workloads' prompts (docs/workloads.md "Prompts"): each is one token after a space
+// in the usual tokenizers (and in the sim's, at 4 characters or fewer), so a text of N of them is N tokens. The
+// prompt bank keeps only those the server's own tokenizer counts as one (bank-prepare.ts).
+export const SHORT_WORDS =
+  `the and for are but not all any can had her was one our out day get has him his how
+man new now old see two way who boy did its let put say she too use far off few got lot men own run set sun top
+yes yet arm art bad bag bed big box car cat cup cut dog ear eat egg end eye fat fly fun gas hat hot ice job key
+kid law leg lie low map mix net oil pay pen pet pig raw red row sad sea sit six sky son tax tea ten tie toy try
+van wet win air age ago aid aim ask bit buy cow cry dry due fit fix gap hit ink joy lab lap mud nor nut odd pan
+pin pot rid tip via wax web zoo able also area away baby back ball bank base bear beat best bill bird blue boat
+body bone book born both busy call calm came camp card care case cash city club coal coat cold come cook cool
+copy cost dark date deal dear deep door down draw drop duty each east easy edge else even ever face fact fair
+fall farm fast feel feet fell felt file fill film find fine fire firm fish five flat flow food foot form four
+free from full fund gain game gave gift girl give glad goal gold gone good gray grew grow hair half hall hand
+hard have head hear heat held help here high hill hold home hope hour huge idea into iron item join jump just
+keep kept kind king knew know lack lady lake land last late lead left less life lift like line list live load
+lock long look lose lost love made mail main make many mark mass meal mean meet mind mine miss moon more most
+move much must name near neck need news next nice nine none nose note once only open over page paid pair park
+part pass past path pick plan play plus pool poor port post pull pure push race rain rate read real rest rich
+ride ring rise road rock roof room root rule safe said sale salt same sand save seat seed seek seem seen sell
+send ship shop shot show side sign sing site size skin slow snow soft soil sold some song soon sort spot star
+stay step stop such suit sure take talk tall team tell term test text than that them then they thin this thus
+time tiny told tone took tool tour town tree trip true turn type unit upon used vast very view vote wait walk
+wall want warm wash wave weak wear week well went were west what when wide wife wild will wind wine wing wire
+wise wish with wood word wore work yard year your zero`.split(/\s+/);

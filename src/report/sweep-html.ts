@@ -4,7 +4,16 @@ import { esc } from './html/escape.js';
 import { matrixMinWidth } from './html/heatmap.js';
 import { lineChartSvg, type Series } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
-import { bestShort, configName, marginText, paretoIntro, type SweepModel } from './sweep-model.js';
+import {
+  bestLong,
+  bestShort,
+  configName,
+  isBestOf,
+  paretoIntro,
+  serviceLevelText,
+  usersShort,
+  type SweepModel,
+} from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -12,7 +21,7 @@ import { cellKey } from '../cell-rules.js';
 // configurations side by side (coloured by the ratio to the cell's fastest), and the Pareto frontier.
 
 const LEGEND =
-  "Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference. Colour: total tok/s ÷ the cell's fastest.";
+  "Users: how many at once the configuration serves under the service level (+: every level measured met it). Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference; a configuration that queued requests is worse at that level than one that ran them all at once, whatever its tok/s. Colour: total tok/s ÷ the cell's fastest.";
 
 // Where a configuration's own run report is (the results browser links it); none in a file.
 type RunHref = ((key: string) => string) | undefined;
@@ -70,17 +79,25 @@ function contextTable(m: SweepModel, ctx: number): string {
           return `<td class="hm-cell st-over" ${data}><span class="hm-over">${esc(cell.status)}</span></td>`;
         const queued = cell.status === 'Requests queued';
         const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} tok/s per request`;
-        const best = v?.outcome === 'faster' && v.candidates[0]!.config === i;
+        const best = isBestOf(v, i);
         return (
           `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
           `${queued ? '<span class="hm-badge">queued</span>' : ''}<span class="hm-v">${best ? '★ ' : ''}${esc(fmtTokSChart(cell.totalTokensPerS))}</span></td>`
         );
       });
       const verdict = v
-        ? `<td class="hm-cell" data-outcome="${esc(v.outcome)}" title="${esc(marginText(m, v))}"><span class="hm-v">${esc(bestShort(m, v))}</span></td>`
+        ? `<td class="hm-cell" data-outcome="${esc(v.outcome)}" title="${esc(bestLong(m, v))}"><span class="hm-v">${esc(bestShort(m, v))}</span></td>`
         : '<td class="hm-empty">·</td>';
       return `<tr><th scope="row">${n}</th>${tds.join('')}${verdict}</tr>`;
     })
+    .concat(
+      `<tr class="users"><th scope="row" title="${esc(serviceLevelText(m))}">users</th>${cols
+        .map(
+          (i) =>
+            `<td class="hm-cell" data-config="${esc(m.configs[i]!.key)}">${esc(usersShort(m, ctx, i) ?? DASH)}</td>`,
+        )
+        .join('')}<td class="hm-empty">·</td></tr>`,
+    )
     .join('\n');
   return `<div class="hm-wrap"><table class="heatmap" style="${matrixMinWidth(cols.length + 1)}"><thead>${head}</thead><tbody>${body}</tbody></table></div>`;
 }
@@ -158,7 +175,7 @@ export function renderSweepHtml(m: SweepModel, page: PageOptions = {}, runHref?:
         'words',
         'In words',
         '',
-        `<ul class="notes words">${m.contextLines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
+        `<p>${esc(serviceLevelText(m))}</p><ul class="notes words">${m.contextLines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
       ),
     );
   for (const ctx of m.contexts)

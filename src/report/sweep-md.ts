@@ -1,14 +1,22 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
 import { csvLine } from './csv.js';
 import { mdEscape, mdFence, mdTable } from './markdown.js';
-import { bestShort, configName, marginText, paretoIntro, type SweepModel } from './sweep-model.js';
+import {
+  bestLong,
+  configName,
+  isBestOf,
+  paretoIntro,
+  serviceLevelText,
+  usersShort,
+  type SweepModel,
+} from './sweep-model.js';
 import { STATUS_WORD } from './sweep-text.js';
 import { cellKey } from '../cell-rules.js';
 
 // The sweep report as Markdown, CSV (one row per configuration and cell) and JSON (the model's verdicts).
 
 const LEGEND =
-  "Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference; Q: requests queued.";
+  "Users: how many at once the configuration serves under the service level (+: every level measured met it). Best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's test (99% on the log ratio, at least 2%); ≈: no significant difference; Q: requests queued, worse at that level than a configuration that ran them all at once, whatever its tok/s.";
 
 function cellMd(m: SweepModel, i: number, ctx: number, n: number): string {
   const cell = m.configs[i]!.cells.get(cellKey(ctx, n));
@@ -17,7 +25,7 @@ function cellMd(m: SweepModel, i: number, ctx: number, n: number): string {
   if (cell.status === 'Failed') return '*failed*';
   const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
   const text = `${fmtTokS(cell.totalTokensPerS)}${cell.status === 'Requests queued' ? ' Q' : ''}`;
-  return v?.outcome === 'faster' && v.candidates[0]!.config === i ? `**${text}**` : text;
+  return isBestOf(v, i) ? `**${text}**` : text;
 }
 
 export function renderSweepMd(m: SweepModel): string {
@@ -50,23 +58,27 @@ export function renderSweepMd(m: SweepModel): string {
       '',
     );
   if (m.contextLines.length)
-    out.push('## In words', '', ...m.contextLines.map((l) => `- ${mdEscape(l)}`), '');
+    out.push(
+      '## In words',
+      '',
+      mdEscape(serviceLevelText(m)),
+      '',
+      ...m.contextLines.map((l) => `- ${mdEscape(l)}`),
+      '',
+    );
   const cols = m.configs.map((c, i) => i).filter((i) => m.configs[i]!.result);
   for (const ctx of m.contexts) {
     out.push(`## Total tok/s · ${contextLabel(ctx)} context`, '');
     out.push(
       mdTable(
         ['Requests at once', ...cols.map((i) => m.configs[i]!.letter), 'Best'],
-        m.concurrency.map((n) => {
-          const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
-          return [
-            String(n),
-            ...cols.map((i) => cellMd(m, i, ctx, n)),
-            v
-              ? mdEscape(bestShort(m, v)) + (v.outcome === 'faster' ? ` (${mdEscape(marginText(m, v))})` : '')
-              : DASH,
-          ];
-        }),
+        [
+          ...m.concurrency.map((n) => {
+            const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
+            return [String(n), ...cols.map((i) => cellMd(m, i, ctx, n)), v ? mdEscape(bestLong(m, v)) : DASH];
+          }),
+          ['Users', ...cols.map((i) => usersShort(m, ctx, i) ?? DASH), DASH],
+        ],
         ['r', ...cols.map(() => 'r' as const), 'l'],
       ),
       '',
@@ -111,6 +123,7 @@ export const SWEEP_CSV_HEADERS = [
   'Best margin',
   'Best margin 95% half width',
   'On Pareto frontier',
+  'Users at once under the service level',
 ] as const;
 
 export function renderSweepCsv(m: SweepModel): string {
@@ -141,6 +154,7 @@ export function renderSweepCsv(m: SweepModel): string {
             best ? v!.comparison?.change : null,
             best ? v!.comparison?.changeHalfWidth : null,
             p ? p.frontier : null,
+            usersShort(m, ctx, i) ?? null,
           ]),
         );
       });
@@ -186,6 +200,18 @@ export function sweepJson(m: SweepModel): unknown {
     pareto: m.pareto
       .filter((p) => p.frontier)
       .map((p) => ({ ...p, config: undefined, configuration: key(p.config) })),
+    serviceLevel: { ...m.slo, from: m.sloFrom },
+    users: m.users.map((u) => ({
+      contextTokens: u.contextTokens,
+      most: u.users,
+      leaders: u.leaders.map(key),
+      configurations: u.byConfig.map((b) => ({
+        configuration: key(b.config),
+        users: b.users,
+        atLeast: b.atLeast,
+      })),
+    })),
+    usersUnder: serviceLevelText(m),
     inWords: m.contextLines,
   };
 }

@@ -1,16 +1,21 @@
-import type { DecodeCell, RunResult } from '../results/schema.js';
+import { serviceLevelFor, serviceLevelLine } from '../answer/answer.js';
+import { capacities, type ContextCapacity } from '../answer/capacity.js';
+import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import type { SweepFile, SweepRunStatus } from '../results/sweep-schema.js';
 import type { Interval } from '../stats/interval.js';
+import { DEFAULT_SERVICE_LEVEL, formatServiceLevel } from '../stats/slo.js';
 import { compareFigure, type Comparison } from '../stats/verdict.js';
 import { contextLabel, fmtTokS } from '../format/index.js';
 import { runLabel } from './compare-model.js';
 import { cellMap, sortedUnique } from './model.js';
 import { cellKey, isMeasured } from '../cell-rules.js';
 
-// What every sweep renderer shows (docs/sweep.md "The report"): the configurations side by side, per cell the
-// fastest and its margin over the runner-up with `compare`'s verdict (docs/method.md "Verdicts"), the Pareto
+// What every sweep renderer shows (docs/sweep.md "The report"): per configuration and context the users it serves
+// at once under the service level (the answer's capacity, docs/method.md "Capacity under a service level"), the
+// configurations side by side, per cell the best and its margin over the runner-up with `compare`'s verdict
+// (docs/method.md "Verdicts"; a cell where requests queued is worse than one where they did not), the Pareto
 // frontier of per-request tok/s (the median request's, as every report prints it) against total tok/s (per GPU
-// where every run knows its GPU count), and a line in words per context.
+// where every run knows its GPU count), and a line in words per context: most users first, then total tok/s.
 
 export interface SweepConfig {
   letter: string; // A, B, C... as compare labels runs
@@ -36,14 +41,33 @@ export interface Candidate {
   queued: boolean;
 }
 
-export type CellOutcome = 'faster' | 'no significant difference' | 'no interval' | 'only one';
+// 'runner-up queues': the best ran every request at once and the runner-up queued them, whatever their tok/s.
+export type CellOutcome =
+  'faster' | 'no significant difference' | 'no interval' | 'only one' | 'runner-up queues';
 
 export interface CellVerdict {
   contextTokens: number;
   concurrency: number;
-  candidates: Candidate[]; // measured, fastest first
+  candidates: Candidate[]; // measured: those that ran every request at once first, each part fastest first
   outcome: CellOutcome;
-  comparison?: Comparison; // the fastest (B) against the runner-up (A): change >= 0
+  comparison?: Comparison; // the best (B) against the runner-up (A), both queued or neither: change >= 0
+}
+
+// The users a configuration serves at once at a context under the service level: the answer's capacity.
+export interface ConfigUsers {
+  config: number;
+  users: number; // the largest concurrency that meets the level; 0 where none does
+  atLeast: boolean; // every level measured met it: the capacity may lie above
+  capacity: ContextCapacity;
+}
+
+export interface ContextUsers {
+  contextTokens: number;
+  byConfig: ConfigUsers[]; // the configurations with a result at this context, in letter order
+  leaders: number[]; // the configurations that serve the most users (several: a tie on users)
+  users: number; // how many they serve
+  // Between tied leaders, the cell at their level decides (the best there, by the rule of every cell).
+  tieBreak?: CellVerdict;
 }
 
 export interface ParetoPoint {
@@ -66,7 +90,14 @@ export interface SweepModel {
   perGpu: boolean; // Pareto x is per GPU
   pareto: ParetoPoint[];
   unplaced: number; // measured cells without a per-request figure, so not on the Pareto chart
+  slo: ServiceLevel; // the level the users are counted under: --slo, else the runs' own, else the default
+  sloFrom: 'given' | 'result' | 'default' | 'mixed'; // 'mixed': the runs hold different levels, each judged by its own
+  users: ContextUsers[]; // contexts ascending
   contextLines: string[];
+}
+
+export interface SweepModelOptions {
+  slo?: ServiceLevel | undefined; // --slo: judge every run by this level instead of its own
 }
 
 const measured = (c: DecodeCell | undefined): c is DecodeCell =>
@@ -82,10 +113,18 @@ export function shortLabels(names: readonly string[]): string[] {
   });
 }
 
-// The fastest measured configuration of a cell against the runner-up, judged as `compare` judges B against A.
+// Candidates in rank order: those that ran every request at once before those that queued (worse at that level
+// whatever their tok/s: their users waited), each part fastest first.
+export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
+  return [...candidates].sort((a, b) => Number(a.queued) - Number(b.queued) || b.value - a.value);
+}
+
+// The best measured configuration of a cell against the runner-up: one that queued is worse than one that did not;
+// two alike are judged as `compare` judges B against A.
 export function cellVerdict(candidates: readonly Candidate[]): Pick<CellVerdict, 'outcome' | 'comparison'> {
   const [best, second] = candidates;
   if (!best || !second) return { outcome: 'only one' };
+  if (!best.queued && second.queued) return { outcome: 'runner-up queues' };
   const comparison = compareFigure(
     { value: second.value, interval: second.interval },
     { value: best.value, interval: best.interval },
@@ -113,7 +152,50 @@ export function paretoFrontier<T extends { x: number; y: number }>(points: reado
   return out;
 }
 
-export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResult>): SweepModel {
+// One level for the words: --slo, else the runs' own where they agree (a sweep's runs share its options), else
+// each run is judged by its own and the words say so.
+function sweepServiceLevel(
+  configs: readonly SweepConfig[],
+  given: ServiceLevel | undefined,
+): Pick<SweepModel, 'slo' | 'sloFrom'> {
+  const levels = configs.flatMap((c) => (c.result ? [serviceLevelFor(c.result, given)] : []));
+  const first = levels[0] ?? { slo: given ?? DEFAULT_SERVICE_LEVEL, sloFrom: given ? 'given' : 'default' };
+  const same = levels.every((l) => formatServiceLevel(l.slo) === formatServiceLevel(first.slo));
+  return { slo: first.slo, sloFrom: same ? first.sloFrom : 'mixed' };
+}
+
+function contextUsers(
+  configs: readonly SweepConfig[],
+  cells: readonly CellVerdict[],
+  ctx: number,
+  given: ServiceLevel | undefined,
+): ContextUsers {
+  const byConfig: ConfigUsers[] = [];
+  configs.forEach((c, i) => {
+    if (!c.result) return;
+    const capacity = capacities(c.result, serviceLevelFor(c.result, given).slo).find(
+      (x) => x.contextTokens === ctx,
+    );
+    if (!capacity) return;
+    const users = capacity.capacity?.cell.concurrency ?? 0;
+    byConfig.push({ config: i, users, atLeast: capacity.atLeast, capacity });
+  });
+  const users = Math.max(0, ...byConfig.map((u) => u.users));
+  const leaders = users > 0 ? byConfig.filter((u) => u.users === users).map((u) => u.config) : [];
+  const at = cells.find((v) => v.contextTokens === ctx && v.concurrency === users);
+  const among = at?.candidates.filter((c) => leaders.includes(c.config)) ?? [];
+  const tieBreak =
+    leaders.length > 1 && at && among.length > 1
+      ? { ...at, candidates: among, ...cellVerdict(among) }
+      : undefined;
+  return { contextTokens: ctx, byConfig, leaders, users, ...(tieBreak ? { tieBreak } : {}) };
+}
+
+export function sweepModel(
+  file: SweepFile,
+  results: ReadonlyMap<string, RunResult>,
+  opts: SweepModelOptions = {},
+): SweepModel {
   const labels = shortLabels(file.runs.map((r) => r.name));
   const configs: SweepConfig[] = file.runs.map((r, i) => {
     const result = results.get(r.key);
@@ -141,23 +223,25 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
   const cells: CellVerdict[] = [];
   for (const ctx of contexts)
     for (const n of concurrency) {
-      const candidates = configs
-        .map((c, i): Candidate | undefined => {
-          const cell = c.cells.get(cellKey(ctx, n));
-          if (!measured(cell)) return undefined;
-          return {
-            config: i,
-            value: cell.totalTokensPerS!,
-            interval: cell.intervals?.totalTokensPerS ?? null,
-            perRequest: cell.perRequestTokensPerS,
-            queued: cell.status === 'Requests queued',
-          };
-        })
-        .filter((x): x is Candidate => x !== undefined)
-        .sort((a, b) => b.value - a.value);
+      const candidates = rankCandidates(
+        configs
+          .map((c, i): Candidate | undefined => {
+            const cell = c.cells.get(cellKey(ctx, n));
+            if (!measured(cell)) return undefined;
+            return {
+              config: i,
+              value: cell.totalTokensPerS!,
+              interval: cell.intervals?.totalTokensPerS ?? null,
+              perRequest: cell.perRequestTokensPerS,
+              queued: cell.status === 'Requests queued',
+            };
+          })
+          .filter((x): x is Candidate => x !== undefined),
+      );
       if (candidates.length === 0) continue;
       cells.push({ contextTokens: ctx, concurrency: n, candidates, ...cellVerdict(candidates) });
     }
+  const level = sweepServiceLevel(configs, opts.slo);
   const withResults = configs.filter((c) => c.result);
   const perGpu = withResults.length > 0 && withResults.every((c) => c.gpus !== undefined);
   // y is the figure the run's own reports print for the cell; a cell without one is left off (docs/sweep.md).
@@ -190,6 +274,8 @@ export function sweepModel(file: SweepFile, results: ReadonlyMap<string, RunResu
     perGpu,
     pareto: points,
     unplaced: cells.reduce((n, v) => n + v.candidates.length, 0) - points.length,
+    ...level,
+    users: contexts.map((ctx) => contextUsers(configs, cells, ctx, opts.slo)),
     contextLines: [],
   };
   model.contextLines = contexts.map((ctx) => contextLine(model, ctx));
@@ -220,20 +306,95 @@ export function marginText(m: SweepModel, v: CellVerdict): string {
   return `${size} over ${configName(m, other.config)}`;
 }
 
-// One sentence per context: where the most total tok/s is, by how much, and what one user sees.
+const usersText = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
+const names = (m: SweepModel, configs: readonly number[]): string => {
+  const all = configs.map((i) => configName(m, i));
+  return all.length < 2 ? (all[0] ?? '') : `${all.slice(0, -1).join(', ')} and ${all.at(-1)}`;
+};
+
+// The level the users are counted under, in a line, as the answer names it.
+export function serviceLevelText(m: SweepModel): string {
+  if (m.sloFrom === 'mixed')
+    return "Users at once under each run's own service level (the runs hold different ones; --slo judges all by one).";
+  return `${serviceLevelLine({ slo: m.slo, sloFrom: m.sloFrom })}; the users at once are counted under it.`;
+}
+
+// "at least 8 users" where every leader met every level measured.
+function usersCount(u: ContextUsers): string {
+  const atLeast = u.byConfig.filter((x) => u.leaders.includes(x.config)).every((x) => x.atLeast);
+  return `${atLeast ? 'at least ' : ''}${u.users}`;
+}
+
+// Who serves the most users under the level; between tied leaders, the cell at their level.
+function usersWords(m: SweepModel, u: ContextUsers): string {
+  if (u.users === 0) return 'no configuration meets the service level at any level measured';
+  if (u.leaders.length === 1) {
+    const rest = u.byConfig.filter((x) => x.config !== u.leaders[0]);
+    const next = Math.max(0, ...rest.map((x) => x.users));
+    const after =
+      rest.length === 0
+        ? ''
+        : next === 0
+          ? ' (no other meets it)'
+          : ` (${names(
+              m,
+              rest.filter((x) => x.users === next).map((x) => x.config),
+            )}: ${next})`;
+    return `${configName(m, u.leaders[0]!)} serves the most users under the service level: ${usersCount(u)}${after}`;
+  }
+  const head = `${names(m, u.leaders)} serve the most users under the service level: ${usersCount(u)} each`;
+  const t = u.tieBreak;
+  if (!t) return head;
+  const at = usersText(t.concurrency);
+  const best = configName(m, t.candidates[0]!.config);
+  switch (t.outcome) {
+    case 'runner-up queues':
+      return `${head}, but at ${at} ${configName(m, t.candidates[1]!.config)} queues requests and ${best} does not`;
+    case 'faster':
+      return `${head}; at ${at} ${best} gives more total tok/s, ${marginText(m, t)}`;
+    case 'no interval':
+      return `${head}; at ${at} ${best} gives more total tok/s, ${marginText(m, t)} (no interval: significance unknown)`;
+    case 'no significant difference':
+      return `${head}, and at ${at} their total tok/s do not differ: a tie`;
+    case 'only one':
+      return head;
+  }
+}
+
+// The best of a cell against its runner-up, as a clause: ", +23% ± 4% over np=4".
+function marginWords(m: SweepModel, v: CellVerdict): string {
+  const other = v.candidates[1] && configName(m, v.candidates[1].config);
+  switch (v.outcome) {
+    case 'faster':
+      return `, ${marginText(m, v)}`;
+    case 'only one':
+      return ', the only configuration that measured it';
+    case 'no interval':
+      return `, ${marginText(m, v)} (no interval: significance unknown)`;
+    case 'runner-up queues':
+      return `, where ${other} queues requests`;
+    case 'no significant difference':
+      return `, not significantly more than ${other}`;
+  }
+}
+
+// One sentence per context: who serves the most users under the service level, then where the most total tok/s
+// is and by how much, and what one user sees.
 export function contextLine(m: SweepModel, ctx: number): string {
   const cells = m.cells.filter((v) => v.contextTokens === ctx);
   const at = `at ${contextLabel(ctx)}`;
   const top = [...cells].sort((a, b) => b.candidates[0]!.value - a.candidates[0]!.value)[0];
   if (!top) return `${at}, no configuration measured a cell.`;
+  const u = m.users.find((x) => x.contextTokens === ctx);
+  let line = u ? `${at}, ${usersWords(m, u)}; the most total tok/s` : `${at}, the most total tok/s`;
   const best = top.candidates[0]!;
-  const users = `${fmtTokS(best.value)} tok/s at ${top.concurrency} user${top.concurrency === 1 ? '' : 's'}`;
-  let line = `${at}, ${configName(m, best.config)} gives the most total tok/s (${users})`;
-  if (top.outcome === 'faster') line += `, ${marginText(m, top)}`;
-  else if (top.outcome === 'only one') line += ', the only configuration that measured it';
-  else if (top.outcome === 'no interval')
-    line += `, ${marginText(m, top)} (no interval: significance unknown)`;
-  else line += `, but not significantly more than ${configName(m, top.candidates[1]!.config)}`;
+  line += `: ${configName(m, best.config)}, ${fmtTokS(best.value)} tok/s at ${usersText(top.concurrency)}`;
+  // the tie between the leaders was broken at this very cell, by the same two: said once
+  const said =
+    u?.tieBreak?.concurrency === top.concurrency &&
+    u.tieBreak.candidates[0]!.config === best.config &&
+    u.tieBreak.candidates[1]!.config === top.candidates[1]?.config;
+  if (!said) line += marginWords(m, top);
   const one = cells.find((v) => v.concurrency === 1);
   if (one && one !== top) {
     if (one.outcome === 'no significant difference') line += '; at one user the configurations do not differ';
@@ -243,14 +404,38 @@ export function contextLine(m: SweepModel, ctx: number): string {
   return line + '.';
 }
 
-// The cell's verdict in a few words: "C +23% ± 4%", "≈ (within noise)".
+// The configuration a cell names best beyond noise (bold, green, starred): faster, or the only one not queued.
+export function isBestOf(v: CellVerdict | undefined, config: number): boolean {
+  return (v?.outcome === 'faster' || v?.outcome === 'runner-up queues') && v.candidates[0]!.config === config;
+}
+
+// A configuration's users under the level at a context, for a table: "8", "8+" (every level measured met it).
+export function usersShort(m: SweepModel, ctx: number, config: number): string | undefined {
+  const x = m.users.find((u) => u.contextTokens === ctx)?.byConfig.find((b) => b.config === config);
+  return x ? `${x.users}${x.atLeast ? '+' : ''}` : undefined;
+}
+
+// The cell's verdict in a few words: "C +23%±4%", "≈ B" (within noise), "B, A Q" (A queued, B did not).
 export function bestShort(m: SweepModel, v: CellVerdict): string {
   const best = m.configs[v.candidates[0]!.config]!.letter;
   const c = v.comparison;
   if (v.outcome === 'only one') return `${best} only`;
   if (v.outcome === 'no significant difference') return `≈ ${best}`;
+  if (v.outcome === 'runner-up queues') return `${best}, ${m.configs[v.candidates[1]!.config]!.letter} Q`;
   const size = c?.change == null ? '' : ` +${pct(c.change)}`;
   const half =
     c?.changeHalfWidth == null ? (v.outcome === 'no interval' ? '?' : '') : `±${pct(c.changeHalfWidth)}`;
   return `${best}${size}${half}`;
+}
+
+// The cell's verdict said once, where there is room (Markdown): "B +50% ± 4% over np=2", "B (np=2 queues)".
+export function bestLong(m: SweepModel, v: CellVerdict): string {
+  const best = m.configs[v.candidates[0]!.config]!.letter;
+  const second = v.candidates[1];
+  if (v.outcome === 'faster') return `${best} ${marginText(m, v)}`;
+  if (v.outcome === 'no interval') return `${best} ${marginText(m, v)} (no interval)`;
+  if (v.outcome === 'runner-up queues') return `${best} (${configName(m, second!.config)} queues)`;
+  if (v.outcome === 'no significant difference')
+    return `≈ ${best} (${configName(m, second!.config)} within noise)`;
+  return `${best} only`;
 }

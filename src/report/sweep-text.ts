@@ -1,5 +1,13 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
-import { bestShort, configName, paretoIntro, type SweepModel } from './sweep-model.js';
+import {
+  bestShort,
+  configName,
+  isBestOf,
+  paretoIntro,
+  serviceLevelText,
+  usersShort,
+  type SweepModel,
+} from './sweep-model.js';
 import { makePaint, wrap, type Paint, type TextOptions } from './text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -59,12 +67,14 @@ function matrixLines(m: SweepModel, width: number, paint: Paint): string[] {
           if (cell.status === 'Failed') return 'failed'.padStart(COL);
           const q = cell.status === 'Requests queued' ? 'Q' : ' ';
           const text = `${fmtTokS(cell.totalTokensPerS)}${q}`.padStart(COL);
-          const isBest = v?.outcome === 'faster' && v.candidates[0]!.config === i;
-          return isBest ? paint(text, 'green') : text;
+          return isBestOf(v, i) ? paint(text, 'green') : text;
         });
         const best = v ? `  ${bestShort(m, v)}` : '';
         out.push([String(n).padStart(N_COL - 1), ...vals, best].join(''));
       }
+      // "users" takes the concurrency column and one space of the first configuration's
+      const users = group.map((i) => `${usersShort(m, ctx, i) ?? DASH} `.padStart(COL));
+      out.push(paint(`users${users.join('').slice(1)}`, 'dim'));
     }
   }
   return out;
@@ -87,6 +97,13 @@ function paretoLines(m: SweepModel, width: number, paint: Paint): string[] {
   return out;
 }
 
+// The words, as the report and the end of a sweep print them: the service level, then a line per context.
+export function wordsLines(m: SweepModel, width: number): string[] {
+  return [serviceLevelText(m), ...m.contextLines].flatMap((l) =>
+    wrap(l, width - 2, '  ').map((x) => `  ${x}`),
+  );
+}
+
 export function renderSweepText(m: SweepModel, opts: TextOptions = {}): string {
   const width = Math.max(60, opts.width ?? 80);
   const paint = makePaint(opts.color);
@@ -103,15 +120,14 @@ export function renderSweepText(m: SweepModel, opts: TextOptions = {}): string {
     paint('Configurations', 'bold'),
     ...configLines(m, width, paint),
   ];
-  if (m.contextLines.length) {
-    out.push('', paint('In words', 'bold'));
-    for (const l of m.contextLines) out.push(...wrap(l, width - 2, '  ').map((x) => `  ${x}`));
-  }
+  if (m.contextLines.length) out.push('', paint('In words', 'bold'), ...wordsLines(m, width));
   if (m.cells.length) {
     out.push(...matrixLines(m, width, paint));
     const legend =
-      'best: the fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise ' +
-      "by compare's test (99%, at least 2%); ≈: no significant difference; Q: requests queued; over: Over capacity.";
+      'users: how many at once each serves under the service level (+: every level measured met it). best: the ' +
+      "fastest configuration and its margin over the runner-up (± the 95% interval), faster beyond noise by compare's " +
+      'test (99%, at least 2%); ≈: no significant difference; Q: requests queued, worse at that level than one that ' +
+      'ran them all at once (B, A Q: A queued, B did not); over: Over capacity.';
     out.push(...wrap(legend, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim')));
     out.push(...paretoLines(m, width, paint));
   }

@@ -4,7 +4,7 @@ import type { ReportFormat } from '../output-formats.js';
 import type { PageOptions } from './html/page.js';
 import { renderSweepHtml } from './sweep-html.js';
 import { renderSweepCsv, renderSweepMd, sweepJson } from './sweep-md.js';
-import { sweepModel } from './sweep-model.js';
+import { sweepModel, type SweepModel } from './sweep-model.js';
 import { renderSweepText } from './sweep-text.js';
 import type { TextOptions } from './text.js';
 
@@ -15,7 +15,14 @@ export function renderSweep(
   format: ReportFormat,
   opts: TextOptions & { page?: PageOptions } = {},
 ): string {
-  const m = sweepModel(file, results);
+  return renderSweepModel(sweepModel(file, results, { slo: opts.slo }), format, opts);
+}
+
+export function renderSweepModel(
+  m: SweepModel,
+  format: ReportFormat,
+  opts: TextOptions & { page?: PageOptions } = {},
+): string {
   switch (format) {
     case 'html':
       return renderSweepHtml(m, opts.page);

@@ -129,7 +129,7 @@ export function clientQueueEvidence(input: ClientQueueInput): ClientQueueEvidenc
   };
 }
 
-const ms = (x: number): string => `${Math.round(x).toLocaleString('en-US')} ms`;
+export const ms = (x: number): string => `${Math.round(x).toLocaleString('en-US')} ms`; // stats/ reads no format/
 const pct = (x: number): string => `${Math.round(100 * x)}%`;
 
 export function describeClientQueue(e: ClientQueueEvidence, concurrency: number): string {

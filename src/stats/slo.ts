@@ -167,6 +167,35 @@ export function wilsonInterval(k: number, n: number, z = Z95): Interval | null {
   return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
 }
 
+// The count test's verdict for `met` of `judged` requests: decided when the Wilson interval clears the share.
+const countDecides = (met: number, judged: number, share: number): boolean => {
+  const i = wilsonInterval(met, judged);
+  return i !== null && (met / judged >= share ? i.lo >= share : i.hi < share);
+};
+
+/**
+ * How many requests the count test needs to decide a cell whose requests meet the level in the proportion seen
+ * (`met` of `judged`): 35 that all met for a share of 90%, more the nearer the proportion is to the share.
+ * Undefined where even `cap` would not (a proportion at the share itself).
+ */
+export function requestsToDecide(met: number, judged: number, share: number, cap = 10_000): number | undefined {
+  const p = judged > 0 ? met / judged : 1;
+  const decides = (n: number) => countDecides(Math.round(p * n), n, share);
+  let hi = Math.max(1, judged);
+  while (!decides(hi)) {
+    if (hi >= cap) return undefined;
+    hi = Math.min(cap, hi * 2);
+  }
+  let lo = Math.max(1, Math.floor(hi / 2));
+  if (decides(lo)) return lo;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (decides(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
 // One-sided normal tolerance factors (Natrella's approximation, NIST e-Handbook 7.2.6.3) for the `share` quantile
 // from n samples at 97.5% confidence each way: mean - kLo x sd is a lower confidence bound of the (1 - share)
 // quantile, mean - kHi x sd an upper one. From 5 samples (within 10% of the exact noncentral-t factor there, 1% from
@@ -235,9 +264,8 @@ export function judgeRequests(w: WindowRequests, slo: ServiceLevel, o: JudgeOpti
   const interval = wilsonInterval(met, judged);
   const base = { basis: 'requests' as const, share, interval, met, judged, undecided, misses };
   if (share === null || interval === null) return { ...base, verdict: 'too close to call' };
-  if (share >= slo.share && interval.lo >= slo.share)
-    return { ...base, verdict: 'meets', decidedBy: 'count' };
-  if (share < slo.share && interval.hi < slo.share) return { ...base, verdict: 'fails', decidedBy: 'count' };
+  if (countDecides(met, judged, slo.share))
+    return { ...base, verdict: share >= slo.share ? 'meets' : 'fails', decidedBy: 'count' };
   if (o.oneMode && met === judged && marginBound(logMargins, slo.share) >= 0)
     return { ...base, verdict: 'meets', decidedBy: 'margins' };
   return { ...base, verdict: 'too close to call' };

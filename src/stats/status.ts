@@ -2,6 +2,7 @@ import type { CellStatus, ServerSample } from '../results/schema.js';
 import {
   clientQueueEvidence,
   describeClientQueue,
+  ms,
   type ClientQueueEvidence,
   type QueueReference,
 } from './queue.js';
@@ -11,6 +12,9 @@ import type { MeasureWindow, TimedRequest, WindowFigures } from './window.js';
 // Thresholds the method leaves to us (docs/method.md "Status of a cell").
 export const QUEUE_WAITING_SAMPLE_FRACTION = 0.5; // metrics: waiting > 0 in at least half the window samples (re-sends wait a step)
 export const RUNNING_MIN_SAMPLES = 3; // metrics: the running gauge judges a seat limit from 3 samples up
+// metrics: the waiting gauge is a re-send's wait, not a queue, where every first token came within this many steps
+// of an unqueued one: the step in progress, and the step it joins (docs/method.md "The waiting gauge")
+export const RESEND_WAIT_STEPS = 2;
 export const FAIL_ERROR_FRACTION = 0.1; // Failed when errors reach 10% of the requests sent ...
 export const FAIL_ERROR_MIN = 2; // ... and at least 2
 
@@ -54,6 +58,30 @@ function runningSeatLimit(
   return `server ran a median of ${med} requests (at most ${most} in ${running.length} samples) and the client saw ${avgActive.toFixed(1)} active, of ${n}`;
 }
 
+// The waiting gauge in words where it reads a queue: waiting > 0 in at least half the window's samples.
+function waitingGauge(samples: readonly ServerSample[]): string | undefined {
+  const waiting = samples.filter((s) => typeof s.waiting === 'number');
+  if (waiting.length === 0) return undefined;
+  const withWaiting = waiting.filter((s) => (s.waiting ?? 0) > 0).length;
+  if (withWaiting / waiting.length < QUEUE_WAITING_SAMPLE_FRACTION) return undefined;
+  const maxW = Math.max(...waiting.map((s) => s.waiting ?? 0));
+  return `server metrics showed waiting requests in ${withWaiting} of ${waiting.length} samples (max ${maxW})`;
+}
+
+// A request sent to a busy engine waits for the step in progress before it joins the batch, and the gauge counts it
+// meanwhile: with 100 ms steps and short answers, half the samples catch one. That is no queue where the client saw
+// all N streaming at once and no first token came later than RESEND_WAIT_STEPS steps (the cell's median gap between
+// chunks) past an unqueued first token. Returns the step where that holds.
+function resendStepMs(
+  f: WindowFigures,
+  n: number,
+  client: ClientQueueEvidence | undefined, // undefined where the client timeline cannot tell (a held stream)
+): number | undefined {
+  const step = f.chunkGapMs.p50;
+  if (!client || client.peakStreaming < n || step === null || !(step > 0)) return undefined;
+  return client.maxWaitMs <= client.referenceTtftMs + RESEND_WAIT_STEPS * step ? step : undefined;
+}
+
 export function errorCount(f: WindowFigures): number {
   return Object.values(f.errors).reduce((a, b) => a + (b ?? 0), 0);
 }
@@ -86,16 +114,6 @@ export function decideStatus(input: StatusInput): StatusDecision {
       error: `too many failed requests: ${errorText}`,
     };
 
-  const reasons: string[] = [];
-  const waiting = input.samples.filter((s) => typeof s.waiting === 'number');
-  if (waiting.length > 0) {
-    const withWaiting = waiting.filter((s) => (s.waiting ?? 0) > 0).length;
-    const maxW = Math.max(...waiting.map((s) => s.waiting ?? 0));
-    if (withWaiting / waiting.length >= QUEUE_WAITING_SAMPLE_FRACTION)
-      reasons.push(
-        `server metrics showed waiting requests in ${withWaiting} of ${waiting.length} samples (max ${maxW})`,
-      );
-  }
   // The client's own timeline decides where metrics are missing, and also catches a queue in front of the
   // server (a gateway) that the server's metrics cannot see.
   const clientQueue =
@@ -105,18 +123,26 @@ export function decideStatus(input: StatusInput): StatusDecision {
       window: input.window,
       reference: input.queueReference,
     }) ?? undefined;
-  const seatLimit = runningSeatLimit(
-    input.samples,
-    n,
-    f.avgActive,
-    input.streamHeld ? undefined : clientQueue,
-  );
+  const client = input.streamHeld ? undefined : clientQueue;
+  const reasons: string[] = [];
+  const waiting = waitingGauge(input.samples);
+  const resendStep = waiting ? resendStepMs(f, n, client) : undefined;
+  if (waiting && resendStep === undefined) reasons.push(waiting);
+  const seatLimit = runningSeatLimit(input.samples, n, f.avgActive, client);
   if (seatLimit) reasons.push(seatLimit);
   // A stream held on the way delivers first tokens late: a request looks like it waited though it streamed.
   const heldNote = 'the client timeline cannot tell: the stream was held back between client and server';
   if (clientQueue?.queued && !input.streamHeld) reasons.push(describeClientQueue(clientQueue, n));
   const extra = clientQueue ? { clientQueue } : {};
   if (reasons.length > 0) return { status: 'Requests queued', evidence: reasons.join('; '), ...extra };
+  if (waiting && resendStep !== undefined)
+    return {
+      status: 'Valid',
+      evidence:
+        `${waiting}, re-sent requests waiting for the next step: ${describeClientQueue(clientQueue!, n)}, ` +
+        `no first token later than ${RESEND_WAIT_STEPS} steps of ${ms(resendStep)} past the unqueued one`,
+      ...extra,
+    };
   return {
     status: 'Valid',
     evidence:

@@ -84,6 +84,19 @@ class LogWriter {
   }
 }
 
+// What the sweep needs of a started server: ServerProcess, or a test's server in memory (docs/sweep.md).
+export interface ServerHandle {
+  readonly pid: number;
+  readonly startTicks: number | undefined;
+  readonly exited: Promise<ExitInfo>; // the leader's exit
+  readonly gone: Promise<ExitInfo>; // no process of the group left
+  readonly exitedWith: ExitInfo | undefined;
+  tail(): string[]; // the log's last lines
+  note(line: string): void; // a line of the sweep's own in the log
+  stop(graceS: number): Promise<StopInfo>;
+  killNow(): void;
+}
+
 export interface LaunchOptions {
   port: number;
   logPath: string;
@@ -92,7 +105,7 @@ export interface LaunchOptions {
   fs?: ProcFs;
 }
 
-export class ServerProcess {
+export class ServerProcess implements ServerHandle {
   readonly pid: number;
   readonly startTicks: number | undefined;
   private readonly child: ChildProcess;

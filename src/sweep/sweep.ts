@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchRun, type RunOutcome } from '../bench/run.js';
+import { BenchRun, type BenchRunDeps, type RunOutcome } from '../bench/run.js';
 import type { RunSettings } from '../bench/settings.js';
+import { isoTime, realClock, type Clock } from '../clock.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import type { ProgressSink } from '../progress/sink.js';
@@ -11,11 +12,17 @@ import { readResult } from '../results/read.js';
 import type { RunResult } from '../results/schema.js';
 import { writeSweepFile } from '../results/sweep-io.js';
 import type { SweepFile, SweepRun, SweepServer } from '../results/sweep-schema.js';
-import { buildCommand } from './command.js';
+import { buildCommand, type ServerCommand } from './command.js';
 import type { BenchSet } from './configs.js';
 import type { ParamSet } from './params.js';
-import { waitReady } from './ready.js';
-import { describeExit, freePort, ServerProcess } from './server-process.js';
+import { waitReady, type ReadyOptions, type ReadyOutcome } from './ready.js';
+import {
+  describeExit,
+  freePort,
+  ServerProcess,
+  type LaunchOptions,
+  type ServerHandle,
+} from './server-process.js';
 import { stopRecorded } from './stop-group.js';
 
 // The sweep's loop (docs/sweep.md): per server configuration, kill what an earlier sweep left running, start the
@@ -39,11 +46,23 @@ export interface SweepPlan {
   stopTimeoutS: number;
 }
 
+// What a sweep runs (BenchRun, or a test's).
+export interface SweepBench {
+  start(): Promise<RunOutcome>;
+  interrupt(): unknown;
+}
+
+// The seams BenchRun has, for the loop: a test runs it in virtual time with the sim's engine as the servers.
 export interface SweepDeps {
   say(line: string): void; // the sweep's own lines (stderr)
   progress(run: SweepRun): ProgressSink; // the runner's view of one run
   writeRunReports?: (dir: string, result: RunResult) => Promise<string[]>;
-  now?: () => string;
+  clock?: Clock; // sweep.json's times (default: the real clock)
+  freePort?: () => Promise<number>;
+  launch?: (cmd: ServerCommand, o: LaunchOptions & { server: SweepServer }) => ServerHandle;
+  ready?: (o: ReadyOptions) => Promise<ReadyOutcome>;
+  bench?: (settings: RunSettings, deps: BenchRunDeps) => SweepBench; // default: a BenchRun
+  stopLeftover?: typeof stopRecorded; // a server an earlier sweep left running
 }
 
 export interface SweepOutcome {
@@ -56,8 +75,8 @@ const newMarker = () => randomBytes(8).toString('hex');
 
 export class Sweep {
   private readonly stopper = new AbortController();
-  private current: BenchRun | undefined;
-  private server: ServerProcess | undefined;
+  private current: SweepBench | undefined;
+  private server: ServerHandle | undefined;
   private readonly onExit = () => this.server?.killNow();
 
   constructor(
@@ -85,7 +104,7 @@ export class Sweep {
   }
 
   private now(): string {
-    return (this.deps.now ?? (() => new Date().toISOString()))();
+    return isoTime(this.deps.clock ?? realClock);
   }
 
   private save(): void {
@@ -122,14 +141,16 @@ export class Sweep {
     const todo = this.runsOf(s).filter((r) => !this.finished(r));
     if (todo.length === 0) return;
     const set = this.plan.serveSets.get(s.key)!;
-    const port = await freePort();
+    const port = await (this.deps.freePort ?? freePort)();
     const cmd = buildCommand(this.plan.template, set, port, this.plan.apiKey);
     const marker = newMarker();
-    const server = new ServerProcess(cmd, {
+    const launch = this.deps.launch ?? ((c: ServerCommand, o: LaunchOptions) => new ServerProcess(c, o));
+    const server = launch(cmd, {
       port,
       logPath: join(this.plan.dir, s.log),
       marker,
       graceS: this.plan.stopTimeoutS,
+      server: s,
     });
     this.server = server;
     s.command = cmd.shown;
@@ -144,7 +165,7 @@ export class Sweep {
     this.deps.say(`${where}: starting the server on port ${port} (log: ${join(this.plan.dir, s.log)})`);
     this.deps.say(`  ${cmd.shown}`);
     try {
-      const ready = await waitReady({
+      const ready = await (this.deps.ready ?? waitReady)({
         port,
         timeoutS: this.plan.readyTimeoutS,
         gone: server.gone,
@@ -187,7 +208,7 @@ export class Sweep {
   // An earlier sweep of this folder was killed with -9 while its server ran (and the watchdog with it).
   private async stopLeftover(s: SweepServer, where: string): Promise<void> {
     if (!s.process) return;
-    const found = await stopRecorded(s.process, this.plan.stopTimeoutS);
+    const found = await (this.deps.stopLeftover ?? stopRecorded)(s.process, this.plan.stopTimeoutS);
     if (found > 0)
       this.deps.say(
         `${where}: stopped a server left running by an earlier sweep (pid ${s.process.pid}, ${found} processes)`,
@@ -220,7 +241,7 @@ export class Sweep {
   // One run against a ready server; false when the server went away during it.
   private async measure(
     run: SweepRun,
-    server: ServerProcess,
+    server: ServerHandle,
     at: { port: number; command: string },
   ): Promise<boolean> {
     const dir = join(this.plan.dir, run.key);
@@ -231,10 +252,11 @@ export class Sweep {
     delete run.reason;
     delete run.logTail;
     this.save();
-    const bench = new BenchRun(settings, {
+    const benchDeps: BenchRunDeps = {
       progress: this.deps.progress(run),
       ...(this.deps.writeRunReports ? { writeReports: this.deps.writeRunReports } : {}),
-    });
+    };
+    const bench = this.deps.bench ? this.deps.bench(settings, benchDeps) : new BenchRun(settings, benchDeps);
     this.current = bench;
     // The leader's exit is the server's death, unless it had already exited (a server that forks away from
     // its shell): then the group's end is.

@@ -4,6 +4,9 @@ import type { TargetInfo } from './types.js';
 export interface RequestBodyOptions {
   api: 'chat' | 'completions';
   prompt: string;
+  /** Chat only: a conversation (system, user, assistant, ...) sent instead of one user message holding `prompt`
+   * (the multi-turn workload, docs/workloads.md). */
+  messages?: ReadonlyArray<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   maxOutput: number;
   ignoreEos: boolean;
   sampling?: Record<string, unknown>;
@@ -17,7 +20,7 @@ export function buildRequestBody(
   o: RequestBodyOptions,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = { model: info.model };
-  if (o.api === 'chat') body.messages = [{ role: 'user', content: o.prompt }];
+  if (o.api === 'chat') body.messages = o.messages ? [...o.messages] : [{ role: 'user', content: o.prompt }];
   else body.prompt = o.prompt;
   body.stream = true;
   for (const field of outputCapFields(info, o.api)) body[field] = o.maxOutput;

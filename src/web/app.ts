@@ -185,9 +185,11 @@ async function sweepRoute(o: AppOptions, c: Context) {
       'No such sweep',
       `No sweep "${id}" under the served folders: it may have been moved or deleted.`,
     );
+  const slo = pageSlo(o, c);
+  if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
   const { file, results } = loadSweep(ref.dir);
   const runHref = (key: string) => href('/report', [['run', `${ref.id}/${key}`]]);
-  return c.html(renderSweepHtml(sweepModel(file, results), appPageOptions(), runHref));
+  return c.html(renderSweepHtml(sweepModel(file, results, { slo }), appPageOptions(), runHref));
 }
 
 async function historyRoute(o: AppOptions, c: Context) {

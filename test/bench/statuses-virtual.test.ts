@@ -117,3 +117,85 @@ describe("cell statuses with the server's metrics (virtual time)", () => {
     expect(x32.queueEvidence).toMatch(/^server ran a median of 24 requests \(at most 24 in \d+ samples\)/);
   });
 });
+
+// The waiting gauge below the seat count (docs/method.md "The waiting gauge"): 16 seats and a 100 ms step, answers of
+// up to 8 tokens that half the time stop early (so the slots fall out of step), 5 ms in the API server. A re-sent
+// request reaches the engine inside a step and waits for the next one, and the gauge, scraped every 370 ms (out of
+// phase with the steps, as a real scrape is), counts it: at N = 8 and 12 in 8 of 11 samples. All N streamed at
+// once and no first token came more than 2 steps past the unqueued one: Valid. N = 20 > 16 seats still queues.
+describe('the waiting gauge below the seat count (virtual time, 100 ms steps)', () => {
+  const run = (concurrency: number[]) =>
+    runVirtual(
+      virtualSettings(mkdtempSync(join(tmpdir(), 'lib-status-')), {
+        contexts: [1024],
+        prefillContexts: [1024],
+        concurrency,
+        maxOutput: 8,
+        ignoreEos: false,
+        duration: 4,
+        metricsInterval: 0.37,
+      }),
+      {
+        sim: {
+          seed: 3,
+          overrides: {
+            maxNumSeqs: 16,
+            decodeStepMs: [
+              [1, 100],
+              [16, 100],
+            ],
+            requestOverheadMs: 5,
+            earlyStopRate: 0.5,
+          },
+        },
+        metrics: { waiting: true },
+      },
+    );
+  const waitingShare = (c: { serverSamples?: ReadonlyArray<{ waiting?: number | null }> | undefined }) => {
+    const s = c.serverSamples ?? [];
+    return s.filter((x) => (x.waiting ?? 0) > 0).length / s.length;
+  };
+
+  it('N below the seats is Valid though the gauge caught re-sends in most samples; N above them queues', async () => {
+    const { result, error } = await run([4, 8, 12, 20]);
+    expect(error).toBeUndefined();
+    expect(result.decode.map((c) => [c.concurrency, c.status])).toEqual([
+      [4, 'Valid'],
+      [8, 'Valid'],
+      [12, 'Valid'],
+      [20, 'Requests queued'],
+    ]);
+    for (const c of result.decode.slice(1, 3)) {
+      // what the waiting-gauge rule alone read as a queue ...
+      expect(waitingShare(c), `x${c.concurrency}`).toBeGreaterThanOrEqual(0.5);
+      expect(c.queueEvidence).toMatch(
+        /^server metrics showed waiting requests in \d+ of \d+ samples \(max \d+\), re-sent/,
+      );
+      // ... while all N streamed at once, their first tokens within a step of the ×(N - 4) cell's median (200 ms)
+      expect(c.clientQueue!.peakStreaming).toBe(c.concurrency);
+      expect(c.clientQueue!.maxWaitMs).toBeLessThan(c.clientQueue!.referenceTtftMs + 100);
+    }
+    const x20 = result.decode[3]!;
+    expect(x20.clientQueue!.peakStreaming).toBe(16);
+    expect(x20.queueEvidence).toMatch(
+      /^server metrics showed waiting requests in \d+ of \d+ samples \(max \d+\);/,
+    );
+    expect(x20.queueEvidence).toContain('server ran a median of 16 requests (at most 16 in');
+  });
+
+  it("with no lower cell the unqueued first token is an idle server's: a re-send may come 2 steps past it", async () => {
+    const { result, error } = await run([12, 20]);
+    expect(error).toBeUndefined();
+    expect(result.decode.map((c) => [c.concurrency, c.status])).toEqual([
+      [12, 'Valid'],
+      [20, 'Requests queued'],
+    ]);
+    const x12 = result.decode[0]!;
+    expect(waitingShare(x12)).toBeGreaterThanOrEqual(0.5);
+    // the ramp's first request: 5 ms in the API server and a prefill-only step; the re-sends: 5 ms, up to a step
+    // waiting for the one in progress, and the step they join
+    expect(x12.clientQueue!.referenceTtftMs).toBeLessThan(10);
+    expect(x12.clientQueue!.maxWaitMs).toBeGreaterThan(x12.clientQueue!.referenceTtftMs + 150);
+    expect(x12.clientQueue!.maxWaitMs).toBeLessThanOrEqual(x12.clientQueue!.referenceTtftMs + 200);
+  });
+});

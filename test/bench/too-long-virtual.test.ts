@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RunEndedWithError } from '../../src/bench/ended-with-error.js';
 import { BenchRun } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
 import { isBenchError } from '../../src/errors.js';
@@ -73,5 +74,8 @@ describe('contexts too long for the server (virtual time)', () => {
         'the longest it takes is 32,704',
     );
     expect(existsSync(join(out, 'part', 'result.json'))).toBe(true);
+    // what it measured comes with the error, whole: the CLI prints its answer and paths first
+    expect(error instanceof RunEndedWithError && error.outcome.result.status).toBe('complete');
+    expect(error instanceof RunEndedWithError && error.outcome.dir).toBe(join(out, 'part'));
   });
 });

@@ -226,7 +226,7 @@ export function engineSampler(
 
 // Steps time while the run lives: let every pending callback settle (one macrotask turn drains the microtasks),
 // then fire the earliest timer. Bounded: a run that waits on nothing would otherwise spin forever.
-async function drive<T>(clock: VirtualClock, work: Promise<T>, maxSteps = 5_000_000): Promise<T> {
+export async function drive<T>(clock: VirtualClock, work: Promise<T>, maxSteps = 5_000_000): Promise<T> {
   let done = false;
   const watched = work.finally(() => {
     done = true;
@@ -283,13 +283,16 @@ export interface VirtualRig {
   drive<T>(work: Promise<T>): Promise<T>; // runs virtual time until `work` settles
 }
 
-// One sim and one virtual clock for any number of runs (a rig can start the same BenchRun twice).
-export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualRig {
-  const clock = new VirtualClock(VIRTUAL_START_MS);
-  const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
+// The runner's seams on one sim and virtual clock: the in-memory transport, the sim's target info, its engine
+// scraped where `metrics` is given (a sweep gives each of its configurations' runs these, one sim per server).
+export function simRunDeps(
+  sim: SimContext,
+  clock: VirtualClock,
+  o: Pick<VirtualRunOptions, 'hold' | 'metrics' | 'info'> = {},
+): BenchRunDeps {
   const info = simTargetInfo(sim, { ...(o.metrics ? { metricsAvailable: true } : {}), ...o.info });
   const gauges = o.metrics;
-  const deps: BenchRunDeps = {
+  return {
     clock,
     stream: memoryStream(sim, clock, o.hold),
     probe: async () => info,
@@ -298,8 +301,14 @@ export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualR
       : () => undefined,
     createPrompts: createPromptSource,
     clientMonitor: () => undefined, // a virtual window is not real time: the client's load says nothing
-    ...o.deps,
   };
+}
+
+// One sim and one virtual clock for any number of runs (a rig can start the same BenchRun twice).
+export function virtualRig(o: Omit<VirtualRunOptions, 'onStart'> = {}): VirtualRig {
+  const clock = new VirtualClock(VIRTUAL_START_MS);
+  const sim = createSimContext({ profile: 'tiny', seed: 1, ...o.sim, clock });
+  const deps: BenchRunDeps = { ...simRunDeps(sim, clock, o), ...o.deps };
   return { clock, sim, deps, drive: (work) => drive(clock, work) };
 }
 

@@ -22,8 +22,8 @@ describe('docs/cli.md', () => {
     const byFlag = new Map(rows.map((r) => [r[1], r]));
     expect(byFlag.get('`--duration <seconds>`')?.slice(2, 6)).toEqual([
       '`duration`',
-      'run, plan, demo, predict, sweep',
-      "30, demo: 3, predict: the fitted run's",
+      'run, plan, demo, predict, sweep, quick',
+      "30, demo: 3, predict: the fitted run's, quick: sized to fill --budget, 1-10 s",
       '`config.duration`',
     ]);
     expect(byFlag.get('`--top-p <p>`')?.[5]).toBe('`config.sampling.top_p`');

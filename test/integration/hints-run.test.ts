@@ -14,6 +14,9 @@ import {
   type Pasted,
 } from '../helpers/as-pasted.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { engineSettings } from '../../src/answer/engines.js';
+import { optionsFor } from '../../src/config/options.js';
+import { startSim } from '../../src/sim/index.js';
 import { fastFlags, tempDir } from './run-helpers.js';
 
 // The commands the CLI's hints print, run as a user pastes them after `npm ci` without a
@@ -143,4 +146,69 @@ describe('hints run as printed (after npm ci, no global install)', () => {
     const [again] = await pasteAll(cmds);
     expect(`${again!.stdout}${again!.stderr}`).toMatch(/run \S+: /); // it planned and started measuring
   });
+
+  // quick prints its plan, the answer's reasons and what to change: each flag it names is added to the quick
+  // command that printed it and run (a flag named without a value gets one), each command it names is run as is.
+  // Three servers give the three kinds of hint: no limit found (--concurrency), the KV cache full (--max-output,
+  // beside vLLM's own flags) and levels too close to call on one seat (quick's line that decides them).
+  it("quick's lines and the answer's lines it prints run added to the quick command that printed them", async () => {
+    const sims = await Promise.all([
+      startSim({ profile: 'tiny', port: 0, seed: 7 }),
+      startSim({ profile: 'demo', port: 0, seed: 7 }),
+      startSim({ profile: 'tiny', port: 0, seed: 7, overrides: { maxNumSeqs: 1 } }),
+    ]);
+    const quickFlags = new Set(optionsFor('quick').map((o) => o.flag.split(' ')[0]!));
+    const vllm = engineSettings('vllm');
+    const engineFlags = [vllm.seats, ...vllm.kv, vllm.chunk ?? ''].join(' ');
+    const VALUE_FOR: Record<string, string> = { '--max-output': '64', '--slo': 'ttft=1s' };
+    const seen = new Set<string>();
+    const tried = new Set<string>();
+    try {
+      for (const [sim, budget] of [
+        [sims[0]!, 6],
+        [sims[1]!, 20],
+        [sims[2]!, 8],
+      ] as const) {
+        const quick = `${NPX} quick --base-url ${sim.baseUrl} --budget ${budget} --out ${tempDir('hint-quick')}`;
+        const first = await paste(quick, { toTheEnd: true, waitMs: 120_000 });
+        expect(first.code, first.stderr).toBe(0);
+        const out = first.stdout;
+        const pasted: string[] = [...hintCommands(out)];
+        // flags between backticks: quick's own, added to the command
+        for (const m of out.matchAll(/`(--[^`]+)`/g)) {
+          pasted.push(`${quick} ${m[1]}`);
+          if (/^--concurrency [\d,]+ --duration \d+ --max-output \d+$/.test(m[1]!)) seen.add('decide');
+        }
+        const prose = out.replace(/`[^`]*`/g, '');
+        for (const m of prose.matchAll(/(?<![\w-])(--[a-z][\w-]*)(?: ([\d,]+)(?=[\s.,;)]))?/g)) {
+          const [, flag, value] = m as unknown as [string, string, string | undefined];
+          seen.add(flag);
+          if (!quickFlags.has(flag)) {
+            expect(engineFlags, `${flag}: neither quick's flag nor the engine's setting`).toContain(flag);
+            continue;
+          }
+          const v = value ?? VALUE_FOR[flag];
+          expect(v, `no value to try ${flag} with`).toBeDefined();
+          pasted.push(`${quick} ${flag} ${v}`);
+        }
+        // flags that ran once run: each set is tried once, on the first server that names it
+        for (const line of new Set(pasted)) {
+          const flag =
+            line
+              .slice(quick.length)
+              .match(/--[\w-]+/g)
+              ?.join(' ') ?? line;
+          if (line.startsWith(quick) && tried.has(flag)) continue;
+          tried.add(flag);
+          const p = await paste(line, { toTheEnd: true, waitMs: 120_000 });
+          expect(pastedProblem(p), line).toBeUndefined();
+          expect(p.code, `${line}\n${p.stderr}`).toBe(0);
+        }
+      }
+    } finally {
+      await Promise.all(sims.map((x) => x.close()));
+    }
+    // the hints the issue found refused, and quick's own line for levels too close to call
+    for (const f of ['--concurrency', '--max-output', '--slo', 'decide']) expect(seen.has(f), f).toBe(true);
+  }, 400_000);
 });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { DecodeCell, RunResult } from '../../src/results/schema.js';
 import { SWEEP_SCHEMA_ID, SWEEP_SCHEMA_VERSION, type SweepFile } from '../../src/results/sweep-schema.js';
 import { renderSweep } from '../../src/report/sweep.js';
-import { paretoFrontier, shortLabels, sweepModel } from '../../src/report/sweep-model.js';
+import { paretoFrontier, serviceLevelText, shortLabels, sweepModel } from '../../src/report/sweep-model.js';
+import type { ServiceLevel } from '../../src/results/schema.js';
+import { parseServiceLevel } from '../../src/stats/slo.js';
 import { stripAnsi } from '../../src/report/text.js';
 import { mulberry32 } from '../reliability/lib/crash.js';
 import { syntheticResult } from './synthetic.js';
@@ -10,7 +12,8 @@ import { syntheticResult } from './synthetic.js';
 // Three configurations measured over one context: a cell where they tie, one where B is 50% ahead of A with
 // tight intervals, one without intervals, one only C could run.
 // A cell's per-request tok/s is total / N unless given (a server that runs its requests unevenly, or fewer at once).
-type Fig = [total: number, halfWidth: number | null, perRequest?: number | null] | 'over';
+type Fig =
+  [total: number, halfWidth: number | null, perRequest?: number | null, over?: Partial<DecodeCell>] | 'over';
 
 function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
   const r = structuredClone(syntheticResult());
@@ -28,7 +31,7 @@ function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
         perRequestTokensPerS: null,
         intervals: {},
       };
-    const [total, half, perRequest] = f;
+    const [total, half, perRequest, over] = f;
     return {
       ...base,
       contextTokens: 1024,
@@ -37,6 +40,7 @@ function result(key: string, figs: Record<number, Fig>, gpus = 2): RunResult {
       totalTokensPerS: total,
       perRequestTokensPerS: perRequest === undefined ? total / Number(n) : perRequest,
       intervals: half === null ? {} : { totalTokensPerS: { lo: total - half, hi: total + half } },
+      ...over,
     };
   });
   return r;
@@ -99,9 +103,72 @@ describe('sweep report model', () => {
     expect(at(2).outcome).toBe('no interval');
     expect(at(8).outcome).toBe('only one');
     expect(m.contextLines).toEqual([
-      'at 1K, np=8 gives the most total tok/s (320.0 tok/s at 8 users), the only configuration that measured it; at one user the configurations do not differ.',
+      // 8 is Over capacity for np=2 and np=4 (so 4 users each); np=8 met every level measured (40 tok/s each at 8)
+      'at 1K, np=8 serves the most users under the service level: at least 8 (np=2 and np=4: 4); the most total tok/s: np=8, 320.0 tok/s at 8 users, the only configuration that measured it; at one user the configurations do not differ.',
     ]);
     expect(m.configs.map((c) => c.label)).toEqual(['np=2', 'np=4', 'np=8']);
+  });
+
+  it('a cell where requests queued is worse than one where they did not; the words count users first', () => {
+    // The review's llama.cpp sweep: -np 2 at 4 users queued (first token 1,055 ms against 44 ms) with a total tok/s
+    // within noise of -np 4's (440 vs 438.7, ±5 each). It read "-np=4 gives the most total tok/s (438.7 at 4
+    // users), but not significantly more than -np=2".
+    const file = sweepFile(['-np=2', '-np=4']);
+    const at = (ttftMs: number, status: DecodeCell['status'] = 'Valid') => ({ ttftMs, status });
+    const results = new Map([
+      [
+        'k0',
+        result('k0', {
+          1: [100, 2, null, at(40)],
+          2: [180, 3, null, at(42)],
+          4: [440, 5, 110, at(1055, 'Requests queued')],
+        }),
+      ],
+      [
+        'k1',
+        result('k1', { 1: [101, 2, null, at(40)], 2: [181, 3, null, at(42)], 4: [438.7, 5, 109.7, at(44)] }),
+      ],
+    ]);
+    for (const r of results.values()) delete r.config.slo; // judged by the default level (chat) unless --slo
+    const m = sweepModel(file, results);
+    const four = m.cells.find((c) => c.concurrency === 4)!;
+    expect(four.outcome).toBe('runner-up queues');
+    expect(four.candidates.map((c) => m.configs[c.config]!.letter)).toEqual(['B', 'A']);
+    expect(four.comparison).toBeUndefined();
+    // Under chat (first token within 2 s, 20 tok/s each) both serve every level measured, judged by their medians
+    // (no per-request data here): a tie on users, which the cell at 4 breaks.
+    expect(m.sloFrom).toBe('default');
+    expect(m.users[0]!.byConfig.map((u) => [u.users, u.atLeast])).toEqual([
+      [4, true],
+      [4, true],
+    ]);
+    expect(m.contextLines).toEqual([
+      'at 1K, -np=2 and -np=4 serve the most users under the service level: at least 4 each, but at 4 users -np=2 queues requests and -np=4 does not; the most total tok/s: -np=4, 438.7 tok/s at 4 users; at one user the configurations do not differ.',
+    ]);
+    // Under --slo ttft=500ms -np=2 serves 2 (its 1,055 ms median misses 500 ms at 4)
+    const strict = sweepModel(file, results, { slo: parseServiceLevel('ttft=500ms') as ServiceLevel });
+    expect(strict.sloFrom).toBe('given');
+    expect(strict.users[0]!.byConfig.map((u) => u.users)).toEqual([2, 4]);
+    expect(strict.contextLines[0]).toBe(
+      'at 1K, -np=4 serves the most users under the service level: at least 4 (-np=2: 2); the most total tok/s: -np=4, 438.7 tok/s at 4 users, where -np=2 queues requests; at one user the configurations do not differ.',
+    );
+    const md = renderSweep(file, results, 'md', { slo: parseServiceLevel('ttft=500ms') as ServiceLevel });
+    expect(md).toContain('| 4 | 440.0 Q | **438.7** | B (-np=2 queues) |');
+    expect(md).toContain('| Users | 2 | 4+ | — |');
+    expect(md).toContain(
+      'Service level (--slo): first token within 500 ms, for 90% of requests; the users at once are counted under it.',
+    );
+    const text = stripAnsi(renderSweep(file, results, 'txt', { width: 80 }));
+    expect(text).toMatch(/\n {3}4 {3}440\.0Q {3}438\.7 {3}B, A Q\n/);
+    const json = JSON.parse(renderSweep(file, results, 'json')) as {
+      users: Array<{ leaders: string[]; configurations: Array<{ users: number }> }>;
+    };
+    expect(json.users[0]!.leaders).toEqual(['k0', 'k1']);
+    // runs that hold different levels are each judged by their own, and the words say so
+    results.get('k0')!.config.slo = parseServiceLevel('ttft=1s') as ServiceLevel;
+    expect(serviceLevelText(sweepModel(file, results))).toBe(
+      "Users at once under each run's own service level (the runs hold different ones; --slo judges all by one).",
+    );
   });
 
   it('puts the Pareto frontier per GPU when every run knows its GPU count', () => {
@@ -211,11 +278,17 @@ describe('sweep report formats', () => {
   it('md, csv, json and html carry the same verdicts', () => {
     const { file, results } = three();
     const md = renderSweep(file, results, 'md');
-    expect(md).toContain('| 4 | 200.0 | **300.0** | 150.0 | B +50%±4% (+50% ± 4% over np=2) |');
+    // the Best cell says the margin once (it said "B +50%±4% (+50% ± 4% over np=2)")
+    expect(md).toContain('| 4 | 200.0 | **300.0** | 150.0 | B +50% ± 4% over np=2 |');
+    expect(md).toContain('| 1 | 100.0 | 101.0 | 99.0 | ≈ B (np=2 within noise) |');
+    expect(md).toContain('| 2 | 150.0 | 180.0 | 170.0 | B +6% over np=8 (no interval) |'); // 180 / 170
+    expect(md).toContain('| Users | 4 | 4 | 8+ | — |');
+    for (const row of md.split('\n').filter((l) => l.startsWith('| ')))
+      expect(row.match(/%/g)?.length ?? 0, row).toBeLessThanOrEqual(2);
     const csv = renderSweep(file, results, 'csv').split('\r\n');
     expect(csv[0]).toMatch(/^Context tokens,Requests at once,Configuration,Label,Status,Total tok\/s/);
     expect(csv.find((l) => l.startsWith('1024,4,k1,'))).toMatch(
-      /^1024,4,k1,np=4,Valid,300,294,306,75,1,faster,0\.5,0\.\d{1,4},true$/, // the half width to 4 decimals
+      /^1024,4,k1,np=4,Valid,300,294,306,75,1,faster,0\.5,0\.\d{1,4},true,4$/, // the half width to 4 decimals; 4 users
     );
     const json = JSON.parse(renderSweep(file, results, 'json')) as { cells: Array<Record<string, unknown>> };
     expect(json.cells.find((c) => c.concurrency === 4)).toMatchObject({

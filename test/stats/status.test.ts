@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideStatus } from '../../src/stats/status.js';
 import type { TimedRequest } from '../../src/stats/window.js';
 import { buildPrefillPoint, flagOutliers } from '../../src/bench/prefill.js';
-import type { WindowFigures } from '../../src/stats/window.js';
+import { windowFigures, type WindowFigures } from '../../src/stats/window.js';
 
 const figures = (over: Partial<WindowFigures> = {}): WindowFigures => ({
   outputTokens: 1000,
@@ -112,6 +112,76 @@ describe('cell status', () => {
   it('ignores a re-send caught waiting for one scheduler step', () => {
     const samples = [0, 1, 2, 3].map((i) => ({ tMs: i * 1000, running: 4, waiting: i === 2 ? 1 : 0 }));
     expect(decideStatus({ ...base, figures: figures(), samples }).status).toBe('Valid');
+  });
+
+  it('clears the waiting gauge where all N streamed at once and no first token came 2 steps past the unqueued one', () => {
+    // Four slots in a closed loop over a 10 s window, offset by 250 ms: each request waits `wait` ms for its first
+    // token, then streams 8 chunks 100 ms apart (the step) and is sent again at once. Each slot waits 200 of every
+    // 900 ms, so all four stream at once between the waits (200-250 ms, 450-500 ms ... into each cycle).
+    const loop = (waitOf: (slot: number, k: number) => number): TimedRequest[] => {
+      const out: TimedRequest[] = [];
+      for (let slot = 0; slot < 4; slot++)
+        for (let at = slot * 250, k = 0; at < 10_000; k++) {
+          const first = at + waitOf(slot, k);
+          const chunks = Array.from({ length: 8 }, (_, i) => [first + 100 * i, 1] as [number, number]);
+          const end = first + 700;
+          out.push({ sentAtMs: at, firstTokenAtMs: first, endAtMs: end, chunks, ok: true });
+          at = end;
+        }
+      return out;
+    };
+    const window = { openMs: 0, closeMs: 10_000 };
+    // The gauge caught a re-send in 3 of 4 samples; the running gauge read 4 once (no seat limit).
+    const samples = [1, 1, 0, 1].map((waiting, i) => ({ tMs: i * 2500, running: 4 - waiting, waiting }));
+    const input = (requests: TimedRequest[], over: Partial<Parameters<typeof decideStatus>[0]> = {}) => ({
+      ...base,
+      requests,
+      window,
+      samples,
+      figures: windowFigures(requests, window),
+      queueReference: { ttftMs: 100, from: "the ×2 cell's median" },
+      ...over,
+    });
+    // Bound: the unqueued 100 ms + 2 steps of 100 ms (the median chunk gap) = 300 ms.
+    const d = decideStatus(input(loop(() => 200)));
+    expect(d.status).toBe('Valid');
+    expect(d.clientQueue?.peakStreaming).toBe(4);
+    expect(d.clientQueue?.maxWaitMs).toBe(200);
+    expect(d.evidence).toBe(
+      'server metrics showed waiting requests in 3 of 4 samples (max 1), re-sent requests waiting for the next ' +
+        "step: all 4 requests streamed at once (client timeline) (unqueued TTFT 100 ms from the ×2 cell's median; " +
+        'longest wait 200 ms), no first token later than 2 steps of 100 ms past the unqueued one',
+    );
+    // One request 300 ms late still clears; 301 ms is past the bound, and the gauge stands.
+    const late = (ms: number) => loop((slot, k) => (slot === 2 && k === 5 ? ms : 200));
+    expect(decideStatus(input(late(300))).status).toBe('Valid');
+    const queued = decideStatus(input(late(301)));
+    expect(queued.status).toBe('Requests queued');
+    expect(queued.evidence).toBe('server metrics showed waiting requests in 3 of 4 samples (max 1)');
+    // Not all N streamed at once (N = 5 against these four slots): the gauge stands.
+    expect(
+      decideStatus(
+        input(
+          loop(() => 200),
+          { concurrency: 5 },
+        ),
+      ).evidence,
+    ).toMatch(/^server metrics showed waiting requests in 3 of 4 samples \(max 1\)(;|$)/);
+    // A stream held on the way: the client's first tokens say nothing, the gauge stands.
+    expect(
+      decideStatus(
+        input(
+          loop(() => 200),
+          { streamHeld: true },
+        ),
+      ).status,
+    ).toBe('Requests queued');
+    // Under half the samples the gauge never read a queue: Valid with the client's words alone.
+    const rare = decideStatus(
+      input(late(301), { samples: samples.map((x, i) => ({ ...x, waiting: i ? 0 : 1 })) }),
+    );
+    expect(rare.status).toBe('Valid');
+    expect(rare.evidence).toMatch(/^all 4 requests streamed at once \(client timeline\)/);
   });
 
   it('without metrics: a ceiling below N with requests waiting means queued (client timeline)', () => {

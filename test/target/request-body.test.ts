@@ -34,6 +34,21 @@ describe('buildRequestBody', () => {
     expect(b).not.toHaveProperty('min_tokens');
   });
 
+  it('a conversation goes as its messages on the chat API; the completions API sends the prompt text', () => {
+    const messages = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: ' hello' },
+      { role: 'user', content: 'more' },
+    ] as const;
+    const chat = buildRequestBody(info('vllm'), { ...base, api: 'chat', messages });
+    expect(chat.messages).toEqual(messages);
+    expect(chat.messages).not.toBe(messages); // a copy: the body never aliases the caller's history
+    expect(chat).not.toHaveProperty('prompt');
+    const completions = buildRequestBody(info('vllm'), { ...base, api: 'completions', messages });
+    expect([completions.prompt, completions.messages]).toEqual(['hello', undefined]);
+  });
+
   it('generic: only standard OpenAI fields', () => {
     expect(buildRequestBody(info('generic'), { ...base, api: 'chat', minTokens: 5 })).toEqual({
       model: 'm',

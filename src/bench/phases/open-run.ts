@@ -122,9 +122,29 @@ export function readPrevious(dir: string): RunResult {
       hint: resumeHint(dir),
     });
   const previous = readResult(path);
-  if (previous.status === 'complete')
+  if (!resumable(previous))
     throw new BenchError('USAGE', `the run in ${dir} is already complete; nothing to resume.`);
   return previous;
+}
+
+// --resume continues a run that did not complete (interrupted, or killed while running); a complete one is done.
+const resumable = (r: Pick<RunResult, 'status'>): boolean => r.status !== 'complete';
+
+// The run folders inside `dir` that --resume takes, oldest first; a result that cannot be read is left out.
+function resumableRunsIn(dir: string): { runs: string[]; complete: number } {
+  const runs: string[] = [];
+  let complete = 0;
+  for (const run of runFoldersIn(dir)) {
+    let r: RunResult;
+    try {
+      r = readResult(join(run, RESULT_FILE));
+    } catch {
+      continue;
+    }
+    if (resumable(r)) runs.push(run);
+    else complete += 1;
+  }
+  return { runs, complete };
 }
 
 async function probeFor(s: RunSettings, baseUrl: string, probe: typeof probeTarget): Promise<TargetInfo> {
@@ -154,10 +174,14 @@ function makeFolder(dir: string): void {
 }
 
 // The run folders inside a folder given to --resume (its --out folder, say): the command that resumes each.
+// Only runs that did not complete: a complete one pasted was refused as "already complete".
 function resumeHint(dir: string): string {
-  const runs = runFoldersIn(dir);
+  const { runs, complete } = resumableRunsIn(dir);
   if (runs.length === 0)
-    return 'Pass the run folder (<out>/<runId>, the one that holds result.json) to --resume.';
+    return complete > 0
+      ? `Its ${complete === 1 ? 'run is' : `${complete} runs are all`} complete: none to resume. Start a new run without --resume.`
+      : 'Pass the run folder (<out>/<runId>, the one that holds result.json) to --resume.';
   const shown = runs.slice(-3).map((r) => `\`${cliCommand('run', '--resume', r)}\``);
-  return `It holds ${runs.length === 1 ? 'a run folder' : `${runs.length} run folders`}; resume with ${shown.join(' or ')}${runs.length > 3 ? ' (the newest three)' : ''}.`;
+  const what = `${runs.length === 1 ? 'an interrupted run' : `${runs.length} interrupted runs`}${complete ? ` (and ${complete} complete)` : ''}`;
+  return `It holds ${what}; resume with ${shown.join(' or ')}${runs.length > 3 ? ' (the newest three)' : ''}.`;
 }

@@ -1,0 +1,32 @@
+// The one module of workloads/ that reads files (test/layering.test.ts): a workload's length file or trace, and
+// a --trace schedule. Everything else here is pure, so agents and workers rebuild requests from the data alone.
+import { readFile } from 'node:fs/promises';
+import { fsError } from '../fs-errors.js';
+import type { LoadedWorkload } from './requests.js';
+import type { WorkloadSpec } from './spec.js';
+import { parseScheduleText, parseTraceText, type TraceLine, type TraceNeeds } from './trace-lines.js';
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw fsError('CONFIG_INVALID', `cannot read ${path}`, e);
+  }
+}
+
+/** A length file or trace, checked line by line (trace-lines.ts). */
+export async function readTraceFile(path: string, needs: TraceNeeds = {}): Promise<TraceLine[]> {
+  return parseTraceText(await readText(path), path, needs);
+}
+
+/** A --trace schedule: the timestamps of its lines in time order, whatever else they hold. */
+export async function readScheduleFile(path: string): Promise<number[]> {
+  return parseScheduleText(await readText(path), path);
+}
+
+/** The workload with its file read and checked (a bad line names its number). */
+export async function loadWorkload(spec: WorkloadSpec): Promise<LoadedWorkload> {
+  if (spec.kind === 'mooncake') return { spec, lines: await readTraceFile(spec.file, { block: spec.block }) };
+  if (spec.kind === 'lengths' && 'file' in spec) return { spec, lines: await readTraceFile(spec.file) };
+  return { spec };
+}
