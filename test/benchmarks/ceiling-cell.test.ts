@@ -63,9 +63,11 @@ const load = (loopDelayP99Ms: number, cpuPctPerThread = 20): ClientLoad => ({
 });
 const run = (sent: Sent[], clientLoad?: ClientLoad): DecodeCellRun => ({
   window,
+  zeroMs: window.openMs,
   sent,
   rampTimedOut: false,
   errorLimitHit: false,
+  drainTimedOut: false,
   samples: [],
   interrupted: false,
   ...(clientLoad ? { clientLoad } : {}),

@@ -5,6 +5,7 @@ import { RequestTag, type RequestLine } from '../../results/request-line.js';
 import { buildRequestBody } from '../../target/request-body.js';
 import type { TargetInfo } from '../../target/types.js';
 import type { PromptSource, StreamFn } from './context.js';
+import type { PlanPrompt } from './plan-prompts.js';
 import type { Options } from '../../config/options.js';
 
 // The request's tag (its requests.jsonl identity, src/results/request-line.ts) and how to send it.
@@ -56,12 +57,16 @@ export class Sender {
     return { cfg: this.cfg, info: { engine, model, extensions }, prompts: this.prompts };
   }
 
-  async send(spec: SendSpec): Promise<Sent> {
-    const { text, estTokens } = await this.prompts.prompt(spec.promptTokens ?? spec.contextTokens, spec.slot);
+  // `planned`: a session's request (session-loop.ts) brings its prompt, and keeps the answer's text where the next
+  // turn of its conversation needs it; any other request takes its slot's prompt from the prompt source.
+  async send(spec: SendSpec, planned?: { prompt: PlanPrompt; keepText?: boolean }): Promise<Sent> {
+    const { text, estTokens, messages }: PlanPrompt =
+      planned?.prompt ?? (await this.prompts.prompt(spec.promptTokens ?? spec.contextTokens, spec.slot));
     const requestId = `${this.cfg.idPrefix}-${++this.seq}`;
     const body = buildRequestBody(this.info, {
       api: this.cfg.api,
       prompt: text,
+      ...(messages ? { messages } : {}),
       maxOutput: spec.maxOutput,
       ignoreEos: this.cfg.ignoreEos,
       sampling: this.cfg.sampling,
@@ -80,15 +85,19 @@ export class Sender {
       ...(this.cfg.keepChunkTexts && (spec.phase === 'ramp' || spec.phase === 'window')
         ? { keepChunkTexts: true }
         : {}),
+      ...(planned?.keepText ? { keepText: true } : {}),
     });
     return { spec, requestId, record, estTokens };
   }
 }
 
-// A record that crosses a thread or a machine: the spec's signal and callback stay behind.
+// A record that crosses a thread or a machine: the spec's signal and callback stay behind, and so does an answer's
+// text (its conversation's next turn has used it where it runs).
 export function plainSent(s: Sent): Sent {
   const { signal: _signal, onFirstToken: _cb, ...spec } = s.spec;
-  return { ...s, spec };
+  if (s.record.text === undefined) return { ...s, spec };
+  const { text: _text, ...record } = s.record;
+  return { ...s, spec, record };
 }
 
 export function toRequestLine(s: Sent): RequestLine {

@@ -1,80 +1,171 @@
 import type { ErrorCode } from '../../errors.js';
 import { sleep, type Clock } from '../../clock.js';
+import { planLevel, type RequestPlan } from '../../load/sessions.js';
+import type { RequestPhase } from '../../results/request-line.js';
 import { fatalCode } from './fatal.js';
-import type { Sender, Sent } from './sender.js';
-import type { Options } from '../../config/options.js';
+import type { InFlightCap } from './in-flight-cap.js';
+import type { PlanPrompts } from './plan-prompts.js';
+import type { DriveSpec } from './runner.js';
+import type { Sender, SendSpec, Sent } from './sender.js';
+import { ALL, sessionsIn } from './share.js';
 
-// The closed loop of one slot (docs/method.md "Sustained decode cell"), on the main thread and in workers alike: send,
-// keep the record, re-send at once after a success or an abort, back off after an error. Which errors stop the
-// cell is the caller's decision (onError), since the error limit counts across all slots.
-export interface SlotLoopHooks {
-  closing(): boolean;
-  phase(): 'ramp' | 'window';
-  onFirstToken(slot: number, atMs: number): void;
+// The session loop (docs/workloads.md "Sessions"), on the main thread, in workers and on agents alike: a session
+// waits for its start, sends its turns one after another (each when the previous one has ended, after its think
+// time), keeps a conversation's answers for its next turn, backs off after an error, and stops at the close. A
+// closed level's session starts at once and runs until the close (docs/method.md "Sustained decode cell": re-send
+// at once after a success or an abort); a scheduled level's starts at its arrival, on absolute times of the clock,
+// never "sleep after work". Which errors stop the level is the caller's decision (onError), since an error limit
+// counts across all sessions.
+export interface ShareHooks {
+  closing(): boolean; // the level has closed: no new turn
+  windowOpen(): boolean; // a closed level's window is open: its requests from now on are window requests
+  onFirstToken(session: number, atMs: number): void;
   onSent(s: Sent): void;
-  // Returns true when this slot must stop (fatal error or error limit).
+  // Returns true when this session must stop (fatal error or error limit).
   onError(s: Sent, fatal: ErrorCode | undefined): boolean;
 }
 
-// A decode cell's place in the matrix.
-export interface CellAt {
-  contextTokens: number;
-  concurrency: number;
+export interface ShareContext {
+  sender: Sender;
+  clock: Clock;
+  spec: DriveSpec;
+  prompts: PlanPrompts;
+  inflight: AbortSignal; // aborts every request in flight: the close
+  early: AbortSignal; // the level ends early (fatal, error limit, interrupt): waits stop
+  zeroMs: number; // the level's zero on this clock: a session's start is zeroMs + its offset
+  cap?: InFlightCap;
 }
 
-// What each slot's closed loop sends, in this thread or a worker (workers/protocol.ts carries it as is).
-export type SlotSpec = CellAt &
-  Pick<Options<'run'>, 'maxOutput'> & {
-    cell: string; // the requests.jsonl key (src/results/cell-key.ts)
-    firstTokenTimeoutMs: number;
-    share?: number[]; // the slots this runner drives (an agent's share, docs/distributed.md); default 1..concurrency
-  };
-
-/** The slots a runner drives: its share, or all of 1..concurrency. */
-export const slotsOfSpec = (spec: Pick<SlotSpec, 'share' | 'concurrency'>): number[] =>
-  spec.share ?? Array.from({ length: spec.concurrency }, (_, i) => i + 1);
-
 // Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors
-// across all its slots.
+// across all its sessions.
 export const errorLimit = (n: number): number => Math.max(10, 2 * n);
 
 export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
 
-export async function runSlotLoop(
-  slot: number,
-  sender: Sender,
-  clock: Clock,
-  spec: SlotSpec,
-  inflight: AbortSignal,
-  early: AbortSignal,
-  hooks: SlotLoopHooks,
+// Waits until an instant of the clock (at once when it has passed).
+const sleepUntil = (clock: Clock, atMs: number, signal: AbortSignal) =>
+  sleep(clock, atMs - clock.now(), signal);
+
+/** Runs this runner's sessions to their end: all at once (closed), or each at its start (scheduled). */
+export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<void> {
+  const plan = planLevel(ctx.spec.level);
+  const sessions = sessionsIn(ctx.spec.share ?? ALL, plan.sessions);
+  const starts = plan.startsMs;
+  if (!starts) {
+    await Promise.all([...sessions].map((s) => runSession(s, plan.sessionPlans(s), ctx, hooks)));
+    return;
+  }
+  // One timer at a time, whatever the arrivals: sessions are numbered in time order (src/load), and each waits
+  // for its own first turn only once it is due.
+  const closeAt = ctx.spec.window ? ctx.zeroMs + ctx.spec.window.closeAfterMs : Infinity;
+  const running: Array<Promise<void>> = [];
+  for (const s of sessions) {
+    const at = ctx.zeroMs + starts[s - 1]!;
+    if (at >= closeAt) break;
+    await sleepUntil(ctx.clock, at, ctx.early);
+    if (hooks.closing() || ctx.early.aborted) break;
+    running.push(runSession(s, plan.sessionPlans(s), ctx, hooks));
+  }
+  await Promise.all(running);
+}
+
+async function runSession(
+  session: number,
+  plans: Iterable<RequestPlan>,
+  ctx: ShareContext,
+  hooks: ShareHooks,
 ): Promise<void> {
+  const { clock, spec, early } = ctx;
+  const window = spec.window && {
+    openMs: ctx.zeroMs + spec.window.openAfterMs,
+    closeMs: ctx.zeroMs + spec.window.closeAfterMs,
+  };
+  const load = spec.level.load;
   let consecutive = 0;
   let seen = false;
-  while (!hooks.closing()) {
-    const s = await sender.send({
+  let conversation: number | undefined;
+  let answers: string[] = [];
+  let broken = false; // a turn of this conversation failed: its later turns have no history to send
+  let endedAtMs: number | undefined;
+  for (const plan of plans) {
+    if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
+    if (hooks.closing()) return;
+    if (plan.conversation !== conversation) {
+      conversation = plan.conversation;
+      answers = [];
+      broken = false;
+    } else if (broken) continue;
+    let scheduledAtMs: number | undefined;
+    if (plan.atMs !== undefined) scheduledAtMs = ctx.zeroMs + plan.atMs;
+    else if (plan.thinkMs !== undefined && endedAtMs !== undefined) scheduledAtMs = endedAtMs + plan.thinkMs;
+    if (scheduledAtMs !== undefined) {
+      if (window && scheduledAtMs >= window.closeMs) return;
+      await sleepUntil(clock, scheduledAtMs, early);
+      if (hooks.closing() || early.aborted) return;
+    }
+    let releasedAtMs: number | undefined;
+    if (ctx.cap) {
+      if (!(await ctx.cap.acquire(AbortSignal.any([ctx.inflight, early])))) return;
+      releasedAtMs = clock.now();
+    }
+    const at = scheduledAtMs ?? clock.now();
+    if (window && at >= window.closeMs) {
+      ctx.cap?.release();
+      return;
+    }
+    const phase: RequestPhase = window
+      ? at >= window.openMs
+        ? 'window'
+        : 'warmup'
+      : hooks.windowOpen()
+        ? 'window'
+        : 'ramp';
+    const send: SendSpec = {
       cell: spec.cell,
-      phase: hooks.phase(),
-      contextTokens: spec.contextTokens,
-      concurrency: spec.concurrency,
-      slot,
-      maxOutput: spec.maxOutput,
-      signal: inflight,
+      phase,
+      contextTokens: plan.inputTokens,
+      ...(load.model === 'closed' ? { concurrency: load.concurrency } : {}),
+      slot: session,
+      maxOutput: plan.maxOutput,
+      signal: ctx.inflight,
       firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
       onFirstToken: (atMs) => {
         if (seen) return;
         seen = true;
-        hooks.onFirstToken(slot, atMs);
+        hooks.onFirstToken(session, atMs);
       },
-    });
+      ...(spec.tagSessions
+        ? {
+            session,
+            turn: plan.turn,
+            level: spec.level.key,
+            inputTarget: plan.inputTokens,
+            cacheableTokens: plan.cacheableTokens,
+            ...(scheduledAtMs !== undefined ? { scheduledAtMs } : {}),
+            ...(releasedAtMs !== undefined ? { releasedAtMs } : {}),
+          }
+        : {}),
+    };
+    let s: Sent;
+    try {
+      const prompt = await ctx.prompts(plan, answers);
+      s = await ctx.sender.send(send, { prompt, keepText: plan.prompt.kind === 'turn' });
+    } finally {
+      ctx.cap?.release();
+    }
+    endedAtMs = s.record.endAtMs;
+    if (s.record.text !== undefined) {
+      answers.push(s.record.text); // the next turn's history, on this thread only (plainSent drops it)
+      delete s.record.text;
+    }
     hooks.onSent(s);
     const kind = s.record.error?.kind;
     if (s.record.ok || kind === 'aborted') {
       consecutive = 0;
       continue;
     }
+    broken = conversation !== undefined;
     consecutive += 1;
     if (hooks.onError(s, fatalCode(s.record))) return;
-    await sleep(clock, backoffMs(consecutive), early);
   }
 }

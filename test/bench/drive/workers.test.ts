@@ -4,20 +4,8 @@ import { streamRequest } from '../../../src/client/stream.js';
 import type { PromptSource } from '../../../src/bench/drive/context.js';
 import { runDecodeCell, type DecodeCellRun } from '../../../src/bench/decode-cell.js';
 import { Sender } from '../../../src/bench/drive/sender.js';
-import { assignSlots } from '../../../src/bench/drive/workers/pool.js';
 import { startSim, type SimHandle, type TruthRecord } from '../../../src/sim/index.js';
 import { probeTarget } from '../../../src/target/probe.js';
-
-describe('assignSlots', () => {
-  it('deals slots round-robin over at most n workers', () => {
-    expect(assignSlots(5, 2)).toEqual([
-      [1, 3, 5],
-      [2, 4],
-    ]);
-    expect(assignSlots(2, 4)).toEqual([[1], [2]]);
-    expect(assignSlots(3, 1)).toEqual([[1, 2, 3]]);
-  });
-});
 
 // Same sim seed, same cell: one thread and two worker threads both give exact token counts (every received chunk
 // equals the sim's ground truth for that request) over every slot.

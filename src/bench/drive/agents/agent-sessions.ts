@@ -1,27 +1,32 @@
 import type { ClientLoad } from '../../../client/self-check.js';
-import { contextLabel } from '../../../format/labels.js';
 import { sleep, type Clock } from '../../../clock.js';
 import type { Sender, Sent } from '../sender.js';
 import { inThreadSessions } from '../in-thread.js';
-import type { CellAgentsRun, ClockOffset, SessionEvents, SessionRunner } from '../runner.js';
-import type { SlotSpec } from '../session-loop.js';
+import { planLevel } from '../../../load/sessions.js';
+import { slotsOfShare } from '../plan-prompts.js';
+import type { CellAgentsRun, ClockOffset, DriveSpec, SessionEvents, SessionRunner } from '../runner.js';
+import { shareSize, splitCap, type Share } from '../share.js';
 import { workerSessions } from '../workers/worker-sessions.js';
 import type { AgentHub, Member } from './hub.js';
 import { mergeShares } from './merge.js';
 import type { AgentSlot, FromAgent } from './protocol.js';
-import { shareSlots } from './shard.js';
+import { agentShares } from './shard.js';
 
-// One decode cell over the coordinator and the agents (docs/distributed.md "A cell"): the coordinator's own share
-// runs here as any cell's slots do (this thread, or --workers threads), each agent's share on its machine. The
-// agents get their slots' prompts and measure their clocks; the ramp starts at one instant on the coordinator's
-// timeline, which each agent reaches on its own clock; their first tokens and errors count here as local ones do
-// (the window opens on the last first token, the error limit counts every slot); the window's bounds go out in
-// coordinator time and each agent closes on the 'close' sent once the window has closed here; then they measure
-// their clocks again and send their records, which are moved onto the coordinator's timeline and merged (merge.ts).
+// One level over the coordinator and the agents (docs/distributed.md "A cell"): the coordinator's own share of the
+// sessions runs here as any level's do (this thread, or --workers threads), each agent's share on its machine. The
+// agents get the level's spec (each builds its sessions' plans from it) and their slots' prompts, and measure their
+// clocks; the level's zero is one instant on the coordinator's timeline, which each agent reaches on its own clock,
+// and a scheduled level's arrivals are offsets from it, so each agent sends its arrivals at coordinator time
+// corrected by its offset; their first tokens and errors count here as local ones do (a closed level's window
+// opens on the last first token, the error limit counts every session); the window's bounds go out in coordinator
+// time and each agent closes on the 'close' sent once the window has closed here (a scheduled level's sessions may
+// all end before it); then they measure their clocks again and send their records, which are moved onto the
+// coordinator's timeline and merged (merge.ts).
 
 interface Remote {
   m: Member;
-  slots: number[];
+  share: Share;
+  sessions: number; // how many the share holds
   sent: Sent[];
   before?: ClockOffset;
   after?: ClockOffset;
@@ -58,7 +63,7 @@ export function agentSessions(
   hub: AgentHub,
   sender: Sender,
   clock: Clock,
-  spec: SlotSpec,
+  spec: DriveSpec,
   workers: number | undefined,
 ): SessionRunner {
   const seq = hub.nextSeq();
@@ -68,7 +73,7 @@ export function agentSessions(
   let lost: string | undefined;
   let openMs: number | undefined;
   let closed = false;
-  const label = `${contextLabel(spec.contextTokens)} x${spec.concurrency}`;
+  const label = spec.label;
 
   const when = () =>
     openMs === undefined
@@ -86,7 +91,7 @@ export function agentSessions(
     if (msg.type === 'ready') {
       r.before = msg.before;
       r.ready.resolve();
-    } else if (msg.type === 'first') events?.onFirstToken(msg.slot);
+    } else if (msg.type === 'first') events?.onFirstToken(msg.session);
     else if (msg.type === 'error') events?.onError(msg.fatal);
     else if (msg.type === 'records') r.sent.push(...msg.sent);
     else if (msg.type === 'finished') {
@@ -102,42 +107,61 @@ export function agentSessions(
     for (const r of remotes) if (!r.finished.done) r.m.port.send(make());
   };
 
-  async function begin(ev: SessionEvents): Promise<void> {
+  async function begin(ev: SessionEvents): Promise<number> {
     events = ev;
     await hub.waitForAgents(ev.early);
     const members = hub.live();
-    const shares = shareSlots(spec.concurrency, [0, ...members.map((m) => m.index)]);
+    const total = planLevel(spec.level).sessions;
+    const shares = agentShares(total, [0, ...members.map((m) => m.index)]);
     remotes = members
-      .filter((m) => (shares.get(m.index) ?? []).length > 0)
-      .map((m) => ({ m, slots: shares.get(m.index)!, sent: [], ready: deferred(), finished: deferred() }));
-    const mine = { ...spec, share: shares.get(0)! };
+      .filter((m) => shares.has(m.index))
+      .map((m) => {
+        const share = shares.get(m.index)!;
+        return {
+          m,
+          share,
+          sessions: shareSize(share, total),
+          sent: [],
+          ready: deferred(),
+          finished: deferred(),
+        };
+      });
+    // The cap is split like the sessions, in proportion (docs/distributed.md "Sessions").
+    const drivers = [shares.get(0)!, ...remotes.map((r) => r.share)];
+    const caps = spec.maxInFlight === undefined ? undefined : splitCap(spec.maxInFlight, drivers.length);
+    const capOf = (i: number) => (caps ? { maxInFlight: caps[i]! } : {});
+    const mine: DriveSpec = { ...spec, share: shares.get(0)!, ...capOf(0) };
     local =
       (workers ?? 1) > 1 ? workerSessions(sender, mine, workers!) : inThreadSessions(sender, clock, mine);
     for (const r of remotes)
       r.m.listener = { message: (msg) => onMessage(r, msg), lost: (reason) => loseRemote(r, reason) };
     const { prompts } = sender.workerParts();
-    for (const r of remotes) {
+    for (const [i, r] of remotes.entries()) {
       const held = r.m.prompts;
-      if (held.contextTokens !== spec.contextTokens) {
-        held.contextTokens = spec.contextTokens;
+      const wanted = slotsOfShare(spec.level, r.share);
+      const context = wanted[0]?.contextTokens ?? -1;
+      if (held.contextTokens !== context) {
+        held.contextTokens = context;
         held.slots.clear();
       }
       const slots: AgentSlot[] = [];
-      for (const slot of r.slots) {
-        const p = await prompts.prompt(spec.contextTokens, slot);
+      for (const { contextTokens, slot } of wanted) {
+        const p = await prompts.prompt(contextTokens, slot);
         slots.push({ slot, estTokens: p.estTokens, ...(held.slots.has(slot) ? {} : { text: p.text }) });
         held.slots.add(slot);
       }
-      r.m.port.send({ type: 'cell', seq, spec: { ...spec, share: r.slots }, ...workersOf(workers), slots });
+      const theirs: DriveSpec = { ...spec, share: r.share, ...capOf(i + 1) };
+      r.m.port.send({ type: 'level', seq, spec: theirs, ...workersOf(workers), slots });
     }
     await Promise.all(remotes.map((r) => r.ready.promise));
-    if (lost || ev.early.aborted) return; // the cell ends before its ramp (runDecodeCell goes straight to close)
+    if (lost || ev.early.aborted) return clock.now(); // it ends before its start (runLevel goes straight to close)
     const slowest = Math.max(0, ...remotes.map((r) => 4 * (r.before?.uncertaintyMs ?? 0)));
     const lead = START_LEAD_MS + slowest;
     const atMs = clock.now() + lead;
     sendAll(() => ({ type: 'start', seq, atMs }));
     await sleep(clock, atMs - clock.now(), ev.early);
-    await local.start(ev);
+    await local.start(ev, atMs);
+    return atMs;
   }
 
   return {
@@ -170,7 +194,7 @@ export function agentSessions(
         remotes: remotes.map((r) => ({
           agent: r.m.index,
           host: r.m.host,
-          slots: r.slots.length,
+          slots: r.sessions,
           ...(r.before ? { before: r.before } : {}),
           ...(r.after ? { after: r.after } : {}),
         })),

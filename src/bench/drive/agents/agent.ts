@@ -4,7 +4,13 @@ import { sleep, type Clock } from '../../../clock.js';
 import type { PromptSource, StreamFn } from '../context.js';
 import { plainSent, Sender, type Sent } from '../sender.js';
 import { inThreadSessions } from '../in-thread.js';
-import { clientThreads, type CellMonitor, type ClockOffset, type SessionRunner } from '../runner.js';
+import {
+  clientThreads,
+  type CellMonitor,
+  type ClockOffset,
+  type DriveSpec,
+  type SessionRunner,
+} from '../runner.js';
 import { workerSessions } from '../workers/worker-sessions.js';
 import { bestOffset, OFFSET_SAMPLES, type TimeSample } from './offsets.js';
 import { PROTOCOL_VERSION, type FromAgent, type Hello, type ToAgent } from './protocol.js';
@@ -187,19 +193,19 @@ class Session {
         },
       };
       this.sender = new Sender(cfg, m.info, prompts, this.o.stream, this.o.clock);
-    } else if (m.type === 'cell') {
-      if (!this.sender) throw new Error('a cell before the welcome');
-      if (m.spec.contextTokens !== this.textsContext) {
+    } else if (m.type === 'level') {
+      if (!this.sender) throw new Error('a level before the welcome');
+      const context = m.slots.length > 0 ? (m.spec.level.contextTokens ?? -1) : -1;
+      if (context !== this.textsContext) {
         this.texts.clear();
-        this.textsContext = m.spec.contextTokens;
+        this.textsContext = context;
       }
       for (const s of m.slots) {
         if (s.text !== undefined) this.texts.set(s.slot, { text: s.text, estTokens: s.estTokens });
         else if (!this.texts.has(s.slot)) throw new Error(`no prompt for slot ${s.slot}`);
       }
       this.cell?.close();
-      const spec = { ...m.spec, share: m.slots.map((s) => s.slot) };
-      this.cell = new AgentCell(this.o, this.sender, m.seq, spec, m.workers, (x) => this.post(x));
+      this.cell = new AgentCell(this.o, this.sender, m.seq, m.spec, m.workers, (x) => this.post(x));
       const before = await this.cell.measureClock();
       await this.post([{ type: 'ready', seq: m.seq, before }]);
     } else if (m.type === 'start' && this.cell?.seq === m.seq) {
@@ -225,7 +231,7 @@ class AgentCell {
     private readonly o: AgentOptions,
     private readonly sender: Sender,
     readonly seq: number,
-    private readonly spec: Parameters<typeof inThreadSessions>[2],
+    private readonly spec: DriveSpec,
     private readonly workers: number | undefined,
     private readonly post: (m: FromAgent[]) => Promise<void>,
   ) {
@@ -258,20 +264,25 @@ class AgentCell {
       try {
         await sleep(clock, this.local(atMs) - clock.now(), this.early.signal);
         if (!this.closed)
-          await runner.start({
-            early: this.early.signal,
-            endEarly: () => {
-              crash ??= 'its slot runner stopped';
-              this.close();
+          await runner.start(
+            {
+              early: this.early.signal,
+              endEarly: () => {
+                crash ??= 'its session runner stopped';
+                this.close();
+              },
+              onFirstToken: (session) => void this.post([{ type: 'first', seq: this.seq, session }]),
+              onError: (f) => {
+                const fatal = f ? { fatal: { code: f.code, sent: plainSent(f.sent) } } : {};
+                void this.post([{ type: 'error', seq: this.seq, ...fatal }]);
+                return f !== undefined; // a fatal refusal stops the session; the coordinator decides for the level
+              },
             },
-            onFirstToken: (slot) => void this.post([{ type: 'first', seq: this.seq, slot }]),
-            onError: (f) => {
-              const fatal = f ? { fatal: { code: f.code, sent: plainSent(f.sent) } } : {};
-              void this.post([{ type: 'error', seq: this.seq, ...fatal }]);
-              return f !== undefined; // a fatal refusal stops the slot; the coordinator decides for the cell
-            },
-          });
+            this.local(atMs),
+          );
         sent = await runner.finished(); // a runner closed before it started has no records
+        // A scheduled level's sessions may all end before the coordinator's close: the load is over the window.
+        if (this.monitor && !this.load) this.load = this.monitor.stop();
       } catch (e) {
         crash = e instanceof Error ? e.message : String(e);
         this.close();

@@ -1,7 +1,6 @@
 import { sleep, type Clock } from '../../../clock.js';
 import type { Sender } from '../sender.js';
-import type { SessionRunner } from '../runner.js';
-import type { SlotSpec } from '../session-loop.js';
+import type { DriveSpec, SessionRunner } from '../runner.js';
 import { agentSessions } from './agent-sessions.js';
 import {
   PROTOCOL_VERSION,
@@ -158,7 +157,7 @@ export class AgentHub {
   }
 
   /** The session runner of one decode cell over the coordinator and every agent there now. */
-  sessions(sender: Sender, clock: Clock, spec: SlotSpec, workers: number | undefined): SessionRunner {
+  sessions(sender: Sender, clock: Clock, spec: DriveSpec, workers: number | undefined): SessionRunner {
     return agentSessions(this, sender, clock, spec, workers);
   }
 

@@ -30,12 +30,23 @@ export function shiftRecord(r: RequestRecord, to: (t: number) => number): Reques
   return out;
 }
 
+// A session's schedule was kept on the agent's clock too (its zero moved there by the offset before the level):
+// its stamps move with the record's, so a request's lag stays the agent's own.
+function shiftSchedule(spec: Sent['spec'], to: (t: number) => number): Sent['spec'] {
+  if (spec.scheduledAtMs === undefined && spec.releasedAtMs === undefined) return spec;
+  const out = { ...spec };
+  if (spec.scheduledAtMs !== undefined) out.scheduledAtMs = to(spec.scheduledAtMs);
+  if (spec.releasedAtMs !== undefined) out.releasedAtMs = to(spec.releasedAtMs);
+  return out;
+}
+
 /** `local`: the coordinator's own share, already on its clock. */
 export function mergeShares(local: readonly Sent[], shares: readonly AgentShare[]): Sent[] {
   const out: Sent[] = [...local];
   for (const sh of shares) {
     const to = toCoordinatorTime(sh.before, sh.after);
-    for (const s of sh.sent) out.push({ ...s, record: shiftRecord(s.record, to) });
+    for (const s of sh.sent)
+      out.push({ ...s, spec: shiftSchedule(s.spec, to), record: shiftRecord(s.record, to) });
   }
   return out.sort((a, b) => a.record.endAtMs - b.record.endAtMs);
 }

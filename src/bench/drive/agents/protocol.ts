@@ -4,7 +4,8 @@ import { ERROR_KINDS } from '../../../failures/kinds.js';
 import type { ClientLoad } from '../../../client/self-check.js';
 import { RequestLine, RequestTag } from '../../../results/request-line.js';
 import type { SenderConfig, Sent } from '../sender.js';
-import type { SlotSpec } from '../session-loop.js';
+import { WORKLOAD_KINDS } from '../../../workloads/spec.js';
+import type { DriveSpec } from '../runner.js';
 import type { WorkerInfo } from '../workers/protocol.js';
 import type { ClockOffset } from '../runner.js';
 
@@ -12,7 +13,8 @@ import type { ClockOffset } from '../runner.js';
 // JSON on the wire; whatever arrives is parsed by the schemas below before it is used (an agent's records become the
 // result). Times are on the sender's clock unless named otherwise.
 
-export const PROTOCOL_VERSION = 1;
+// 2: a level's sessions (spec, share as first and step) where 1 had a cell's slots.
+export const PROTOCOL_VERSION = 2;
 
 // The sender's settings without the API key: each agent reads its own (a Kubernetes Secret, a file), so the key
 // never crosses the coordinator's link.
@@ -21,7 +23,7 @@ export type AgentSenderConfig = Omit<SenderConfig, 'apiKey'>;
 export interface AgentSlot {
   slot: number;
   estTokens: number;
-  text?: string; // absent: the agent has had this slot's prompt since an earlier cell of the same context
+  text?: string; // absent: the agent has had this slot's prompt since an earlier level of the same context
 }
 
 export type ToAgent =
@@ -33,8 +35,10 @@ export type ToAgent =
       info: WorkerInfo;
       timeoutMs: number; // silence after which either side takes the other for lost
     }
-  | { type: 'cell'; seq: number; spec: SlotSpec; workers?: number; slots: AgentSlot[] }
-  | { type: 'start'; seq: number; atMs: number } // coordinator clock: when the ramp's requests go out
+  // The agent's share of a level (spec.share): it builds the sessions' plans from the spec, takes the slots' prompts
+  // from `slots` (a closed level of the fixed workload) and every other prompt from the spec's bank.
+  | { type: 'level'; seq: number; spec: DriveSpec; workers?: number; slots: AgentSlot[] }
+  | { type: 'start'; seq: number; atMs: number } // coordinator clock: the level's zero (a closed level's ramp)
   | { type: 'open'; seq: number; openMs: number; closeMs: number } // coordinator clock: the window
   | { type: 'close'; seq: number } // now (the cell ended early, or the coordinator's close)
   | { type: 'ping' }
@@ -45,7 +49,7 @@ export type ToAgent =
 
 export type FromAgent =
   | { type: 'ready'; seq: number; before: ClockOffset }
-  | { type: 'first'; seq: number; slot: number }
+  | { type: 'first'; seq: number; session: number }
   | { type: 'error'; seq: number; fatal?: { code: ErrorCode; sent: Sent } }
   | { type: 'records'; seq: number; sent: Sent[] }
   | { type: 'finished'; seq: number; after?: ClockOffset; load?: ClientLoad; records: number; crash?: string }
@@ -103,7 +107,7 @@ const slot = z.number().int().positive();
 
 const FromAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), seq, before: Offset }),
-  z.object({ type: z.literal('first'), seq, slot }),
+  z.object({ type: z.literal('first'), seq, session: slot }),
   z.object({
     type: z.literal('error'),
     seq,
@@ -121,13 +125,27 @@ const FromAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('beat') }),
 ]);
 
-const SlotSpecSchema = z.object({
+// The level is checked for its shape here and for its sense by planLevel (src/load), which the agent runs on it.
+const DriveSpecSchema = z.looseObject({
   cell: z.string(),
-  contextTokens: z.number().int().positive(),
-  concurrency: z.number().int().positive(),
-  maxOutput: z.number().int().positive(),
+  label: z.string(),
+  level: z.looseObject({
+    runId: z.string(),
+    seed: finite,
+    row: z.string(),
+    key: z.string(),
+    load: z.looseObject({ model: z.enum(['closed', 'open', 'trace']) }),
+    workload: z.looseObject({ spec: z.looseObject({ kind: z.enum(WORKLOAD_KINDS) }) }),
+    maxOutput: z.number().int().positive(),
+  }),
   firstTokenTimeoutMs: z.number().positive(),
-  share: z.array(slot).optional(),
+  share: z.object({ first: slot, step: slot }).optional(),
+  tagSessions: z.boolean().optional(),
+  window: z.object({ openAfterMs: finite, closeAfterMs: finite }).optional(),
+  maxInFlight: slot.optional(),
+  bank: z
+    .looseObject({ words: z.array(z.string()), api: z.enum(['chat', 'completions']), seed: finite })
+    .optional(),
 });
 const ToAgentSchema = z.discriminatedUnion('type', [
   z.object({
@@ -139,9 +157,9 @@ const ToAgentSchema = z.discriminatedUnion('type', [
     timeoutMs: z.number().positive(),
   }),
   z.object({
-    type: z.literal('cell'),
+    type: z.literal('level'),
     seq,
-    spec: SlotSpecSchema,
+    spec: DriveSpecSchema,
     workers: z.number().int().positive().optional(),
     slots: z.array(z.object({ slot, estTokens: z.number(), text: z.string().optional() })),
   }),

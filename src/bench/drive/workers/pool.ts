@@ -3,22 +3,12 @@ import { startModuleWorker } from '../../../worker-start.js';
 import type { Sender } from '../sender.js';
 import type { FromWorker } from './protocol.js';
 
-// Starts the slot worker (src/worker-start.ts finds the compiled or the source module).
-export function startSlotWorker(): Worker {
+// Starts the session worker (src/worker-start.ts finds the compiled or the source module).
+export function startSessionWorker(): Worker {
   return startModuleWorker(
     new URL('./session-worker.ts', import.meta.url),
     new URL('./session-worker.js', import.meta.url),
   );
-}
-
-// Slots 1..n (or the given share of them) dealt round-robin over at most as many workers, so every worker carries
-// the same load.
-export function assignSlots(n: number, workers: number, slots?: readonly number[]): number[][] {
-  const all = slots ?? Array.from({ length: n }, (_, i) => i + 1);
-  const w = Math.max(1, Math.min(workers, all.length));
-  const out: number[][] = Array.from({ length: w }, () => []);
-  all.forEach((slot, i) => out[i % w]!.push(slot));
-  return out;
 }
 
 export interface WorkerPool {
@@ -40,7 +30,7 @@ export function workerPool(sender: Sender, size: number): WorkerPool {
     return have;
   }
   if (have) void closePool(sender);
-  const threads = Array.from({ length: size }, () => startSlotWorker());
+  const threads = Array.from({ length: size }, () => startSessionWorker());
   for (const t of threads) t.unref();
   const ready = Promise.all(
     threads.map(

@@ -1,37 +1,45 @@
 import type { Worker } from 'node:worker_threads';
+import { nowMs } from '../../../clock.js';
 import { BenchError } from '../../../errors.js';
+import { planLevel } from '../../../load/sessions.js';
+import { slotsOfShare } from '../plan-prompts.js';
+import type { DriveSpec, SessionEvents, SessionRunner } from '../runner.js';
 import type { Sender, Sent } from '../sender.js';
-import type { SessionEvents, SessionRunner } from '../runner.js';
-import type { SlotSpec } from '../session-loop.js';
-import { assignSlots, closePool, workerPool } from './pool.js';
+import { ALL, splitCap, splitShare } from '../share.js';
+import { closePool, workerPool } from './pool.js';
 import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
-let cellsStarted = 0;
+let levelsStarted = 0;
 
-// The slots' closed loops on worker threads (docs/performance.md "Workers"); the cell (decode-cell.ts) keeps the
-// window in this thread. Every timestamp is epoch ms on the clock all threads share, so the records merged in
-// end order mean what a single-threaded run's do.
-export function workerSessions(sender: Sender, spec: SlotSpec, workers: number): SessionRunner {
-  const groups = assignSlots(spec.concurrency, workers, spec.share);
-  const pool = workerPool(sender, groups.length);
+// The sessions on worker threads (docs/performance.md "Workers"), dealt round robin over them; the caller
+// (run-level.ts) keeps the window in this thread. Each worker builds its share's plans from the spec itself
+// (src/load planLevel: plain data, seeded): a closed level's sessions are unbounded, so there are no plans to ship,
+// and the spec is no larger than the plans it makes. Every timestamp is epoch ms on the clock all threads share,
+// so the records merged in end order mean what a single-threaded run's do.
+export function workerSessions(sender: Sender, spec: DriveSpec, workers: number): SessionRunner {
+  const total = planLevel(spec.level).sessions;
+  const shares = splitShare(spec.share ?? ALL, workers, total);
+  // The cap is split like the sessions: each worker holds its part of it (docs/workloads.md "Load models").
+  const caps = spec.maxInFlight === undefined ? undefined : splitCap(spec.maxInFlight, shares.length);
+  const pool = workerPool(sender, shares.length);
   const results: Array<Promise<{ sent: Sent[] }>> = [];
   let crashed: string | undefined;
   const send = (m: ToWorker) => {
     for (const t of pool.threads) t.postMessage(m);
   };
-  const begin = async (events: SessionEvents) => {
+  const begin = async (events: SessionEvents, zeroMs: number) => {
     const parts = sender.workerParts();
     const slotsOf = await Promise.all(
-      groups.map((g) =>
+      shares.map((sh) =>
         Promise.all(
-          g.map(async (slot): Promise<WorkerSlot> => ({
+          slotsOfShare(spec.level, sh).map(async ({ contextTokens, slot }): Promise<WorkerSlot> => ({
             slot,
-            ...(await parts.prompts.prompt(spec.contextTokens, slot)),
+            ...(await parts.prompts.prompt(contextTokens, slot)),
           })),
         ),
       ),
     );
-    const cellSeq = ++cellsStarted; // process-wide: ids stay unique when a pool is replaced
+    const levelSeq = ++levelsStarted; // process-wide: ids stay unique when a pool is replaced
     await pool.ready; // the ramp starts once every worker has loaded, not during its start-up
     pool.threads.forEach((t, i) => {
       results.push(
@@ -41,17 +49,20 @@ export function workerSessions(sender: Sender, spec: SlotSpec, workers: number):
       );
       t.postMessage({
         type: 'init',
-        cfg: { ...parts.cfg, idPrefix: `${parts.cfg.idPrefix}-c${cellSeq}w${i + 1}` },
+        spec: { ...spec, share: shares[i]!, ...(caps ? { maxInFlight: caps[i]! } : {}) },
+        zeroMs,
+        cfg: { ...parts.cfg, idPrefix: `${parts.cfg.idPrefix}-c${levelSeq}w${i + 1}` },
         info: parts.info,
-        ...spec,
         slots: slotsOf[i]!,
       } satisfies ToWorker);
     });
   };
   return {
-    async start(events) {
+    async start(events, atMs) {
       try {
-        await begin(events);
+        const zeroMs = atMs ?? nowMs();
+        await begin(events, zeroMs);
+        return zeroMs;
       } catch (e) {
         await closePool(sender);
         throw e;
@@ -64,7 +75,7 @@ export function workerSessions(sender: Sender, spec: SlotSpec, workers: number):
       const done = await Promise.all(results);
       if (crashed) {
         await closePool(sender);
-        throw new BenchError('INTERNAL', `a slot worker of ${spec.cell} failed: ${crashed}`);
+        throw new BenchError('INTERNAL', `a session worker of ${spec.cell} failed: ${crashed}`);
       }
       pool.idle();
       return done.flatMap((d) => d.sent).sort((a, b) => a.record.endAtMs - b.record.endAtMs);
@@ -72,7 +83,7 @@ export function workerSessions(sender: Sender, spec: SlotSpec, workers: number):
   };
 }
 
-// One worker's messages for one cell, until its records arrive (or it fails).
+// One worker's messages for one level, until its records arrive (or it fails).
 function listen(
   t: Worker,
   events: SessionEvents,
@@ -93,7 +104,7 @@ function listen(
     const onError = (e: Error) => crash(e.message);
     const onExit = () => finish([]);
     const onMessage = (m: FromWorker) => {
-      if (m.type === 'first') events.onFirstToken(m.slot);
+      if (m.type === 'first') events.onFirstToken(m.session);
       else if (m.type === 'error') events.onError(m.fatal);
       else if (m.type === 'done') finish(m.sent);
       else if (m.type === 'crash') crash(m.message);

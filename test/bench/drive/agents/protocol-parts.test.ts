@@ -10,7 +10,8 @@ import {
   type TimeSample,
 } from '../../../../src/bench/drive/agents/offsets.js';
 import type { ClockOffset } from '../../../../src/bench/drive/runner.js';
-import { shareSlots, slotsOf } from '../../../../src/bench/drive/agents/shard.js';
+import { agentShares } from '../../../../src/bench/drive/agents/shard.js';
+import { sessionsIn, splitShare, splitCap, ALL } from '../../../../src/bench/drive/share.js';
 import { parseFromAgent } from '../../../../src/bench/drive/agents/protocol.js';
 import { windowFigures } from '../../../../src/stats/window.js';
 import { mulberry32 } from '../../../../src/rng.js';
@@ -78,22 +79,48 @@ describe('clock offsets (NTP-style)', () => {
   });
 });
 
-describe('slot shares', () => {
-  it('deals (s - 1) mod K = index: agent 0 drives slot 1', () => {
-    expect(slotsOf(5, [0, 1], 0)).toEqual([1, 3, 5]);
-    expect(slotsOf(5, [0, 1], 1)).toEqual([2, 4]);
-    expect(slotsOf(1, [0, 1, 2, 3], 2)).toEqual([]);
-    expect(slotsOf(4, [0, 1], 7)).toEqual([]); // not taking part
+describe('session shares', () => {
+  const of = (n: number, agents: number[]) =>
+    new Map([...agentShares(n, agents)].map(([a, sh]) => [a, [...sessionsIn(sh, n)]]));
+
+  it('deals (s - 1) mod K = index: agent 0 drives session 1', () => {
+    expect(of(5, [0, 1])).toEqual(
+      new Map([
+        [0, [1, 3, 5]],
+        [1, [2, 4]],
+      ]),
+    );
+    expect(of(1, [0, 1, 2, 3])).toEqual(new Map([[0, [1]]])); // agents beyond the sessions get none
+    expect(of(4, [7, 0]).get(7)).toEqual([2, 4]);
   });
 
-  it('covers 1..N exactly once for every N and set of agents, also after one left', () => {
+  it('covers 1..N exactly once for every N and set of agents, also after one left, and split again', () => {
     for (const agents of [[0], [0, 1], [0, 1, 2, 3], [3, 0, 2], [0, 5]])
       for (let n = 1; n <= 40; n++) {
-        const all = [...shareSlots(n, agents).values()].flat().sort((a, b) => a - b);
+        const all = [...of(n, agents).values()].flat().sort((a, b) => a - b);
         expect(all).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-        const sizes = [...shareSlots(n, agents).values()].map((s) => s.length);
+        const sizes = [...of(n, agents).values()].map((s) => s.length);
         expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+        // each agent's share over 3 worker threads: the same sessions, once each
+        const again = [...agentShares(n, agents).values()]
+          .flatMap((sh) => splitShare(sh, 3, n))
+          .flatMap((sh) => [...sessionsIn(sh, n)]);
+        expect(again.sort((a, b) => a - b)).toEqual(all);
       }
+  });
+
+  it('deals a share over at most as many parts as it has sessions, and a cap so the parts sum to it', () => {
+    expect(splitShare(ALL, 2, 5).map((sh) => [...sessionsIn(sh, 5)])).toEqual([
+      [1, 3, 5],
+      [2, 4],
+    ]);
+    expect(splitShare(ALL, 4, 2).map((sh) => [...sessionsIn(sh, 2)])).toEqual([[1], [2]]);
+    expect(splitShare({ first: 2, step: 3 }, 2, 20).map((sh) => [...sessionsIn(sh, 20)])).toEqual([
+      [2, 8, 14, 20],
+      [5, 11, 17],
+    ]);
+    expect(splitCap(7, 3)).toEqual([3, 2, 2]);
+    expect(() => splitCap(2, 3)).toThrow(/--max-in-flight 2 is below the 3 executors/);
   });
 });
 
@@ -236,8 +263,8 @@ describe('merging the agents of a cell', () => {
 
 describe('wire messages', () => {
   it('accepts an agent message and refuses a malformed one with the path named', () => {
-    const ok = parseFromAgent({ type: 'first', seq: 3, slot: 2 });
-    expect(ok).toEqual({ ok: true, value: { type: 'first', seq: 3, slot: 2 } });
+    const ok = parseFromAgent({ type: 'first', seq: 3, session: 2 });
+    expect(ok).toEqual({ ok: true, value: { type: 'first', seq: 3, session: 2 } });
     const bad = parseFromAgent({ type: 'records', seq: 1, sent: [{ requestId: 'x' }] });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatch(/^sent\.0\./);
