@@ -4,8 +4,11 @@ import { streamRequest } from '../../../src/client/stream.js';
 import type { PromptSource } from '../../../src/bench/drive/context.js';
 import { runDecodeCell, type DecodeCellRun } from '../../../src/bench/decode-cell.js';
 import { Sender } from '../../../src/bench/drive/sender.js';
+import { runLevel } from '../../../src/bench/run-level.js';
+import { preparePromptBank } from '../../../src/prompts/index.js';
 import { startSim, type SimHandle, type TruthRecord } from '../../../src/sim/index.js';
 import { probeTarget } from '../../../src/target/probe.js';
+import { levelRun, openLevel } from '../virtual-run.js';
 
 // Same sim seed, same cell: one thread and two worker threads both give exact token counts (every received chunk
 // equals the sim's ground truth for that request) over every slot.
@@ -99,5 +102,57 @@ describe('decode cell on worker threads', () => {
       );
       expect(inWindow.length).toBeGreaterThan(spec.concurrency);
     }
+  }, 30_000);
+
+  // An open level over two workers: each builds its share's plans from the spec and keeps its own schedule.
+  it('an open level on two workers: the same sessions, on the same schedule, each on its worker', async () => {
+    const info = await probeTarget({ baseUrl: sim.baseUrl });
+    const bank = await preparePromptBank({
+      runId: 'workers',
+      seed: 3,
+      baseUrl: sim.baseUrl,
+      model: info.model,
+      api: 'chat',
+      ...(info.tokenize ? { tokenize: (t: string) => info.tokenize!(t, 'chat') } : {}),
+    });
+    const o = { warmupMs: 300, durationMs: 1_500 };
+    const level = openLevel({
+      workload: 'multi-turn:turns=2,message=40,think=30ms',
+      rate: 10,
+      maxOutput: 8,
+      ...o,
+    });
+    const run = (workers: number, prefix: string) =>
+      runLevel(
+        new Sender(
+          { baseUrl: sim.baseUrl, api: 'chat', ignoreEos: true, sampling: {}, idPrefix: prefix },
+          info,
+          prompts,
+          streamRequest,
+          realClock,
+        ),
+        realClock,
+        { ...levelRun(level, bank, o), workers },
+        undefined,
+        new AbortController().signal,
+      );
+    const one = await run(1, 'alone');
+    const two = await run(2, 'split');
+    const turns = (r: typeof one) => r.sent.map((s) => `${s.spec.session}.${s.spec.turn}`).sort();
+    const firsts = (r: typeof one) =>
+      r.sent
+        .filter((s) => s.spec.turn === 1)
+        .map((s) => `${s.spec.session} @${s.spec.scheduledAtMs! - r.zeroMs}`);
+    expect(turns(one).length).toBeGreaterThan(10);
+    // A second turn goes only where the first ended before the close: on a busy machine that can differ by one.
+    expect(firsts(two).sort()).toEqual(firsts(one).sort());
+    for (const s of two.sent) {
+      expect(s.record.ok, s.requestId).toBe(true);
+      const worker = Number(/w(\d)-\d+$/.exec(s.requestId)![1]);
+      expect((s.spec.session! - 1) % 2, s.requestId).toBe(worker - 1);
+      // sent at its schedule, as well as the machine allows
+      expect(s.record.sentAtMs - s.spec.scheduledAtMs!).toBeGreaterThanOrEqual(0);
+    }
+    expect(new Set(two.sent.map((s) => /w(\d)-/.exec(s.requestId)![1]))).toEqual(new Set(['1', '2']));
   }, 30_000);
 });
