@@ -139,6 +139,88 @@ describe('an open level in virtual time', () => {
   });
 });
 
+describe('other levels in virtual time', () => {
+  it('replays a trace at its scaled timestamps, ties and all', async () => {
+    const r = await levelRig();
+    const o = { warmupMs: 0, durationMs: 1_000 };
+    const level = {
+      ...openLevel({ workload: 'lengths:in=const(120),out=const(4)', rate: 1, maxOutput: 4, ...o }),
+      key: 'trace',
+      load: { model: 'trace' as const, timeScale: 2, timestampsMs: [0, 100, 100, 250, 900, 2_400] },
+    };
+    const run = await r.run(levelRun(level, r.bank, o));
+    const sent = [...run.sent].sort((a, b) => a.spec.session! - b.spec.session!);
+    // offsets 0, 50, 50, 125, 450 (1200 falls after the 1 s window's close: never sent)
+    expect(sent.map((s) => s.record.sentAtMs - run.zeroMs)).toEqual([0, 50, 50, 125, 450]);
+    expect(sent.map((s) => s.record.promptTokens)).toEqual([120, 120, 120, 120, 120]);
+  });
+
+  it('drains a scheduled level for the drain timeout, then aborts what still runs', async () => {
+    const r = await levelRig();
+    const o = { warmupMs: 0, durationMs: 500 };
+    // 2,000 tokens at 2 ms a step: each request runs about 4 s, past the close and the 1 s drain
+    const level = openLevel({
+      workload: 'fixed',
+      rate: 10,
+      arrival: 'constant',
+      contextTokens: 64,
+      maxOutput: 2_000,
+      ...o,
+    });
+    const run = await r.run({ ...levelRun(level, r.bank, o), drainTimeoutMs: 1_000 });
+    expect(run.drainTimedOut).toBe(true);
+    expect(run.sent).toHaveLength(5); // at 0, 100, ..., 400 ms
+    for (const s of run.sent) {
+      expect(s.record.error?.kind).toBe('aborted');
+      expect(s.record.endAtMs).toBe(run.window.closeMs + 1_000);
+    }
+    expect(r.rig.sim.sessions.size).toBe(0);
+  });
+
+  it('runs a closed level of another workload: each turn a new request of it, tagged', async () => {
+    const r = await levelRig();
+    const level = {
+      ...openLevel({
+        workload: 'shared-prefix:prefixes=2,prefix=256,suffix=64',
+        rate: 1,
+        maxOutput: 10,
+        warmupMs: 0,
+        durationMs: 0,
+      }),
+      key: 'shared-prefix@3',
+      load: { model: 'closed' as const, concurrency: 3 },
+    };
+    const run = await r.run({
+      ...levelRun(level, r.bank, { warmupMs: 0, durationMs: 400 }),
+      rampTimeoutMs: 1_000,
+    });
+    expect(run.rampTimedOut).toBe(false);
+    const plan = planLevel(level);
+    for (const session of [1, 2, 3]) {
+      const mine = run.sent
+        .filter((s) => s.spec.session === session)
+        .sort((a, b) => a.spec.turn! - b.spec.turn!);
+      expect(mine.length).toBeGreaterThan(3);
+      expect(mine.map((s) => s.spec.turn)).toEqual(mine.map((_, i) => i + 1));
+      for (const s of mine) {
+        const p = plan.plan(plan.indexOf(session, s.spec.turn!));
+        expect([s.spec.concurrency, s.spec.inputTarget, s.spec.cacheableTokens]).toEqual([
+          3,
+          320,
+          p.cacheableTokens,
+        ]);
+        if (s.record.ok) expect(s.record.promptTokens).toBe(320);
+      }
+    }
+    // the first requests meet cold prefixes, later ones a prefix sent before: the sim served it from its cache
+    // (whole blocks of it: 240 of the 256 at 16-token blocks)
+    const later = run.sent.filter((s) => s.record.ok && s.spec.cacheableTokens! > 0);
+    expect(later.length).toBeGreaterThan(5);
+    const truth = truthById(r.rig.sim.truth.all());
+    for (const s of later) expect(truth.get(s.requestId)!.cachedTokens).toBeGreaterThanOrEqual(240);
+  });
+});
+
 // K - 1 real agents (runAgent) on the rig's clock, linked to a hub in memory through the wire schemas, the hub
 // opened as a run opens it: the level's sessions go over the coordinator and the agents.
 function agentsOf(r: LevelRig, k: number): { sessionsOn: SessionsOn; done(): Promise<unknown> } {
