@@ -52,9 +52,6 @@ export interface LevelRun {
 // Where a level's sessions run, when not in this process alone: the agents' runner (drive/agents/hub.ts).
 export type SessionsOn = (spec: DriveSpec) => SessionRunner;
 
-// How long the workers get to build their plans before a scheduled level's zero: its first arrivals are not late.
-const WORKER_LEAD_MS = 50;
-
 /** The runner of a level's sessions: the agents', worker threads', or this thread's. */
 export function levelRunner(
   sender: Sender,
@@ -95,7 +92,6 @@ export async function runLevel(
   let drainTimedOut = false;
   let fatal: Parameters<SessionEvents['onError']>[0];
   try {
-    const lead = !closed && !sessionsOn && clientThreads(spec.workers) > 1 ? WORKER_LEAD_MS : 0;
     const zeroMs = await runner.start(
       {
         early: early.signal,
@@ -114,7 +110,6 @@ export async function runLevel(
           return true;
         },
       },
-      lead > 0 ? clock.now() + lead : undefined,
     );
     let openMs: number;
     let rampTimedOut = false;

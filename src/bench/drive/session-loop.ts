@@ -42,9 +42,14 @@ export const errorLimit = (n: number): number => Math.max(10, 2 * n);
 
 export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
 
-// Waits until an instant of the clock (at once when it has passed).
-const sleepUntil = (clock: Clock, atMs: number, signal: AbortSignal) =>
-  sleep(clock, atMs - clock.now(), signal);
+// Waits until an instant of the clock (at once when it has passed), never less: a real timer runs up to a
+// millisecond early (libuv counts whole milliseconds from the time it cached at the start of the loop's turn), so
+// the rest is waited out on the loop's next turns, not on another timer (at least 1 ms). A virtual clock's timer
+// runs at its instant exactly.
+async function sleepUntil(clock: Clock, atMs: number, signal: AbortSignal): Promise<void> {
+  await sleep(clock, atMs - clock.now(), signal);
+  while (!signal.aborted && clock.now() < atMs) await new Promise((r) => setImmediate(r));
+}
 
 /** Runs this runner's sessions to their end: all at once (closed), or each at its start (scheduled). */
 export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<void> {
@@ -88,13 +93,13 @@ async function runSession(
   let broken = false; // a turn of this conversation failed: its later turns have no history to send
   let endedAtMs: number | undefined;
   for (const plan of plans) {
-    if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
-    if (hooks.closing()) return;
     if (plan.conversation !== conversation) {
       conversation = plan.conversation;
       answers = [];
       broken = false;
     } else if (broken) continue;
+    if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
+    if (hooks.closing()) return;
     let scheduledAtMs: number | undefined;
     if (plan.atMs !== undefined) scheduledAtMs = ctx.zeroMs + plan.atMs;
     else if (plan.thinkMs !== undefined && endedAtMs !== undefined) scheduledAtMs = endedAtMs + plan.thinkMs;

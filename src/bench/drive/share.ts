@@ -1,6 +1,6 @@
 import { BenchError } from '../../errors.js';
 
-// Which sessions an executor drives (docs/distributed.md "Slots", docs/workloads.md "Sessions"): every `step`-th
+// Which sessions an executor drives (docs/distributed.md "Sessions", docs/workloads.md "Sessions"): every `step`-th
 // session from `first` (1-based), the level's sessions dealt round robin. A share split again over P parts is P
 // shares of the same form, so a level spread over agents and each agent's worker threads stays one rule, session s
 // on executor (s - 1) mod K, and the share of a level of millions of arrivals is two numbers.

@@ -155,6 +155,18 @@ describe('other levels in virtual time', () => {
     expect(sent.map((s) => s.record.promptTokens)).toEqual([120, 120, 120, 120, 120]);
   });
 
+  it('ends a conversation at its failed turn, with no wait after it', async () => {
+    const r = await levelRig({ faults: '500' }); // every request answers HTTP 500
+    const o = { warmupMs: 0, durationMs: 1_000 };
+    const level = openLevel({ workload: 'multi-turn:turns=3,message=32', rate: 8, maxOutput: 4, ...o });
+    const run = await r.run(levelRun(level, r.bank, o));
+    const arrivals = planLevel(level).startsMs!.length;
+    expect(run.sent).toHaveLength(arrivals); // each conversation's first turn, and nothing after it
+    for (const s of run.sent) expect([s.spec.turn, s.record.error?.kind]).toEqual([1, 'http_status']);
+    expect(run.drainTimedOut).toBe(false);
+    expect(r.rig.clock.now()).toBe(run.window.closeMs); // no back-off held a session past the close
+  });
+
   it('drains a scheduled level for the drain timeout, then aborts what still runs', async () => {
     const r = await levelRig();
     const o = { warmupMs: 0, durationMs: 500 };

@@ -11,6 +11,9 @@ import type { FromWorker, ToWorker, WorkerSlot } from './protocol.js';
 
 let levelsStarted = 0;
 
+// How long the workers get to build their plans before a level's zero, so its first arrivals are not late.
+const WORKER_LEAD_MS = 50;
+
 // The sessions on worker threads (docs/performance.md "Workers"), dealt round robin over them; the caller
 // (run-level.ts) keeps the window in this thread. Each worker builds its share's plans from the spec itself
 // (src/load planLevel: plain data, seeded): a closed level's sessions are unbounded, so there are no plans to ship,
@@ -27,7 +30,7 @@ export function workerSessions(sender: Sender, spec: DriveSpec, workers: number)
   const send = (m: ToWorker) => {
     for (const t of pool.threads) t.postMessage(m);
   };
-  const begin = async (events: SessionEvents, zeroMs: number) => {
+  const begin = async (events: SessionEvents, atMs: number | undefined): Promise<number> => {
     const parts = sender.workerParts();
     const slotsOf = await Promise.all(
       shares.map((sh) =>
@@ -41,6 +44,7 @@ export function workerSessions(sender: Sender, spec: DriveSpec, workers: number)
     );
     const levelSeq = ++levelsStarted; // process-wide: ids stay unique when a pool is replaced
     await pool.ready; // the ramp starts once every worker has loaded, not during its start-up
+    const zeroMs = atMs ?? nowMs() + WORKER_LEAD_MS;
     pool.threads.forEach((t, i) => {
       results.push(
         listen(t, events, (m) => {
@@ -56,13 +60,12 @@ export function workerSessions(sender: Sender, spec: DriveSpec, workers: number)
         slots: slotsOf[i]!,
       } satisfies ToWorker);
     });
+    return zeroMs;
   };
   return {
     async start(events, atMs) {
       try {
-        const zeroMs = atMs ?? nowMs();
-        await begin(events, zeroMs);
-        return zeroMs;
+        return await begin(events, atMs);
       } catch (e) {
         await closePool(sender);
         throw e;
