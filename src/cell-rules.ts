@@ -6,6 +6,16 @@
 export const CELL_STATUSES = ['Valid', 'Requests queued', 'Over capacity', 'Failed'] as const;
 export type CellStatus = (typeof CELL_STATUSES)[number];
 
+// A load level (docs/workloads.md "Figures of a load level") has no Over capacity (nothing is skipped up front) and
+// one status of its own: Client-bound, the client could not keep to its schedule, so the level is not judged.
+export const LEVEL_STATUSES = ['Valid', 'Requests queued', 'Failed', 'Client-bound'] as const;
+export type LevelStatus = (typeof LEVEL_STATUSES)[number];
+
+// How an open loop's arrivals are spaced (docs/workloads.md): shared by the arrival processes and the
+// result that stores them.
+export const ARRIVAL_KINDS = ['poisson', 'gamma', 'constant'] as const;
+export type ArrivalKind = (typeof ARRIVAL_KINDS)[number];
+
 // Measured: the cell ran whole and its window has figures, whether or not requests waited in a queue.
 export const isMeasured = (status: string | undefined): boolean =>
   status === 'Valid' || status === 'Requests queued';
@@ -13,6 +23,18 @@ export const isMeasured = (status: string | undefined): boolean =>
 // A cell's place in the matrix, context tokens x concurrency: "8192x16" (the form --cells takes).
 export const cellKey = (contextTokens: number, concurrency: number): string =>
   `${contextTokens}x${concurrency}`;
+
+// What a level's key needs of its load: a concurrency, a rate, or the trace's own schedule.
+export type LevelKeyLoad =
+  { model: 'closed'; concurrency: number } | { model: 'open'; rate: number } | { model: 'trace' };
+
+// A load level's place in the run (requests.jsonl, resume): its row (the context of the fixed workload, else the
+// workload's label) and its load after the last @: "8192@2.5/s", "shared-prefix:prefixes=4,prefix=2K,suffix=256@x16",
+// "mooncake:file=t.jsonl,block=512@trace". (The fixed workload's closed levels are decode cells, keyed by cellKey.)
+export function levelKey(row: string, load: LevelKeyLoad): string {
+  if (load.model === 'closed') return `${row}@x${load.concurrency}`;
+  return load.model === 'open' ? `${row}@${load.rate}/s` : `${row}@trace`;
+}
 
 // KV cache a cell needs: N requests, each its prompt and its whole output cap ("Over capacity" when it exceeds
 // the server's KV capacity, src/plan/capacity.ts).
@@ -54,15 +76,16 @@ export function clientSaturated(load: {
 export const DEFAULT_MAX_OUTPUT = 4096;
 
 // A status where a table column or a compare cell has no room for its name: the two long names shortened.
-export const shortStatus = (status: CellStatus): string =>
+export const shortStatus = (status: CellStatus | LevelStatus): string =>
   status === 'Requests queued' ? 'queued' : status === 'Over capacity' ? 'over cap.' : status;
 
 // A status's CSS class in the HTML reports (src/report/html/styles.ts gives each its colour).
-export const STATUS_CLASS: Readonly<Record<CellStatus, string>> = {
+export const STATUS_CLASS: Readonly<Record<CellStatus | LevelStatus, string>> = {
   Valid: 'st-valid',
   'Requests queued': 'st-queued',
   'Over capacity': 'st-over',
   Failed: 'st-failed',
+  'Client-bound': 'st-client-bound',
 };
 
 // Requests a queued cell's server ran at once, and what says so (docs/method.md "Status of a cell"): one rule for

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cellKey, isMeasured, kvDemandTokens, DEFAULT_MAX_OUTPUT } from '../src/cell-rules.js';
+import { codeOf, tsFiles } from './helpers/src-scan.js';
+import { cellKey, isMeasured, kvDemandTokens, levelKey, DEFAULT_MAX_OUTPUT } from '../src/cell-rules.js';
 
 // One home per rule (docs/architecture.md "Rules a cell follows"): the cell's rules live in src/cell-rules.ts, and
 // this scan of src/ names every place that writes one out again. Each pattern matches the rule's code shape, not
@@ -18,6 +19,11 @@ const RULES: Array<{ rule: string; use: string; pattern: RegExp }> = [
   },
   { rule: 'cell key `${C}x${N}`', use: 'cellKey', pattern: /\$\{[^}]+\}x\$\{/ },
   {
+    rule: 'level key `${row}@${rate}/s`',
+    use: 'levelKey',
+    pattern: /\$\{[^}]+\}@(x\$\{|\$\{[^}]+\}\/s|trace`)/,
+  },
+  {
     rule: "measured = 'Valid' or 'Requests queued'",
     use: 'isMeasured',
     pattern:
@@ -33,20 +39,11 @@ const RULES: Array<{ rule: string; use: string; pattern: RegExp }> = [
   },
 ];
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
-
-// Code only: a comment may name the rule in words.
-const code = (line: string): string => line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/\s.*$/, '');
-
 export function restated(rel: string, text: string): string[] {
   const out: string[] = [];
   text.split('\n').forEach((line, i) => {
     for (const r of RULES)
-      if (r.pattern.test(code(line))) out.push(`${rel}:${i + 1} writes ${r.rule} again: use ${r.use}`);
+      if (r.pattern.test(codeOf(line))) out.push(`${rel}:${i + 1} writes ${r.rule} again: use ${r.use}`);
   });
   return out;
 }
@@ -55,6 +52,11 @@ describe('one home per rule', () => {
   it('the rules themselves (hand-computed)', () => {
     expect(kvDemandTokens(8192, 16, 4096)).toBe(196_608); // 16 × (8,192 + 4,096)
     expect(cellKey(8192, 16)).toBe('8192x16');
+    expect(levelKey('8192', { model: 'open', rate: 2.5 })).toBe('8192@2.5/s');
+    expect(levelKey('shared-prefix', { model: 'closed', concurrency: 16 })).toBe('shared-prefix@x16');
+    expect(levelKey('mooncake:file=t.jsonl,block=512', { model: 'trace' })).toBe(
+      'mooncake:file=t.jsonl,block=512@trace',
+    );
     expect([isMeasured('Valid'), isMeasured('Requests queued'), isMeasured('Over capacity')]).toEqual([
       true,
       true,
@@ -69,6 +71,9 @@ describe('one home per rule', () => {
       'const need = n * (c + maxOutput);',
       'return (C + s.maxOutput) * N > kv;',
       'const key = `${c.contextTokens}x${c.concurrency}`;',
+      'const key = `${row}@${level.rate}/s`;',
+      'return `${row}@trace`;',
+      'const k = `${row}@x${n}`;',
       "const ran = d.status === 'Valid' || d.status === 'Requests queued';",
       "if (['Valid', 'Requests queued'].includes(s)) n++;",
       "(c) => c.status !== 'Over capacity' && c.status !== 'Failed' && c.tokens > 0",
@@ -87,12 +92,13 @@ describe('one home per rule', () => {
       'server.listen({ port: 0, host, backlog: 4096 }, () => resolve());',
       '// the KV demand N * (C + maxOutput) in words',
       'const label = `${f}x faster`;',
+      'command: `npx --yes ${TOOL_NAME}@${TOOL_VERSION}`,',
     ];
     for (const line of fine) expect(restated('x.ts', line), line).toEqual([]);
   });
 
   it('src/ writes none of them outside src/cell-rules.ts', () => {
-    const found = files(SRC)
+    const found = tsFiles(SRC)
       .map((f) => relative(SRC, f))
       .filter((rel) => rel !== HOME)
       .flatMap((rel) => restated(rel, readFileSync(join(SRC, rel), 'utf8')));

@@ -2,6 +2,7 @@ import { contextLabel, fmtMs, fmtTokS } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { DEFAULT_SERVICE_LEVEL, describeServiceLevel } from '../stats/slo.js';
 import { capacities, type Basis, type ContextCapacity } from './capacity.js';
+import { rateAnswers, type RowRateAnswer } from './levels.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
 import { isMeasured } from '../cell-rules.js';
 
@@ -26,10 +27,15 @@ export interface Answer {
   };
   basis: Basis | 'mixed'; // how the cells were judged
   predicted: boolean;
+  // Per row with open-loop levels, the highest arrival rate meeting the level (src/answer/levels.ts).
+  rates?: RowRateAnswer[];
 }
 
 /** The service level a result is judged by: the one given, else the result's own, else the default. */
-export function serviceLevelFor(r: RunResult, given?: ServiceLevel): Pick<Answer, 'slo' | 'sloFrom'> {
+export function serviceLevelFor(
+  r: { config: Pick<RunResult['config'], 'slo'> }, // serve's index keeps only this part of the result's config
+  given?: ServiceLevel,
+): Pick<Answer, 'slo' | 'sloFrom'> {
   if (given) return { slo: given, sloFrom: 'given' };
   if (r.config.slo) return { slo: r.config.slo, sloFrom: 'result' };
   return { slo: DEFAULT_SERVICE_LEVEL, sloFrom: 'default' };
@@ -37,7 +43,11 @@ export function serviceLevelFor(r: RunResult, given?: ServiceLevel): Pick<Answer
 
 export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
   const { slo, sloFrom } = serviceLevelFor(r, given);
-  const contexts = capacities(r, slo).map((cc) => ({ ...cc, reason: limitReason(r, cc, slo) }));
+  const contexts = capacities(r, slo).map((cc) => {
+    const reason = limitReason(r, cc, slo);
+    // The limit level was skipped on a KV figure that is only a lower bound: the capacity may lie above it.
+    return { ...cc, reason, ...(reason.capacityAtLeast && cc.capacity ? { atLeast: true } : {}) };
+  });
   const bases = new Set(
     contexts.flatMap((c) => c.cells.map((j) => j.basis)).filter((b) => b !== 'not run' && b !== 'failed'),
   );
@@ -46,10 +56,12 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
     .sort((a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency);
   const one = measured[0];
   const cold = one && r.prefill.find((p) => p.contextTokens === one.contextTokens);
+  const rates = rateAnswers(r, slo);
   return {
     slo,
     sloFrom,
     contexts,
+    ...(rates.length ? { rates } : {}),
     ...(one
       ? {
           single: {

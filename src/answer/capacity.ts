@@ -34,40 +34,43 @@ export function judgeCell(cell: DecodeCell, slo: ServiceLevel, predicted = false
   return { cell, verdict: share.verdict, basis: predicted ? 'predicted' : 'medians', share };
 }
 
-export interface ContextCapacity {
-  contextTokens: number;
-  cells: CellJudgement[]; // by concurrency
-  capacity: CellJudgement | undefined; // the largest concurrency that meets the level with no failing cell below
-  // Every cell measured up to the largest meets it: the capacity may lie above what was measured.
-  atLeast: boolean;
-  undecided: CellJudgement[]; // too close to call, between the capacity and the limit
-  limit: CellJudgement | undefined; // the first cell above the capacity that fails the level
+export interface Ladder<T> {
+  capacity: T | undefined; // the highest step that meets the level with no failing step below
+  atLeast: boolean; // every step up to the highest meets it: the capacity may lie above what was measured
+  undecided: T[]; // too close to call, between the capacity and the limit
+  limit: T | undefined; // the first step that fails the level
 }
 
-// The capacity is the largest N whose cell meets the level, where no lower cell fails it: a cell that fails below
-// a meeting one (noise, a stall) stops the count there, since N users can only be served if fewer can. A cell too
-// close to call does not stop it (too few requests say neither way).
-export function contextCapacity(contextTokens: number, judged: readonly CellJudgement[]): ContextCapacity {
-  const cells = [...judged].sort((a, b) => a.cell.concurrency - b.cell.concurrency);
-  const firstFail = cells.findIndex((c) => c.verdict === 'fails');
-  const upTo = firstFail < 0 ? cells : cells.slice(0, firstFail);
-  let capacity: CellJudgement | undefined;
+// The capacity of a ladder of loads, lowest first (users at once, or arrival rates): the highest step whose
+// judgement meets the level, where no lower step fails it: a step that fails below a meeting one (noise, a stall)
+// stops the count there, since a load can only be served if every lighter one can. A step too close to call does
+// not stop it (too few requests say neither way).
+export function ladder<T extends { verdict: SloVerdict }>(sorted: readonly T[]): Ladder<T> {
+  const firstFail = sorted.findIndex((c) => c.verdict === 'fails');
+  const upTo = firstFail < 0 ? sorted : sorted.slice(0, firstFail);
+  let capacity: T | undefined;
   for (const c of upTo) if (c.verdict === 'meets') capacity = c;
-  const from = capacity ? cells.indexOf(capacity) + 1 : 0;
-  const limit = firstFail < 0 ? undefined : cells[firstFail];
-  const undecided = cells.slice(from, firstFail < 0 ? cells.length : firstFail);
+  const from = capacity ? sorted.indexOf(capacity) + 1 : 0;
   return {
-    contextTokens,
-    cells,
     capacity,
-    atLeast: capacity !== undefined && capacity === cells[cells.length - 1],
-    undecided,
-    limit,
+    atLeast: capacity !== undefined && capacity === sorted[sorted.length - 1],
+    undecided: sorted.slice(from, firstFail < 0 ? sorted.length : firstFail),
+    limit: firstFail < 0 ? undefined : sorted[firstFail],
   };
 }
 
+export interface ContextCapacity extends Ladder<CellJudgement> {
+  contextTokens: number;
+  cells: CellJudgement[]; // by concurrency
+}
+
+export function contextCapacity(contextTokens: number, judged: readonly CellJudgement[]): ContextCapacity {
+  const cells = [...judged].sort((a, b) => a.cell.concurrency - b.cell.concurrency);
+  return { contextTokens, cells, ...ladder(cells) };
+}
+
 /** Every decode context of a result with its capacity under the level, ascending. */
-export function capacities(r: RunResult, slo: ServiceLevel): ContextCapacity[] {
+export function capacities(r: Pick<RunResult, 'decode' | 'predicted'>, slo: ServiceLevel): ContextCapacity[] {
   const byContext = new Map<number, CellJudgement[]>();
   for (const cell of r.decode) {
     const list = byContext.get(cell.contextTokens) ?? [];

@@ -15,6 +15,7 @@ import {
   raisedCapacity,
   runContexts,
   tooLongNote,
+  type Plan,
   type PlannedCell,
 } from '../plan/plan.js';
 import { silentProgress, type ProgressSink } from '../progress/sink.js';
@@ -35,7 +36,14 @@ import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './drive/sender.js';
-import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
+import {
+  prefillRepeatsOf,
+  RENAMED_RUN_KEYS,
+  RUN_INPUT_KEYS,
+  type RunInput,
+  type RunSettings,
+} from './settings.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { failedRequests } from '../cell-rules.js';
 import type { AgentHub } from './drive/agents/hub.js';
@@ -62,6 +70,30 @@ export interface BenchRunDeps {
   agents?: AgentHub;
 }
 
+const DEPS_KEYS = keysOf<BenchRunDeps>({
+  clock: true,
+  stream: true,
+  probe: true,
+  createSampler: true,
+  createPrompts: true,
+  progress: true,
+  clientMonitor: true,
+  writeReports: true,
+  agents: true,
+});
+
+// A program's settings by name (src/option-keys.ts); `hardware` was GPU overrides once and is a complete
+// description now, so one without its source is the old meaning.
+function checkRunInput(settings: RunInput): void {
+  checkOptions('BenchRun', settings, RUN_INPUT_KEYS, RENAMED_RUN_KEYS);
+  const hw: unknown = settings.hardware;
+  if (hw !== undefined && (typeof hw !== 'object' || hw === null || !('source' in hw)))
+    throw new BenchError(
+      'USAGE',
+      'BenchRun: hardware is a complete description with its source (as demo passes for the sim); GPU facts for the report are the settings gpuName, gpuCount and gpuMemoryGb now.',
+    );
+}
+
 // What an interrupt does to the cell in progress (the CLI says it before it happens).
 export type InterruptEffect = { finishing: string } | { aborting: true };
 
@@ -86,6 +118,8 @@ export class BenchRun {
     settings: RunInput,
     private readonly deps: BenchRunDeps = {},
   ) {
+    checkRunInput(settings);
+    checkOptions('BenchRun (deps)', deps, DEPS_KEYS);
     this.settings = withDefaults<'run', RunSettings>('run', settings);
   }
 
@@ -221,6 +255,12 @@ export class BenchRun {
   }
 }
 
+// The cells the plan skips as Over capacity and the result does not hold yet: the live view shows them so.
+const overCapacityLeft = (plan: Plan, cp: Checkpoint) =>
+  plan.cells
+    .filter((c) => c.status === 'Over capacity' && !cp.hasCell(c.contextTokens, c.concurrency))
+    .map(({ contextTokens, concurrency }) => ({ contextTokens, concurrency }));
+
 function announce(run: OpenedRun, progress: ProgressSink): void {
   const { plan, checkpoint: cp, settings: s } = run;
   // A resumed run's prefill points already say how fast this server prefills: the estimate and the ETA start
@@ -248,6 +288,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     // `plan --base-url` times two prompts first; the run's first figure for prefill is its first point.
     prefillGuessed: samples.length === 0 && est.prefillS >= 0.25 * est.totalS,
     done: cp.cells,
+    overCapacity: overCapacityLeft(plan, cp),
     resumed: run.resumed,
   });
   // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
@@ -309,7 +350,10 @@ async function measureContexts(
       const pc = run.plan.cells.find((c) => c.contextTokens === ctx && c.concurrency === n);
       if (env.stop.aborted) return;
       if (!pc || cp.hasCell(ctx, n)) continue;
-      const proven = (tokens: number) => (run.plan = raisedCapacity(run.plan, tokens, run.planInput));
+      const proven = (tokens: number) => {
+        run.plan = raisedCapacity(run.plan, tokens, run.planInput);
+        progress.replanned?.(overCapacityLeft(run.plan, cp));
+      };
       if (!(await decodeCell(env, cp, pc, tooLong, { ...keep, proven }))) return;
     }
   }

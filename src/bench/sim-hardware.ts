@@ -1,19 +1,17 @@
-import type { Engine, Hardware } from '../results/schema.js';
+import type { Hardware } from '../results/schema.js';
 import { applyHardwareOverrides, type HardwareOverrides } from '../target/hardware.js';
-import type { TargetInfo } from '../target/types.js';
+import { isSimEngine } from '../target/sim-target.js';
+import type { SimProfileHardware, TargetInfo } from '../target/types.js';
 
-// The simulated engine reports versions ending in "-sim" (profile engine.version; docs/sim.md). A sim runs on
-// this machine's CPU, so this machine's GPUs (and their power) say nothing about what it simulates.
-export const isSimEngine = (engine: Engine): boolean => /-sim$/i.test(engine.version ?? '');
+// A sim runs on this machine's CPU, so this machine's GPUs (and their power) say nothing about what it simulates.
+export { isSimEngine };
 
 export const simTypeLabel = (profileName?: string): string =>
   profileName ? `Simulated (sim profile "${profileName}", no real GPU)` : 'Simulated (no real GPU)';
 
-// The hardware a sim profile describes, labelled as simulated (`demo` passes this to the run).
-export function simProfileHardware(profile: {
-  name: string;
-  hardware: { gpuName?: string; gpuCount?: number; gpuMemoryGb?: number };
-}): Hardware {
+// The hardware a sim profile describes, labelled as simulated (`demo` passes this to the run; `run` and `quick`
+// get it from the sim's probe).
+export function simProfileHardware(profile: SimProfileHardware): Hardware {
   const h = profile.hardware;
   const hw: Hardware = { type: simTypeLabel(profile.name), source: 'sim' };
   if (h.gpuName !== undefined) hw.gpuName = h.gpuName;
@@ -24,8 +22,9 @@ export function simProfileHardware(profile: {
   return hw;
 }
 
-// A target whose probe says it is the sim never keeps local GPU or CPU facts (`run` and `probe` alike): only what the user stated
-// (--gpu-name...) on a hardware block marked 'sim'. A backend derived from the local GPUs goes too.
+// A target whose probe says it is the sim never keeps local GPU or CPU facts (`run`, `quick` and `probe` alike):
+// the hardware its profile describes where the sim served it, and what the user stated (--gpu-name...) over it, on
+// a hardware block marked 'sim'. A backend derived from the local GPUs goes too.
 export function withoutLocalHardwareForSim(
   info: TargetInfo,
   given: HardwareOverrides | Hardware | undefined,
@@ -39,7 +38,10 @@ export function withoutLocalHardwareForSim(
         ...(given.gpuMemoryGb !== undefined ? { gpuMemoryGb: given.gpuMemoryGb } : {}),
       }
     : {};
-  const hardware = applyHardwareOverrides({ type: simTypeLabel(), source: 'sim' }, overrides);
+  const base: Hardware = info.simProfile
+    ? simProfileHardware(info.simProfile)
+    : { type: simTypeLabel(), source: 'sim' };
+  const hardware = applyHardwareOverrides(base, overrides);
   const engine = { ...info.engine };
   const local = ['nvidia-smi', 'rocm-smi', 'os'].includes(info.hardware.source ?? '');
   if (local && backendFlag === undefined && ['cuda', 'rocm', 'cpu'].includes(engine.backend ?? ''))

@@ -2,9 +2,9 @@
 // as offsets in ms from the window's start. The same seed, row and rate give the same arrivals on every machine.
 import { BenchError } from '../errors.js';
 import { exponential, gammaVariate, hashString, mulberry32 } from '../rng.js';
+import { ARRIVAL_KINDS, type ArrivalKind } from '../cell-rules.js';
 
-export const ARRIVAL_KINDS = ['poisson', 'gamma', 'constant'] as const;
-export type ArrivalKind = (typeof ARRIVAL_KINDS)[number];
+export { ARRIVAL_KINDS, type ArrivalKind };
 
 export interface ArrivalProcess {
   kind: ArrivalKind;

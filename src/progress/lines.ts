@@ -3,6 +3,8 @@ import { plannedCountsText, toMeasure, type CellCounts } from '../plan/counts.js
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 import type { ProgressStart } from './sink.js';
 
+export const OVER_SHORT = 'over';
+
 // One finished cell in the live matrix: its total tok/s, in the same figures as the reports.
 export function cellShort(c: DecodeCell): string {
   switch (c.status) {
@@ -11,7 +13,7 @@ export function cellShort(c: DecodeCell): string {
     case 'Requests queued':
       return `${fmtTokS(c.totalTokensPerS)}q`;
     case 'Over capacity':
-      return 'over';
+      return OVER_SHORT;
     case 'Failed':
       return 'FAIL';
   }

@@ -1,20 +1,23 @@
 import { contextLabel, fmtEta, wrapProse } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
 import type { CellCounts } from '../plan/counts.js';
-import { cellShort, measuredSoFar, prefillLine } from './lines.js';
+import { cellShort, measuredSoFar, OVER_SHORT, prefillLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import { liveScreen } from './screen.js';
-import type { ProgressSink, ProgressStart } from './sink.js';
+import type { CellRef, ProgressSink, ProgressStart } from './sink.js';
 import { cellKey } from '../cell-rules.js';
 
 // The live area: header, matrix and status line. Prefill results and warnings are permanent lines above it.
-function frame(s: ProgressStart, cells: Map<string, string>, status: string): string[] {
+// A cell shows its figure once finished; before, "over" where the plan skips it as Over capacity, else "·".
+function frame(s: ProgressStart, cells: Map<string, string>, over: Set<string>, status: string): string[] {
   const w = 9;
   const head = ['context'.padEnd(8), ...s.concurrency.map((n) => String(n).padStart(w))].join(' ');
   const rows = s.contexts.map((c) =>
     [
       contextLabel(c).padEnd(8),
-      ...s.concurrency.map((n) => (cells.get(cellKey(c, n)) ?? '·').padStart(w)),
+      ...s.concurrency.map((n) =>
+        (cells.get(cellKey(c, n)) ?? (over.has(cellKey(c, n)) ? OVER_SHORT : '·')).padStart(w),
+      ),
     ].join(' '),
   );
   return [
@@ -31,6 +34,9 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
   const eta = runEta();
   let s: ProgressStart | undefined;
   const cells = new Map<string, string>();
+  let over = new Set<string>(); // the plan's Over capacity cells
+  const skipped = (refs: readonly CellRef[]) =>
+    (over = new Set(refs.map((c) => cellKey(c.contextTokens, c.concurrency))));
   let phase = '';
   let counts: CellCounts | undefined;
   let finished = false;
@@ -46,7 +52,7 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
     const status = stopped
       ? `${measured} · stopped`
       : `${measured} · ETA ${fmtEta(eta.seconds())} · ${phase}`;
-    screen.draw(frame(s, cells, status), permanent);
+    screen.draw(frame(s, cells, over, status), permanent);
   };
   const timer = setInterval(() => render(), 1000);
   timer.unref();
@@ -55,6 +61,11 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
       s = x;
       eta.start(x);
       for (const c of x.done) cells.set(cellKey(c.contextTokens, c.concurrency), cellShort(c));
+      skipped(x.overCapacity);
+      render();
+    },
+    replanned(refs) {
+      skipped(refs);
       render();
     },
     phase(text) {

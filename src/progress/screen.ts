@@ -1,9 +1,12 @@
 import { wrapProse } from '../format/index.js';
 
 // A live area at the bottom of a terminal that permanent lines scroll above. Each redraw moves the cursor back
-// to the first row of the area, erases to the end of the screen, writes any new permanent lines and then the area
-// again; so the header is never overwritten and no row of an earlier frame is left behind. Lines are cut to the
-// terminal width and the area to its height, because a wrapped or scrolled-off row could not be reached again.
+// to the first row of the area and writes any new permanent lines and then the area over the old one, clearing the
+// rest of each row as it goes and, after the last, the rows below; so the header is never overwritten and no row
+// of an earlier frame is left behind. It never erases from the screen's top-left corner: tmux takes that for a
+// cleared screen and scrolls it into its history (its scroll-on-clear option, on by default), so a view that
+// starts on the top row would leave a frame in the scrollback at every redraw. Lines are cut to the terminal width
+// and the area to its height, because a wrapped or scrolled-off row could not be reached again.
 
 export interface LiveScreen {
   draw(area: readonly string[], permanent?: readonly string[]): void;
@@ -35,10 +38,10 @@ const rowsAt = (lines: readonly string[], cols: number) =>
 
 export function liveScreen(stream: TtyLike): LiveScreen {
   let drawn: string[] = []; // the area now on screen
-  const erase = (cols: number) => {
+  const back = (cols: number) => {
     const rows = rowsAt(drawn, cols);
     if (rows === 0) return '';
-    return `\r${rows > 1 ? `${ESC}${rows - 1}A` : ''}${ESC}J`;
+    return `\r${rows > 1 ? `${ESC}${rows - 1}A` : ''}`;
   };
   return {
     draw(area, permanent = []) {
@@ -46,8 +49,10 @@ export function liveScreen(stream: TtyLike): LiveScreen {
       const rows = stream.rows && stream.rows > 0 ? stream.rows : 24;
       const fitted = fitArea(area, cols, rows);
       // Permanent lines scroll away: wrapped at words to the width here, not mid-word by the terminal.
-      const above = permanent.map((l) => `${wrapProse(l, cols - 1)}\n`).join('');
-      stream.write(`${erase(cols)}${above}${fitted.join('\n')}`);
+      const above = permanent.flatMap((l) => wrapProse(l, cols - 1).split('\n'));
+      // Each row cleared after its text (EL), the rows below after the last (ED): the cursor is then past the
+      // area's first row or its text, never at the top-left corner.
+      stream.write(`${back(cols)}${[...above, ...fitted].join(`${ESC}K\n`)}${ESC}J`);
       drawn = fitted;
     },
     done() {

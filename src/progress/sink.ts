@@ -3,6 +3,11 @@ import type { EstimateStep } from '../plan/estimate.js';
 import type { PrefillModel } from '../plan/prefill-model.js';
 import type { DecodeCell, PrefillPoint } from '../results/schema.js';
 
+export interface CellRef {
+  contextTokens: number;
+  concurrency: number;
+}
+
 export interface ProgressStart {
   runId: string;
   dir: string;
@@ -16,6 +21,7 @@ export interface ProgressStart {
   prefillPrior: PrefillModel; // the prefill model the estimates used
   prefillGuessed?: boolean; // a good part of the estimate is prefill at the engine's prior speed, nothing measured yet
   done: DecodeCell[]; // cells already in the result (resume)
+  overCapacity: CellRef[]; // cells the plan skips as Over capacity, not yet in the result: known from the start
   resumed: boolean;
 }
 
@@ -25,6 +31,7 @@ export interface ProgressSink {
   phase(text: string): void;
   prefillDone(p: PrefillPoint): void;
   cellDone(c: DecodeCell, counts: CellCounts): void; // counts after it (a capacity check may re-plan)
+  replanned?(overCapacity: CellRef[]): void; // a capacity check proved more room: the cells the plan skips now
   warn(text: string): void;
   finish(text: string): void;
   note?(text: string): void; // a line from outside the run (Ctrl-C), shown without breaking the live view

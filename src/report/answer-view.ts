@@ -234,7 +234,7 @@ export function compareAnswerHtml(c: CompareAnswer): string {
       (r) =>
         `<tr><th scope="row">${esc(r[0]!)}</th>${r
           .slice(1)
-          .map((v) => `<td>${escText(v)}</td>`)
+          .map((v, i) => `<td data-label="${esc(c.headers[i + 1]!)}">${escText(v)}</td>`)
           .join('')}</tr>`,
     )
     .join('')}</tbody></table></div>`;

@@ -7,14 +7,30 @@ import {
   getCell,
   gpuNote,
   missingReason,
+  notLikeForLikeLines,
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
-import { cellName, contextLabel, DASH, fmtMs, fmtRatio, fmtTokS, fmtTokSChart } from '../format/index.js';
-import { allVerdicts, VERDICT_HEADS, verdictRows, verdictSummary } from './compare-verdicts.js';
+import {
+  cellName,
+  contextLabel,
+  DASH,
+  fmtDate,
+  fmtMs,
+  fmtRatio,
+  fmtTokS,
+  fmtTokSChart,
+} from '../format/index.js';
+import {
+  allVerdicts,
+  summaryGroups,
+  VERDICT_HEADS,
+  verdictRows,
+  verdictSummary,
+} from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc, escText } from './html/escape.js';
-import { heatmapHtml, matrixMinWidth } from './html/heatmap.js';
+import { cornerMarks, heatmapHtml, matrixMinWidth, QUEUED_BADGE } from './html/heatmap.js';
 import { lineChartSvg } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
 
@@ -42,9 +58,9 @@ function ratioHeatmap(m: CompareModel, bi: number): string {
         )} tok/s total; TTFT ${fmtMs(cb!.ttftMs)} vs ${fmtMs(ca!.ttftMs)}`;
         const queued = ca!.status === 'Requests queued' || cb!.status === 'Requests queued';
         return (
-          `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(ratio))}" ${data} data-ratio="${ratio.toFixed(4)}" title="${esc(tip)}">` +
-          `${queued ? '<span class="hm-badge">queued</span>' : ''}<span class="hm-v">${esc(fmtRatio(ratio))}</span>` +
-          `<span class="hm-t">${esc(fmtTokSChart(ca!.totalTokensPerS))} → ${esc(fmtTokSChart(cb!.totalTokensPerS))}</span></td>`
+          `<td class="hm-cell hm-box${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(ratio))}" ${data} data-ratio="${ratio.toFixed(4)}" title="${esc(tip)}">` +
+          `<div class="hm-in">${cornerMarks(queued ? QUEUED_BADGE : '', '')}<span class="hm-v">${esc(fmtRatio(ratio))}</span>` +
+          `<span class="hm-t">${esc(fmtTokSChart(ca!.totalTokensPerS))} → ${esc(fmtTokSChart(cb!.totalTokensPerS))}</span></div></td>`
         );
       });
       return `<tr><th scope="row">${esc(contextLabel(ctx))}</th>${tds.join('')}</tr>`;
@@ -60,7 +76,7 @@ function prefillOverlay(m: CompareModel): string {
   const cats = m.prefillContexts.map(contextLabel);
   return lineChartSvg({
     series: m.runs.map((r, i) => ({
-      name: `${r.label}: ${r.title}`,
+      name: runName(m, r),
       color: SERIES[i % SERIES.length]!,
       dashed: i > 0 && i % 2 === 0,
       points: m.prefillContexts.flatMap((ctx, ci) => {
@@ -119,6 +135,9 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
       m.runs.map((r) => r.title).join(' vs '),
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
     ),
+    ...notLikeForLikeLines(m).map(
+      (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${escText(l)}</li></ol>`,
+    ),
     compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),
     differencesCard(m),
@@ -148,15 +167,22 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
   return htmlPage(`Comparison · ${m.runs.map((r) => r.title).join(' vs ')}`, parts.join('\n'), page);
 }
 
+// Each run's card names its run id and start, so two runs with the same title (two demos) are told apart.
 function runKpis(m: CompareModel): string {
   return `<div class="kpis">${m.runs
     .map(
       (r) =>
-        `<div class="kpi"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${escText(r.title)}</div><div class="d">${escText(
+        `<div class="kpi" data-run-label="${esc(r.label)}"><div class="k">Run ${esc(r.label)}</div><div class="v" style="font-size:17px">${escText(r.title)}</div><div class="d">${escText(
           [r.result.engine.name, r.result.engine.version, r.result.target.model].filter(Boolean).join(' · '),
-        )}</div></div>`,
+        )}</div><div class="d run-id">${escText(`${r.result.runId} · started ${fmtDate(r.result.startedAt)}`)}</div></div>`,
     )
     .join('')}</div>`;
+}
+
+/** "A: title", with the run id where another run has the same title. */
+function runName(m: CompareModel, r: CompareModel['runs'][number]): string {
+  const twin = m.runs.some((o) => o !== r && o.title === r.title);
+  return `${r.label}: ${r.title}${twin ? ` (${r.result.runId})` : ''}`;
 }
 
 function differencesCard(m: CompareModel): string {
@@ -188,7 +214,12 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
     'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
-    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>` +
+    `<ul class="verdicts">${summaryGroups(lines)
+      .map(
+        (g) =>
+          `<li>${esc(g.text)}${g.items.length ? `<ul>${g.items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>` : ''}</li>`,
+      )
+      .join('')}</ul>` +
       `<div class="tbl-wrap"><table class="data verdict-list stack"><thead><tr>${VERDICT_HEADS(vs)
         .map((h) => `<th>${esc(h)}</th>`)
         .join('')}</tr></thead><tbody>${verdictRows(vs)
@@ -216,7 +247,7 @@ function matricesCard(m: CompareModel): string {
           r.result.hardware.gpuCount && r.result.hardware.gpuCount > 1
             ? r.result.hardware.gpuCount
             : undefined;
-        return `<div><h3>${esc(r.label)}: ${esc(r.title)}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label, scale)}</div>`;
+        return `<div><h3>${escText(runName(m, r))}</h3>${heatmapHtml(r.result, anomaliesByCell(findAnomalies(r.result)), gpus, r.label, scale)}</div>`;
       })
       .join('')}</div>`,
   );

@@ -3,8 +3,9 @@ import type { WhatIfNote } from './answer-view.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
 import { renderMarkdown } from './markdown.js';
-import { renderText, type TextOptions } from './text.js';
+import { renderText, TEXT_OPTION_KEYS, type TextOptions } from './text.js';
 import type { ReportFormat } from '../output-formats.js';
+import { checkOptions } from '../option-keys.js';
 
 // Renderers are pure: (result, options) => string. The CLI and the runner decide where the string goes.
 export { REPORT_FORMATS, type ReportFormat } from '../output-formats.js';
@@ -17,6 +18,7 @@ export interface AnswerOptions {
 export type ReportOptions = TextOptions & AnswerOptions;
 
 export function renderReport(result: RunResult, format: ReportFormat, opts: ReportOptions = {}): string {
+  checkOptions('renderReport', opts, TEXT_OPTION_KEYS);
   switch (format) {
     case 'html':
       return renderHtml(result, {}, opts);

@@ -1,7 +1,7 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS, fmtTokSChart } from '../format/index.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc } from './html/escape.js';
-import { matrixMinWidth } from './html/heatmap.js';
+import { cornerMarks, matrixMinWidth, QUEUED_BADGE } from './html/heatmap.js';
 import { lineChartSvg, type Series } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
 import {
@@ -81,8 +81,8 @@ function contextTable(m: SweepModel, ctx: number): string {
         const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} tok/s per request`;
         const best = isBestOf(v, i);
         return (
-          `<td class="hm-cell${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
-          `${queued ? '<span class="hm-badge">queued</span>' : ''}<span class="hm-v">${best ? '★ ' : ''}${esc(fmtTokSChart(cell.totalTokensPerS))}</span></td>`
+          `<td class="hm-cell hm-box${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
+          `<div class="hm-in">${cornerMarks(queued ? QUEUED_BADGE : '', '')}<span class="hm-v">${best ? '★ ' : ''}${esc(fmtTokSChart(cell.totalTokensPerS))}</span></div></td>`
         );
       });
       const verdict = v

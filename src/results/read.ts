@@ -5,7 +5,13 @@ import { BenchError } from '../errors.js';
 import { importV062Text } from './import-v062.js';
 import { RESULT_FILE } from './io.js';
 import type { z } from 'zod';
-import { RunResult, type RunResult as RunResultT } from './schema.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import {
+  RESULT_SCHEMA_ID,
+  RESULT_SCHEMA_VERSION,
+  RunResult,
+  type RunResult as RunResultT,
+} from './schema.js';
 
 // The one result reader: a result.json (or the run directory holding it), or a v0.6.2 text report imported
 // on the fly so old reports compare with new runs directly. --resume reads through it too (readResult).
@@ -79,6 +85,7 @@ export function parseJsonAs<T>(
     const why = `not JSON (${(e as Error).message})`;
     throw new BenchError('RESULT_INVALID', `${path} is ${o.damaged ? `damaged: it is ${why}` : why}.`, hint);
   }
+  refuseNewer(data, path);
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -94,15 +101,39 @@ export function parseJsonAs<T>(
   return parsed.data;
 }
 
+// A result from a newer tool (a schema version past ours) is refused in its own words: its fields may mean what
+// this version cannot know, so reading it as far as it parses would mislead.
+function refuseNewer(data: unknown, path: string): void {
+  if (data === null || typeof data !== 'object') return;
+  const { schema, version } = data as { schema?: unknown; version?: unknown };
+  if (schema !== RESULT_SCHEMA_ID || typeof version !== 'number' || !(version > RESULT_SCHEMA_VERSION))
+    return;
+  throw new BenchError(
+    'RESULT_INVALID',
+    `${path} is a version ${version} result, written by a newer ${TOOL_NAME}; ${TOOL_VERSION} reads versions up to ${RESULT_SCHEMA_VERSION}.`,
+    {
+      hint: `Read it with the ${TOOL_NAME} that wrote it, or a later one (npm install ${TOOL_NAME}@latest).`,
+    },
+  );
+}
+
+/** A result of any version this tool reads, as the current version: version 2 only added optional fields
+ * (load levels, the rate search, the workload and load model), so a version 1 document reads unchanged. */
+export function upgradeResult(r: RunResultT): RunResultT {
+  return r.version === RESULT_SCHEMA_VERSION ? r : { ...r, version: RESULT_SCHEMA_VERSION };
+}
+
 export function parseResultText(text: string, path: string, forResume = false): RunResultT {
   if (!forResume && text.trimStart().startsWith('Speed test matrix')) return importV062Text(text);
-  return parseJsonAs(
-    RunResult,
-    text,
-    path,
-    forResume
-      ? { hint: DAMAGED_HINT, damaged: true }
-      : { hint: 'Pass a result.json written by `run`, or a v0.6.2 text report.' },
+  return upgradeResult(
+    parseJsonAs(
+      RunResult,
+      text,
+      path,
+      forResume
+        ? { hint: DAMAGED_HINT, damaged: true }
+        : { hint: 'Pass a result.json written by `run`, or a v0.6.2 text report.' },
+    ),
   );
 }
 

@@ -1,14 +1,20 @@
 import { z } from 'zod';
-import { CELL_STATUSES } from '../cell-rules.js';
+import { ARRIVAL_KINDS, CELL_STATUSES, LEVEL_STATUSES } from '../cell-rules.js';
+import { KV_LAYOUTS } from '../engines/types.js';
 import { ERROR_KINDS } from '../failures/kinds.js';
 
 // The result document is the contract between `run` (writer) and every report, compare and import (readers).
 // Field names match CLI flags and YAML config keys where they are the same concept (docs/result-schema.md).
 export const RESULT_SCHEMA_ID = 'llm-inference-bench/result';
-export const RESULT_SCHEMA_VERSION = 1;
+// 2 added load levels (`levels`, `rateSearch`, `config.workload`, `config.load`), all optional: a version 1 document
+// is a version 2 document as it stands (src/results/read.ts upgradeResult).
+export const RESULT_SCHEMA_VERSION = 2;
+export const RESULT_SCHEMA_VERSIONS = [1, 2] as const;
 
 export const CellStatus = z.enum(CELL_STATUSES);
 export type CellStatus = z.infer<typeof CellStatus>;
+export const LevelStatus = z.enum(LEVEL_STATUSES);
+export type LevelStatus = z.infer<typeof LevelStatus>;
 
 // Closed union of request failure kinds (docs/architecture.md "Conventions": a failed request is data), defined in
 // src/failures.
@@ -65,6 +71,12 @@ export const Target = z.object({
   // exact, or a lower bound / an inference from the API (docs/engines.md "KV capacity: where it comes from, and how
   // sure"; src/plan/capacity.ts KvBound)
   kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
+  // Requests the server runs at once as it states it (llama.cpp /props total_slots, SGLang max_running_requests, or
+  // its launch command), and how its KV is laid out where the engine may lay it out more than one way (llama.cpp
+  // split or unified: src/engines). Absent where the server does not say.
+  seats: z.number().int().positive().optional(),
+  seatsSource: z.string().optional(),
+  kvLayout: z.enum(KV_LAYOUTS).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
   tokenizeMethod: z.string().optional(), // how prompt lengths were counted (src/target/engines), in words
@@ -82,6 +94,81 @@ export const ServiceLevel = z.object({
   share: z.number().positive().max(1),
 });
 export type ServiceLevel = z.infer<typeof ServiceLevel>;
+
+// The workload (--workload, docs/workloads.md): what each request asks, as parsed, defaults filled in.
+// Token counts are tokens (8K stored as 8192), times ms.
+export const LengthShape = z.discriminatedUnion('dist', [
+  z.strictObject({ dist: z.literal('const'), value: z.number().int().positive() }),
+  z.strictObject({
+    dist: z.literal('uniform'),
+    min: z.number().int().positive(),
+    max: z.number().int().positive(),
+  }),
+  z.strictObject({
+    dist: z.literal('normal'),
+    mean: z.number().int().positive(),
+    sd: z.number().int().positive(),
+  }),
+  z.strictObject({
+    dist: z.literal('lognormal'),
+    median: z.number().int().positive(),
+    sigma: z.number().positive(),
+  }),
+]);
+export type LengthShape = z.infer<typeof LengthShape>;
+export const ThinkTime = z.discriminatedUnion('dist', [
+  z.strictObject({ dist: z.literal('const'), ms: z.number().nonnegative() }),
+  z.strictObject({ dist: z.literal('exp'), meanMs: z.number().positive() }),
+]);
+export type ThinkTime = z.infer<typeof ThinkTime>;
+const tokens = z.number().int().positive();
+export const WorkloadConfig = z.union([
+  z.strictObject({ kind: z.literal('fixed') }),
+  z.strictObject({ kind: z.literal('lengths'), file: z.string() }),
+  z.strictObject({ kind: z.literal('lengths'), in: LengthShape, out: LengthShape.optional() }),
+  z.strictObject({ kind: z.literal('shared-prefix'), prefixes: tokens, prefix: tokens, suffix: tokens }),
+  z.strictObject({
+    kind: z.literal('multi-turn'),
+    turns: z.number().int().positive(),
+    think: ThinkTime,
+    system: z.number().int().nonnegative(),
+    message: tokens,
+    cap: tokens.optional(),
+  }),
+  z.strictObject({ kind: z.literal('mooncake'), file: z.string(), block: tokens }),
+]);
+export type WorkloadConfig = z.infer<typeof WorkloadConfig>;
+
+export const ArrivalKind = z.enum(ARRIVAL_KINDS);
+export type ArrivalKind = z.infer<typeof ArrivalKind>;
+
+// When requests were sent (the load model, docs/workloads.md): the closed loop's concurrency list is
+// config.concurrency; an open loop's rates and arrivals; a trace's file and time scale. Windows: warm-up and
+// drain timeout in seconds, the window itself config.duration.
+const levelWindows = {
+  warmup: z.number().nonnegative().optional(), // seconds excluded before each level's window; absent: 10
+  drainTimeout: z.number().nonnegative().optional(), // seconds the window's requests may run past the close; absent: 60
+};
+export const LoadConfig = z.discriminatedUnion('model', [
+  z.object({ model: z.literal('closed') }),
+  z.object({
+    model: z.literal('open'),
+    rates: z.array(z.number().positive()), // req/s, one level each (empty with findRate alone)
+    arrival: ArrivalKind,
+    burstiness: z.number().positive().optional(), // gamma's shape: CV 1/sqrt(B)
+    maxInFlight: z.number().int().positive().optional(),
+    findRate: z.boolean().optional(), // search the highest rate meeting the service level, per row
+    searchWindows: z.number().int().positive().optional(), // the search's most levels per row; absent: 8
+    ...levelWindows,
+  }),
+  z.object({
+    model: z.literal('trace'),
+    trace: z.string(), // the trace file the schedule came from
+    timeScale: z.number().positive(), // replayed X times faster
+    ...levelWindows,
+  }),
+]);
+export type LoadConfig = z.infer<typeof LoadConfig>;
 
 export const RunConfig = z.object({
   contexts: z.array(z.number().int().positive()),
@@ -103,8 +190,13 @@ export const RunConfig = z.object({
   httpClient: z.enum(['lean', 'undici']).optional(), // the streaming transport (--http-client); absent: lean
   verifyCapacity: z.boolean().optional(), // measure the first Over capacity cell of each context anyway
   slo: ServiceLevel.optional(), // the service level the reports judge by (--slo); absent: the default
+  workload: WorkloadConfig.optional(), // absent: fixed
+  load: LoadConfig.optional(), // absent: closed
 });
 export type RunConfig = z.infer<typeof RunConfig>;
+// RunConfig fields the runner builds from the options (the parsed workload, the load model with its settings)
+// rather than one option's value under its own name: src/config/stored.ts checks the rest against the option table.
+export type DerivedConfigKey = 'workload' | 'load';
 
 export const PrefillRepeat = z.object({
   promptTokens: z.number().int().nonnegative(), // from server usage when reported
@@ -178,6 +270,15 @@ export const CellIntervals = z.object({
   tbtMs: Interval.nullable().optional(),
 });
 export type CellIntervals = z.infer<typeof CellIntervals>;
+
+// One error message the server answered with, and how many of the cell's requests got it.
+export const ServerError = z.object({
+  message: z.string(),
+  count: z.number().int().positive(),
+  kind: ErrorKind,
+  status: z.number().int().optional(),
+});
+export type ServerError = z.infer<typeof ServerError>;
 
 // The client-timeline queue evidence of a cell (src/stats/queue.ts), kept whatever the status.
 export const ClientQueue = z.object({
@@ -299,6 +400,9 @@ export const DecodeCell = z.object({
   perRequestTokensPerSQ: Quantiles.optional(),
   requestsSent: z.number().int().optional(),
   errors: ErrorsByKind.optional(),
+  // The server's own words for the requests it failed (its error messages, deduplicated, most frequent first), so the
+  // reports show them beside the errors by kind. Absent when the server failed none.
+  serverErrors: z.array(ServerError).optional(),
   // Requests sent a second time: their reused connection closed before a byte of answer (the server had
   // given it up; docs/method.md "Connections"). Absent when none.
   staleReconnects: z.number().int().positive().optional(),
@@ -344,9 +448,141 @@ export const DecodeCell = z.object({
 });
 export type DecodeCell = z.infer<typeof DecodeCell>;
 
+// A load level (docs/workloads.md "Figures of a load level"): one row under one load, measured over the window's
+// arrivals. Times are ms on the shared epoch-ms clock unless named otherwise.
+export const LevelLoad = z.discriminatedUnion('model', [
+  z.object({ model: z.literal('closed'), concurrency: z.number().int().positive() }),
+  z.object({
+    model: z.literal('open'),
+    rate: z.number().positive(), // req/s asked for
+    arrival: ArrivalKind,
+    burstiness: z.number().positive().optional(),
+    maxInFlight: z.number().int().positive().optional(),
+  }),
+  z.object({ model: z.literal('trace'), timeScale: z.number().positive() }),
+]);
+export type LevelLoad = z.infer<typeof LevelLoad>;
+
+// p50, p90, p99 over the level's requests, each with its distribution-free 95% interval (order statistics, exact
+// binomial ranks; null where the requests are too few for one) and the number of requests they are over.
+export const LevelQuantiles = z.object({
+  n: z.number().int().nonnegative(),
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p99: z.number().nullable(),
+  intervals: z.object({ p50: Interval.nullable(), p90: Interval.nullable(), p99: Interval.nullable() }),
+});
+export type LevelQuantiles = z.infer<typeof LevelQuantiles>;
+
+export const LevelRequestCounts = z.object({
+  arrived: z.number().int().nonnegative(), // scheduled inside the window
+  completed: z.number().int().nonnegative(), // of those, ended ok (by the drain's end)
+  failed: z.number().int().nonnegative(), // of those, ended with an error (errors)
+  unfinished: z.number().int().nonnegative(), // of those, aborted at the drain timeout or never ended
+});
+export type LevelRequestCounts = z.infer<typeof LevelRequestCounts>;
+
+// The client's lag behind the schedule: send - (release from the in-flight cap, else the scheduled time).
+export const ClientLag = z.object({
+  n: z.number().int().nonnegative(),
+  p50Ms: z.number().nullable(),
+  p99Ms: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  limitMs: z.number().positive(), // above it (p99) the level is Client-bound: 10 ms or 10% of the mean gap
+});
+export type ClientLag = z.infer<typeof ClientLag>;
+
+// --max-in-flight: how long arrivals waited for the cap (release - scheduled), and how many waited on average.
+export const InFlightCapWait = z.object({
+  waited: z.number().int().nonnegative(), // window arrivals held at the cap at all
+  p50Ms: z.number().nullable(),
+  p99Ms: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  avgWaiting: z.number().nonnegative(), // time-average over the window of arrivals held at the cap
+});
+export type InFlightCapWait = z.infer<typeof InFlightCapWait>;
+
+// Prefix cache over the window's arrivals: the tokens the workload made cacheable (expected hits) beside those the
+// server said it served from cache (usage), else its hit counter's rise over the window (metrics), else none.
+export const LevelCache = z.object({
+  expectedTokens: z.number().int().nonnegative(),
+  servedTokens: z.number().nonnegative().nullable(),
+  source: z.enum(['usage', 'metrics', 'none']),
+  promptTokens: z.number().int().nonnegative().nullable(), // Σ server-reported prompt tokens, where reported
+  reported: z.number().int().nonnegative(), // requests whose usage carried cached tokens
+});
+export type LevelCache = z.infer<typeof LevelCache>;
+
+export const LoadLevel = z.object({
+  row: z.string(), // the context for the fixed workload ("8192"), else the workload's label
+  key: z.string(), // levelKey(row, load) (src/cell-rules.ts): requests.jsonl's `level`
+  load: LevelLoad,
+  status: LevelStatus,
+  evidence: z.string().optional(), // words: why this status
+  error: z.string().optional(), // for Failed
+  windowOpenMs: z.number(), // arrivals scheduled in [open, close) are the level's
+  windowCloseMs: z.number(),
+  drainEndMs: z.number().optional(), // when the window's last request ended or was aborted
+  requests: LevelRequestCounts,
+  offeredRate: z.number().nonnegative(), // req/s: arrivals / window length
+  achievedRate: z.number().nonnegative(), // req/s: requests (any arrival) that ended ok inside the window / length
+  // Under the run's service level (config.slo, else the default); any other level is judged from windowRequests.
+  goodput: z.number().nonnegative().nullable(), // req/s: window arrivals that met it / window length
+  sloShare: z.number().min(0).max(1).nullable(), // met / judged
+  sloShareInterval: Interval.nullable().optional(), // 95% Wilson
+  ttftMs: LevelQuantiles, // from the scheduled time: the user's wait, in-flight cap and client lag included
+  ttftFromSendMs: LevelQuantiles, // from the send: the server's part
+  itlMs: LevelQuantiles, // per request: its stream's span / tokens after the first chunk
+  e2eMs: LevelQuantiles, // end - scheduled, requests that ended ok
+  outputTokens: z.number().int().nonnegative(), // arriving inside the window, any request
+  totalTokensPerS: z.number().nullable(),
+  totalTokensPerSInterval: Interval.nullable().optional(),
+  perRequestTokensPerS: LevelQuantiles, // each request's decode rate over its whole stream
+  queue: z
+    .object({
+      clientQueue: ClientQueue.optional(), // the client timeline (docs/method.md "Queueing in an open loop")
+      waitingGauge: z.string().optional(), // the server's waiting gauge, in words, where it read a queue
+      maxWaiting: z.number().nullable().optional(),
+      inFlightCap: InFlightCapWait.optional(),
+    })
+    .optional(),
+  cache: LevelCache.optional(),
+  lag: ClientLag,
+  serverSamples: z.array(ServerSample).optional(),
+  errors: ErrorsByKind.optional(),
+  // Per window arrival, for any service level later (src/answer/levels.ts judgeLevel): TTFT from the scheduled
+  // time and the decode rate over the whole stream of those that ended ok; `failed` counts the failed and the
+  // unfinished (neither meets any level).
+  windowRequests: WindowRequests.optional(),
+  client: ClientCheckResult.optional(),
+  agents: CellAgents.optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+});
+export type LoadLevel = z.infer<typeof LoadLevel>;
+
+// The search for the highest rate meeting the service level (--find-rate, src/answer/rate-search.ts), per row:
+// kept so a resumed run continues it.
+export const RateVerdict = z.enum(['meets', 'fails', 'too close to call', 'client-bound']);
+export type RateVerdict = z.infer<typeof RateVerdict>;
+export const RateSearch = z.object({
+  row: z.string(),
+  slo: ServiceLevel, // the level the verdicts are under
+  start: z.number().positive(),
+  startFrom: z.enum(['given', 'closed loop', 'default']),
+  steps: z.array(
+    z.object({ rate: z.number().positive(), verdict: RateVerdict, level: z.string().optional() }),
+  ),
+  highestMeeting: z.number().positive().nullable(),
+  lowestFailing: z.number().positive().nullable(), // the lowest rate not meeting it (fails or too close to call)
+  done: z.boolean(),
+  reason: z.string().optional(), // why it stopped, in words
+});
+export type RateSearch = z.infer<typeof RateSearch>;
+
 export const RunResult = z.object({
   schema: z.literal(RESULT_SCHEMA_ID),
-  version: z.literal(RESULT_SCHEMA_VERSION),
+  version: z.literal(RESULT_SCHEMA_VERSIONS),
   runId: z.string(),
   title: z.string().optional(),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -362,6 +598,8 @@ export const RunResult = z.object({
   config: RunConfig,
   prefill: z.array(PrefillPoint),
   decode: z.array(DecodeCell),
+  levels: z.array(LoadLevel).optional(), // load levels other than the fixed workload's closed loop (version 2)
+  rateSearch: z.array(RateSearch).optional(),
   warnings: z.array(z.string()),
   requestLog: z.string().optional(), // file name of the per-request JSON lines, relative to the result
   error: z.object({ code: z.string(), message: z.string() }).optional(),

@@ -24,6 +24,11 @@ export function handle(ctx: SimContext, req: SimHttpRequest, w: Writer): void {
     writeResponse(w, jsonResponse(200, { command: ctx.launchCommand ?? null }));
     return;
   }
+  if (method === 'GET' && path === '/sim/hardware') {
+    // What the profile simulates, which a client on this machine cannot see (its own GPUs are not these).
+    writeResponse(w, jsonResponse(200, { profile: ctx.profile.name, hardware: ctx.profile.hardware }));
+    return;
+  }
   if (method === 'GET' && path === '/sim/lag') {
     writeResponse(w, jsonResponse(200, ctx.engine.lag.summary()));
     return;

@@ -113,3 +113,36 @@ export function relativeHalfWidth(i: Interval | null | undefined, figure: number
   if (!i || figure === null || figure <= 0) return null;
   return (i.hi - i.lo) / 2 / figure;
 }
+
+// Distribution-free interval of any quantile q from order statistics, with exact binomial ranks (a load level's
+// p50, p90 and p99; docs/method.md "Intervals"). The number B of samples at or below the true q quantile is
+// Binomial(n, q), so [x(l), x(u)] (1-based ranks) covers it with probability P(l <= B < u): l is the largest rank
+// with P(B < l) <= alpha / 2 and u the smallest with P(B >= u) <= alpha / 2. Null when either falls outside the
+// sample: too few samples for that quantile (a p99 needs 368, a median 6).
+export function quantileInterval(s: SortedSamples, q: number, confidence = CONFIDENCE): Interval | null {
+  const n = s.length;
+  if (n === 0 || !(q > 0 && q < 1)) return null;
+  const tail = (1 - confidence) / 2;
+  const cdf = binomialCdf(n, q);
+  let l = 0; // P(B < l) = cdf[l - 1]
+  while (l < n && cdf[l]! <= tail) l++;
+  let u = n + 1; // P(B >= u) = 1 - cdf[u - 1]
+  while (u > 1 && 1 - cdf[u - 2]! <= tail) u--;
+  if (l < 1 || u > n) return null;
+  return { lo: s[l - 1]!, hi: s[u - 1]! };
+}
+
+// P(B <= k) for k = 0..n, B ~ Binomial(n, p), from log probabilities (no underflow at large n).
+function binomialCdf(n: number, p: number): Float64Array {
+  const logFact = new Float64Array(n + 1);
+  for (let k = 1; k <= n; k++) logFact[k] = logFact[k - 1]! + Math.log(k);
+  const lp = Math.log(p);
+  const lq = Math.log1p(-p);
+  const cdf = new Float64Array(n + 1);
+  let sum = 0;
+  for (let k = 0; k <= n; k++) {
+    sum += Math.exp(logFact[n]! - logFact[k]! - logFact[n - k]! + k * lp + (n - k) * lq);
+    cdf[k] = Math.min(1, sum);
+  }
+  return cdf;
+}

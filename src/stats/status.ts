@@ -58,16 +58,6 @@ function runningSeatLimit(
   return `server ran a median of ${med} requests (at most ${most} in ${running.length} samples) and the client saw ${avgActive.toFixed(1)} active, of ${n}`;
 }
 
-// The waiting gauge in words where it reads a queue: waiting > 0 in at least half the window's samples.
-function waitingGauge(samples: readonly ServerSample[]): string | undefined {
-  const waiting = samples.filter((s) => typeof s.waiting === 'number');
-  if (waiting.length === 0) return undefined;
-  const withWaiting = waiting.filter((s) => (s.waiting ?? 0) > 0).length;
-  if (withWaiting / waiting.length < QUEUE_WAITING_SAMPLE_FRACTION) return undefined;
-  const maxW = Math.max(...waiting.map((s) => s.waiting ?? 0));
-  return `server metrics showed waiting requests in ${withWaiting} of ${waiting.length} samples (max ${maxW})`;
-}
-
 // A request sent to a busy engine waits for the step in progress before it joins the batch, and the gauge counts it
 // meanwhile: with 100 ms steps and short answers, half the samples catch one. That is no queue where the client saw
 // all N streaming at once and no first token came later than RESEND_WAIT_STEPS steps (the cell's median gap between
@@ -82,12 +72,22 @@ function resendStepMs(
   return client.maxWaitMs <= client.referenceTtftMs + RESEND_WAIT_STEPS * step ? step : undefined;
 }
 
-export function errorCount(f: WindowFigures): number {
+export function errorCount(f: Pick<WindowFigures, 'errors'>): number {
   return Object.values(f.errors).reduce((a, b) => a + (b ?? 0), 0);
 }
 
-export function decideStatus(input: StatusInput): StatusDecision {
-  const { figures: f, concurrency: n } = input;
+// What the Failed rules read: the errors of the requests sent (aborts at the close are not among them), the tokens
+// that arrived in the window, and how the measurement itself ended.
+export interface FailureInput {
+  figures: Pick<WindowFigures, 'errors' | 'outputTokens' | 'requestsSent'>;
+  errorLimitHit: boolean;
+  failedBy?: string | undefined;
+}
+
+/** Failed, and why, when the failure rules say so (docs/method.md "Status of a cell"); undefined otherwise. A load
+ * level is judged by the same rules over its window arrivals (src/stats/level-status.ts). */
+export function failedStatus(input: FailureInput): (StatusDecision & { status: 'Failed' }) | undefined {
+  const f = input.figures;
   const errors = errorCount(f);
   const errorText = Object.entries(f.errors)
     .map(([k, v]) => `${v} ${k}`)
@@ -113,6 +113,23 @@ export function decideStatus(input: StatusInput): StatusDecision {
       evidence: `${errors} of ${f.requestsSent} requests failed (${errorText})`,
       error: `too many failed requests: ${errorText}`,
     };
+  return undefined;
+}
+
+/** The waiting gauge in words where it reads a queue: waiting > 0 in at least half the window's samples. */
+export function waitingGauge(samples: readonly ServerSample[]): string | undefined {
+  const waiting = samples.filter((s) => typeof s.waiting === 'number');
+  if (waiting.length === 0) return undefined;
+  const withWaiting = waiting.filter((s) => (s.waiting ?? 0) > 0).length;
+  if (withWaiting / waiting.length < QUEUE_WAITING_SAMPLE_FRACTION) return undefined;
+  const maxW = Math.max(...waiting.map((s) => s.waiting ?? 0));
+  return `server metrics showed waiting requests in ${withWaiting} of ${waiting.length} samples (max ${maxW})`;
+}
+
+export function decideStatus(input: StatusInput): StatusDecision {
+  const { figures: f, concurrency: n } = input;
+  const failed = failedStatus(input);
+  if (failed) return failed;
 
   // The client's own timeline decides where metrics are missing, and also catches a queue in front of the
   // server (a gateway) that the server's metrics cannot see.

@@ -24,6 +24,50 @@ function marker(cx: number, cy: number, p: HistoryPoint): string {
     : `<circle cx="${n1(cx)}" cy="${n1(cy)}" r="4.5" ${paint}/>`;
 }
 
+const DAY_MS = 86_400_000;
+const CHAR_PX = 7; // a 12-unit tick label's digit, and a little air
+// Each way to write a start, coarsest first: the ticks take the first that tells the shown runs apart.
+const DATE = (t: string) => t.slice(0, 10);
+const DAY_TIME = (t: string) => `${t.slice(5, 10)} ${t.slice(11, 16)}`;
+const DAY_SECONDS = (t: string) => `${t.slice(5, 10)} ${t.slice(11, 19)}`;
+const TIME = (t: string) => t.slice(11, 16);
+const SECONDS = (t: string) => t.slice(11, 19);
+
+/**
+ * The x axis's tick labels (undefined: no tick for that run), and the day when every run started on it (the
+ * axis names it once). Runs within two days read as times of day (with the date where they cross midnight),
+ * longer spans as dates; either becomes finer (minutes, seconds) until the shown ticks differ, and ticks thin
+ * out until their labels fit the room between them (band: the room one run has; least: the room a tick wants).
+ */
+export function runTicks(
+  startedAt: readonly string[],
+  band: number,
+  least: number,
+): { labels: Array<string | undefined>; day?: string } {
+  const times = startedAt.map((t) => Date.parse(t)).filter((t) => !Number.isNaN(t));
+  const iso = startedAt.map((t) => (Number.isNaN(Date.parse(t)) ? '' : new Date(t).toISOString()));
+  const span = times.length ? Math.max(...times) - Math.min(...times) : 0;
+  const days = new Set(iso.filter(Boolean).map(DATE));
+  const oneDay = days.size === 1 && times.length > 1;
+  const ways = oneDay
+    ? [TIME, SECONDS]
+    : span < 2 * DAY_MS
+      ? [DAY_TIME, DAY_SECONDS]
+      : [DATE, DAY_TIME, DAY_SECONDS];
+  for (let every = Math.max(1, Math.ceil(least / Math.max(1, band))); ; every++) {
+    const shown = iso.map((_, i) => i % every === 0);
+    const write =
+      ways.find((w) => {
+        const ls = iso.filter((t, i) => shown[i] && t).map(w);
+        return new Set(ls).size === ls.length;
+      }) ?? ways[ways.length - 1]!;
+    const labels = iso.map((t, i) => (shown[i] ? (t ? write(t) : '') : undefined));
+    const widest = Math.max(...labels.map((l) => (l ?? '').length));
+    if (widest * CHAR_PX + 8 <= band * every || every >= iso.length)
+      return { labels, ...(oneDay ? { day: [...days][0]! } : {}) };
+  }
+}
+
 export function historyChartSvg(points: HistoryPoint[], unit: string, label: string, W: number): string {
   const narrow = W < 600;
   const H = narrow ? 300 : 340;
@@ -35,9 +79,10 @@ export function historyChartSvg(points: HistoryPoint[], unit: string, label: str
   const band = (W - m.l - m.r) / Math.max(1, points.length);
   const x = (i: number) => m.l + band * (i + 0.5);
   const yFmt = unit === 'ms' ? (v: number) => fmtMs(v).replace(' ms', '') : fmtTokSChart;
-  const every = Math.max(
-    1,
-    Math.ceil(points.length / Math.max(1, Math.floor((W - m.l - m.r) / (narrow ? 80 : 96)))),
+  const ticks = runTicks(
+    points.map((p) => p.run.startedAt),
+    (W - m.l - m.r) / Math.max(1, points.length),
+    narrow ? 80 : 96,
   );
   const grid =
     y.ticks
@@ -47,16 +92,11 @@ export function historyChartSvg(points: HistoryPoint[], unit: string, label: str
           text(m.l - 6, y(t) + 4, tickLabel(yFmt)(t), 'class="tick" text-anchor="end"'),
       )
       .join('') +
-    points
-      .map((p, i) =>
-        i % every === 0
-          ? text(
-              x(i),
-              H - m.b + 18,
-              p.run.startedAt.slice(0, 10) || `run ${i + 1}`,
-              'class="tick" text-anchor="middle"',
-            )
-          : '',
+    ticks.labels
+      .map((l, i) =>
+        l === undefined
+          ? ''
+          : text(x(i), H - m.b + 18, l || `run ${i + 1}`, 'class="tick" text-anchor="middle"'),
       )
       .join('');
   // Segments join consecutive measured runs only.
@@ -94,6 +134,6 @@ export function historyChartSvg(points: HistoryPoint[], unit: string, label: str
     .join('');
   return `<svg class="chart history" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)} across runs">
 ${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
-${text(8, m.t - 12, `${label}`, 'class="axl"')}${text(W - m.r, H - 6, 'run start (UTC) →', 'class="axl" text-anchor="end"')}
+${text(8, m.t - 12, `${label}`, 'class="axl"')}${text(W - m.r, H - 6, `run start${ticks.day ? `, ${ticks.day}` : ''} (UTC) →`, 'class="axl" text-anchor="end"')}
 <path d="${d}" fill="none" stroke="var(--s1)" stroke-width="2" stroke-linejoin="round"/>${dots}</svg>`;
 }

@@ -1,4 +1,4 @@
-import { fmtDate, fmtTokS } from '../format/index.js';
+import { contextLabel, fmtDate, fmtTokS } from '../format/index.js';
 import { esc, escText } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { peakWhere } from '../report/model.js';
@@ -57,17 +57,35 @@ function peakText(e: RunEntry): string {
   return `${esc(fmtTokS(p.tokensPerS))} tok/s<span class="sub">${esc(peakWhere(p))}</span>`;
 }
 
+// The answer, contexts with the same one on one line: "1K–4K: 8 users", "8K: 4 users".
+function answerText(e: RunEntry): string {
+  const groups: Array<{ from: number; to: number; users: string }> = [];
+  for (const c of e.answer.contexts) {
+    const last = groups.at(-1);
+    if (last?.users === c.users) last.to = c.contextTokens;
+    else groups.push({ from: c.contextTokens, to: c.contextTokens, users: c.users });
+  }
+  if (!groups.length) return '—';
+  return groups
+    .map((g) => {
+      const at = g.from === g.to ? contextLabel(g.from) : `${contextLabel(g.from)}–${contextLabel(g.to)}`;
+      return `<span class="ans">${esc(at)}: <b>${esc(g.users)}</b></span>`;
+    })
+    .join('');
+}
+
 function row(e: RunEntry): string {
   const report = href('/report', [['run', e.id]]);
   const title = e.title || e.model;
   return `<tr class="st-${esc(e.status)}" data-run="${esc(e.id)}">
 <td class="pick-cell"><input type="checkbox" name="run" value="${esc(e.id)}" form="compare" aria-label="select ${esc(title)}"></td>
 <td class="run-cell"><a href="${esc(report)}">${esc(title)}</a><span class="sub">${escText(e.model)} · ${escText(e.id)}</span></td>
-<td data-label="Started">${esc(fmtDate(e.startedAt))}</td>
+<td data-label="Started">${escText(fmtDate(e.startedAt))}</td>
 <td data-label="Engine">${esc([e.engine, e.engineVersion].filter(Boolean).join(' '))}</td>
 <td data-label="GPU">${esc(e.gpu || '—')}</td>
 <td class="status" data-label="Status">${esc(e.status)}</td>
 <td data-label="Cells">${esc(counts(e))}</td>
+<td class="answer" data-label="Users at once" title="${esc(`Users at once under ${e.answer.slo}`)}">${answerText(e)}</td>
 <td class="num" data-label="Peak">${peakText(e)}</td>
 </tr>`;
 }
@@ -101,7 +119,7 @@ function sweepsTable(sweeps: readonly SweepSummary[]): string {
     .map(
       (w) =>
         `<tr class="st-${esc(w.status)}" data-sweep="${esc(w.id)}"><td class="run-cell"><a href="${esc(href('/sweep', [['id', w.id]]))}">${esc(w.title)}</a><span class="sub">${escText(w.id)}</span></td>` +
-        `<td data-label="Started">${esc(fmtDate(w.startedAt))}</td><td class="status" data-label="Status">${esc(w.status)}</td>` +
+        `<td data-label="Started">${escText(fmtDate(w.startedAt))}</td><td class="status" data-label="Status">${esc(w.status)}</td>` +
         `<td data-label="Configurations">${w.complete} of ${w.runs} complete${w.failed ? ` · ${w.failed} failed` : ''}</td></tr>`,
     )
     .join('\n');
@@ -136,7 +154,7 @@ export function listPage(p: ListPageInput): string {
   const table = slice.length
     ? `<form method="get" action="/compare" id="compare"></form>
 <div class="actions"><button class="btn" type="submit" form="compare" id="compare-button">Compare selected</button><span class="count">pick two or more runs; the oldest is the baseline A</span></div>
-<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th><th title="The report's peak throughput: the most total tok/s of a Valid cell">Peak throughput</th></tr></thead><tbody>
+<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th><th title="The answer: how many users at once each context serves under the service level (serve --slo, else the run's own, else the default)">Users at once</th><th title="The report's peak throughput: the most total tok/s of a Valid cell">Peak throughput</th></tr></thead><tbody>
 ${slice.map(row).join('\n')}
 </tbody></table>${pager}`
     : `<p class="muted" id="no-runs">${

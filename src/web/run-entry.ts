@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import { capacityPhrase, serviceLevelFor } from '../answer/answer.js';
+import { capacities } from '../answer/capacity.js';
+import { DecodeCell, PrefillPoint, RunConfig, RunResult, type ServiceLevel } from '../results/schema.js';
+import { nameServiceLevel } from '../stats/slo.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
 import { peakCell } from '../report/model.js';
 import { cellKey } from '../cell-rules.js';
@@ -43,6 +46,9 @@ export interface RunEntry {
   status: string;
   toolVersion: string;
   counts: { valid: number; queued: number; over: number; failed: number };
+  // The answer (docs/report.md "The answer"): users at once per decode context, ascending, under the service
+  // level named (serve --slo, else the run's own, else the default).
+  answer: { slo: string; contexts: Array<{ contextTokens: number; users: string }> };
   // The report card's peak throughput (src/report/model.ts peakCell): a Valid cell's, else the status named.
   peak: { tokensPerS: number; contextTokens: number; concurrency: number; status: string } | null;
   decode: Record<string, CellFigures>; // key "8192x4"
@@ -50,7 +56,8 @@ export interface RunEntry {
 }
 
 // The part of a result the index reads, validated with the result's own field schemas. Per-cell server
-// samples, percentiles and errors (most of a file's bytes) are skipped: a report validates the whole file.
+// samples, percentiles and errors (most of a file's bytes) are skipped: a report validates the whole file. The
+// cells keep every field the answer judges by (each request's TTFT and decode rate).
 export const IndexedResult = RunResult.pick({
   schema: true,
   version: true,
@@ -62,7 +69,9 @@ export const IndexedResult = RunResult.pick({
   target: true,
   engine: true,
   hardware: true,
+  predicted: true,
 }).extend({
+  config: RunConfig.pick({ slo: true }),
   prefill: z.array(PrefillPoint),
   decode: z.array(
     DecodeCell.pick({
@@ -73,8 +82,14 @@ export const IndexedResult = RunResult.pick({
       perRequestTokensPerS: true,
       ttftMs: true,
       tbtMs: true,
+      avgActive: true,
+      completed: true,
+      outputTokens: true,
+      measuredS: true,
       intervals: true,
       streamBatching: true,
+      windowRequests: true,
+      prediction: true,
     }),
   ),
 });
@@ -91,6 +106,7 @@ export function gpuLabel(h: IndexedResult['hardware']): string {
 export function runEntry(
   r: IndexedResult,
   at: { id: string; file: string; mtimeMs: number; size: number },
+  slo?: ServiceLevel, // serve --slo
 ): RunEntry {
   const decode: Record<string, CellFigures> = {};
   const counts = { valid: 0, queued: 0, over: 0, failed: 0 };
@@ -115,6 +131,7 @@ export function runEntry(
     };
   }
   const top = peakCell(r.decode);
+  const level = serviceLevelFor(r, slo).slo;
   const prefill: Record<string, PrefillFigures> = {};
   for (const p of r.prefill) {
     const spread = range(prefillMeasured(p).interval);
@@ -137,6 +154,13 @@ export function runEntry(
     status: r.status,
     toolVersion: r.tool.version,
     counts,
+    answer: {
+      slo: nameServiceLevel(level),
+      contexts: capacities(r, level).map((c) => ({
+        contextTokens: c.contextTokens,
+        users: capacityPhrase(c),
+      })),
+    },
     peak: top
       ? {
           tokensPerS: top.totalTokensPerS!,

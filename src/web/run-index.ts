@@ -6,6 +6,8 @@ import { SWEEP_FILE } from '../results/sweep-schema.js';
 import { parseJsonAs } from '../results/read.js';
 import { fsError } from '../fs-errors.js';
 import { IndexedResult, runEntry, type RunEntry } from './run-entry.js';
+import type { ServiceLevel } from '../results/schema.js';
+import { formatServiceLevel } from '../stats/slo.js';
 
 // The in-memory index of result folders under the served roots. A refresh walks the folders and stats each
 // result.json; only new or changed files (mtime or size) are read again, so a refresh over thousands of runs
@@ -28,12 +30,15 @@ export interface RunIndexOptions {
   maxDepth?: number; // folders below a root that are searched for result.json (default 6)
   now?: () => number;
   refreshEveryMs?: number; // a listing within this time of the last walk reuses it (default 1000)
+  slo?: ServiceLevel; // serve --slo: the level each run's answer is judged by (else the run's own, else the default)
 }
 
-const CACHE_VERSION = 2; // 2: cells say when their stream was held back on the way (held)
+// 2: cells say when their stream was held back on the way (held); 3: each run's answer (users at once)
+const CACHE_VERSION = 3;
 
 interface CacheFile {
   version: number;
+  slo: string; // the --slo the answers were judged by ('' for none): another one judges them again
   entries: RunEntry[];
 }
 
@@ -135,7 +140,7 @@ export class RunIndex {
         this.sorted = undefined;
         try {
           const r = readIndexed(file);
-          this.byFile.set(file, runEntry(r, { id, file, mtimeMs: st.mtimeMs, size: st.size }));
+          this.byFile.set(file, runEntry(r, { id, file, mtimeMs: st.mtimeMs, size: st.size }, this.opts.slo));
           this.failed.delete(file);
           if (old) changed++;
           else added++;
@@ -184,6 +189,10 @@ export class RunIndex {
     }
   }
 
+  private sloKey(): string {
+    return this.opts.slo ? formatServiceLevel(this.opts.slo) : '';
+  }
+
   private loadCache(path: string): void {
     let data: CacheFile;
     try {
@@ -191,12 +200,16 @@ export class RunIndex {
     } catch {
       return; // no cache yet, or a broken one: the walk rebuilds it
     }
-    if (data.version !== CACHE_VERSION || !Array.isArray(data.entries)) return;
+    if (data.version !== CACHE_VERSION || data.slo !== this.sloKey() || !Array.isArray(data.entries)) return;
     for (const e of data.entries) if (typeof e?.file === 'string') this.byFile.set(e.file, e);
   }
 
   private saveCache(path: string): void {
-    const data: CacheFile = { version: CACHE_VERSION, entries: [...this.byFile.values()] };
+    const data: CacheFile = {
+      version: CACHE_VERSION,
+      slo: this.sloKey(),
+      entries: [...this.byFile.values()],
+    };
     try {
       writeFileAtomic(path, JSON.stringify(data));
     } catch {

@@ -26,6 +26,7 @@ table.runs td{padding:7px 8px;border-bottom:1px solid var(--line2);vertical-alig
 table.runs td.status{white-space:nowrap}
 svg.chart .iv{stroke:var(--muted);stroke-width:1.5;fill:none}
 table.runs td.num{text-align:right;white-space:nowrap}
+table.runs td.answer .ans{display:block;white-space:nowrap}
 table.runs a{color:var(--accent);font-weight:600;text-decoration:none}
 table.runs .sub{display:block;color:var(--muted);font-size:12px;font-weight:400}
 table.runs tr.st-failed td.status,table.runs tr.st-interrupted td.status{color:var(--warn);font-weight:600}
@@ -39,7 +40,7 @@ table.data.history td:nth-child(2){text-align:left}
 table.runs thead{display:none}
 table.runs tr{display:grid;grid-template-columns:28px 1fr auto;gap:0 8px;padding:8px 0;border-bottom:1px solid var(--line2)}
 table.runs td{border:0;padding:1px 0}
-table.runs td.pick-cell{grid-row:span 4}
+table.runs td.pick-cell{grid-row:span 5}
 table.runs td.run-cell{grid-column:2 / 4}
 table.runs td.status{white-space:nowrap}
 svg.chart .iv{stroke:var(--muted);stroke-width:1.5;fill:none}

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { BenchRun } from '../../src/bench/run.js';
 import { isSimEngine, simProfileHardware, withoutLocalHardwareForSim } from '../../src/bench/sim-hardware.js';
 import { startSim } from '../../src/sim/index.js';
+import { loadProfile } from '../../src/sim/profiles.js';
+import { probeTarget } from '../../src/target/probe.js';
 import type { TargetInfo } from '../../src/target/types.js';
 import { fakeServer } from './fake-server.js';
 
@@ -84,12 +86,33 @@ describe('sim hardware', () => {
           createSampler: () => undefined,
         },
       ).start();
-      const hw = out.result.hardware;
-      expect(hw.source).toBe('sim');
-      expect(hw.type).toMatch(/^Simulated/);
-      expect(hw.gpuName).toBe('Pretend GPU');
-      expect(hw.gpuDriver).toBeUndefined();
-      expect(hw.gpuCount).toBeUndefined();
+      // The tiny profile's one 24 GB GPU, under the name the user gave; nothing of this machine's.
+      expect(out.result.hardware).toEqual({
+        type: 'Simulated (sim profile "tiny", no real GPU)',
+        gpuName: 'Pretend GPU',
+        gpuCount: 1,
+        gpuMemoryGb: 24,
+        gpuMemoryGbTotal: 24,
+        source: 'sim',
+      });
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a probe of the sim reads the hardware its profile describes, as demo records it', async () => {
+    const sim = await startSim({ profile: 'demo' });
+    try {
+      const served = await (await fetch(`${sim.url}/sim/hardware`)).json();
+      expect(served).toEqual({
+        profile: 'demo',
+        hardware: { gpuName: 'Simulated GPU', gpuCount: 1, gpuMemoryGb: 24 },
+      });
+      const probed = await probeTarget({ baseUrl: sim.baseUrl, detectLocalHardware: false });
+      expect(probed.simProfile).toEqual({ name: 'demo', hardware: served.hardware });
+      expect(withoutLocalHardwareForSim(probed, undefined, undefined).hardware).toEqual(
+        simProfileHardware(loadProfile('demo')),
+      );
     } finally {
       await sim.close();
     }

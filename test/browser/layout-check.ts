@@ -3,8 +3,9 @@ import type { Page } from 'playwright-core';
 
 // What a reader sees broken at a width, measured in the page (docs/report.md "Formats"). Each problem is one line naming
 // the element; an empty list is a clean page.
-//  - a badge clipped by its cell or covered by the "!" beside it; a heatmap figure touching its cell's edges;
-//  - chart point labels that overlap each other or a point;
+//  - a badge clipped by its cell or covered by the "!" beside it; a badge or "!" over a figure of its cell; a
+//    heatmap figure touching its cell's edges;
+//  - chart point labels that overlap each other, a point or a line;
 //  - a table wider than its card with no sign of it (a scroll box and a visible "scroll sideways" line), or
 //    sticking out of its card; the page itself scrolling sideways;
 //  - an identifier (a flag, a metric name, a run id) broken across lines although a line could hold it.
@@ -20,6 +21,11 @@ export function layoutProblems(page: Page): Promise<string[]> {
       return `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}${id ? ` in #${id}` : ''} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
     };
     type Box = { left: number; right: number; top: number; bottom: number };
+    const textBox = (e: Element) => {
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      return range.getBoundingClientRect();
+    };
     const meets = (a: Box, b: Box, gap = 0) =>
       a.left < b.right - gap && b.left < a.right - gap && a.top < b.bottom - gap && b.top < a.bottom - gap;
 
@@ -42,11 +48,20 @@ export function layoutProblems(page: Page): Promise<string[]> {
       }
       const v = cell.querySelector('.hm-v');
       if (v && visible(v)) {
-        const range = document.createRange();
-        range.selectNodeContents(v);
-        const t = range.getBoundingClientRect();
+        const t = textBox(v);
         if (t.left < c.left + 2 || t.right > c.right - 2)
           out.push(`figure touches its cell's edge: ${name(v)}`);
+      }
+      // The glyphs' boxes, not the line boxes: a mark in the leading above a figure covers nothing.
+      const marks = [badge, flag].filter((m): m is Element => !!m && visible(m));
+      for (const fig of cell.querySelectorAll('.hm-v, .hm-t, .hm-g')) {
+        if (!visible(fig)) continue;
+        const t = textBox(fig);
+        for (const m of marks)
+          if (meets(m.getBoundingClientRect(), t))
+            out.push(
+              `${m.classList.contains('hm-flag') ? '"!"' : 'badge'} covers a figure: ${name(fig)} in ${name(cell)}`,
+            );
       }
     }
 
@@ -75,6 +90,24 @@ export function layoutProblems(page: Page): Promise<string[]> {
         if (dots.some((d) => meets(boxes[i]!, d, 0.5)))
           out.push(`chart label on a point: "${labels[i]!.textContent}" in ${name(svg)}`);
       }
+      // The series' lines, sampled every unit of their length, in page coordinates.
+      const lines = [...svg.querySelectorAll<SVGPathElement>('g.series path')].flatMap((path) => {
+        const ctm = path.getScreenCTM();
+        if (!ctm) return [];
+        const len = path.getTotalLength();
+        return Array.from({ length: Math.ceil(len) + 1 }, (_, k) =>
+          path.getPointAtLength(Math.min(k, len)).matrixTransform(ctm),
+        );
+      });
+      labels.forEach((l, i) => {
+        const b = boxes[i]!;
+        if (
+          lines.some(
+            (p) => p.x > b.left + 0.5 && p.x < b.right - 0.5 && p.y > b.top + 0.5 && p.y < b.bottom - 0.5,
+          )
+        )
+          out.push(`chart label on a line: "${l.textContent}" in ${name(svg)}`);
+      });
     }
 
     // Tables: within their card, or scrolling inside it with a visible cue.

@@ -19,6 +19,7 @@ const start = {
   estimateS: 40,
   ...estimateFor([1024, 2048], [1, 2, 4]),
   done: [] as DecodeCell[],
+  overCapacity: [],
   resumed: false,
 };
 
@@ -151,5 +152,69 @@ describe('live view through a terminal emulator', () => {
     expect(f[f.length - 1]).toBe(
       'error [INTERRUPTED]: run interrupted; 1 of 6 cells measured, kept in /tmp/r1/result.json.',
     );
+  });
+});
+
+// tmux scrolls the screen into its history when it is erased from the top-left corner (scroll-on-clear): a view
+// that starts on the top row (after `clear`) and erased before each redraw left a frame in the scrollback at every
+// redraw until a permanent line pushed it down.
+describe('live view under tmux, starting on the top row', () => {
+  const frameRow = /^run r1 · |^context\s|^[12]K\s|measured · ETA/;
+
+  it('leaves nothing in the scrollback while the view fits the screen', async () => {
+    const tty = emulatedTty(100, 30, { tmux: true });
+    const p = liveProgress(tty.stream);
+    p.start(start);
+    for (const phase of ['connecting', 'prefill 1K (cold)', 'warm-up 1K x1']) p.phase(phase);
+    expect(await tty.scrollback()).toEqual([]);
+    const frames = await drive(tty.screen, p);
+    expect(await tty.scrollback()).toEqual([]);
+    const last = frames[frames.length - 1]!;
+    expect(count(last, /^run r1 · sim\/demo-7b/)).toBe(1);
+    expect(last[0]).toMatch(/^prefill 1K: /);
+  });
+
+  it('on a screen too short for it, only permanent lines scroll away, never a frame', async () => {
+    const tty = emulatedTty(100, 9, { tmux: true });
+    await drive(tty.screen, liveProgress(tty.stream));
+    const gone = await tty.scrollback();
+    expect(gone.length).toBeGreaterThan(0);
+    expect(gone.filter((r) => frameRow.test(r))).toEqual([]);
+  });
+});
+
+// The plan knows its Over capacity cells before the run reaches them: the live matrix says so from the first
+// frame, where it showed "·" until each was reached.
+describe('live view: Over capacity cells', () => {
+  // KV 6,000 tokens at 512 output tokens: 1K x4 (6,144) and 2K x4 (10,240) do not fit.
+  const small = buildPlan({
+    contexts: [1024, 2048],
+    concurrency: [1, 2, 4],
+    maxOutput: 512,
+    kvCapacityTokens: 6000,
+  });
+  const over = small.cells
+    .filter((c) => c.status === 'Over capacity')
+    .map(({ contextTokens, concurrency }) => ({ contextTokens, concurrency }));
+
+  it('read "over" from the start, and "·" again where a capacity check proves room', async () => {
+    expect(over).toEqual([
+      { contextTokens: 1024, concurrency: 4 },
+      { contextTokens: 2048, concurrency: 4 },
+    ]);
+    const tty = emulatedTty(100, 30);
+    const p = liveProgress(tty.stream);
+    p.start({ ...start, counts: countCells(small), overCapacity: over });
+    let f = await tty.screen();
+    expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+·\s+·\s+over$/);
+    expect(f.find((r) => r.startsWith('2K'))).toMatch(/^2K\s+·\s+·\s+over$/);
+    p.replanned!([{ contextTokens: 2048, concurrency: 4 }]);
+    f = await tty.screen();
+    expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+·\s+·\s+·$/);
+    p.cellDone(cell(1024, 4, 600), countCells(small, [cell(1024, 4, 600)]));
+    f = await tty.screen();
+    expect(f.find((r) => r.startsWith('1K'))).toMatch(/^1K\s+·\s+·\s+600\.0$/);
+    expect(f.find((r) => r.startsWith('2K'))).toMatch(/^2K\s+·\s+·\s+over$/);
+    p.finish('done');
   });
 });

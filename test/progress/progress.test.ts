@@ -25,6 +25,7 @@ const start = {
   estimateS: 120,
   ...estimateFor([8192, 16384], [1, 2]),
   done: [] as DecodeCell[],
+  overCapacity: [],
   resumed: false,
 };
 const valid: DecodeCell = {

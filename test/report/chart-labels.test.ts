@@ -60,3 +60,63 @@ describe('chart point labels', () => {
       expect(clashes(html)).toEqual([]);
     });
 });
+
+// Two demo runs' prefill lines a few percent apart (compare's overlay): labels piled up on the lines, and the
+// upper of two labels belonged to the lower point. Each drawing (wide and narrow) is checked with the label box
+// estimated as the chart does (7 units a character, 11 high) and every line sampled every half unit.
+describe('chart point labels beside other lines', () => {
+  const A = [32_463, 41_867, 44_732, 48_698, 43_617];
+  const B = [27_013, 40_589, 44_577, 48_567, 44_344];
+  const svg = lineChartSvg({
+    series: [A, B].map((ys, si) => ({
+      name: `run ${si}`,
+      color: '#000',
+      points: ys.map((y, x) => ({ x, y, label: `${(y / 1000).toFixed(1)}K`, tip: 't' })),
+    })),
+    xKind: 'category',
+    categories: ['1K', '2K', '4K', '8K', '16K'],
+    xLabel: 'x',
+    yLabel: 'y',
+    xFormat: String,
+    yFormat: String,
+    ariaLabel: 'chart',
+    height: 320,
+  });
+  const drawings = svg.split('<svg class="chart"').slice(1);
+
+  it('no label lies on a line, and each is nearer one point than any other', () => {
+    expect(drawings.length).toBe(2);
+    for (const d of drawings) {
+      const dots = [...d.matchAll(/<circle cx="([\d.]+)" cy="([\d.]+)"/g)].map((m) => [
+        Number(m[1]),
+        Number(m[2]),
+      ]);
+      const line = [...d.matchAll(/<path d="([^"]+)"/g)].flatMap((m) => {
+        const pts = [...m[1]!.matchAll(/[ML]([\d.]+),([\d.]+)/g)].map((p) => [Number(p[1]), Number(p[2])]);
+        return pts.slice(1).flatMap(([x1, y1], i) => {
+          const [x0, y0] = pts[i]!;
+          const n = Math.ceil(Math.hypot(x1! - x0!, y1! - y0!) * 2);
+          return Array.from({ length: n + 1 }, (_, k) => [
+            x0! + ((x1! - x0!) * k) / n,
+            y0! + ((y1! - y0!) * k) / n,
+          ]);
+        });
+      });
+      const ls = labels(d);
+      expect(ls.length).toBeGreaterThan(0);
+      for (const l of ls) {
+        const box = { x0: l.x, x1: l.x + l.text.length * 7, y0: l.y - 9, y1: l.y + 2 };
+        expect(
+          line.filter(([x, y]) => x! > box.x0 && x! < box.x1 && y! > box.y0 && y! < box.y1),
+          l.text,
+        ).toEqual([]);
+        const dist = dots
+          .map(([x, y]) =>
+            Math.hypot(Math.max(box.x0 - x!, 0, x! - box.x1), Math.max(box.y0 - y!, 0, y! - box.y1)),
+          )
+          .sort((p, q) => p - q);
+        expect(dist[1]! - dist[0]!, l.text).toBeGreaterThanOrEqual(3);
+      }
+    }
+  });
+});

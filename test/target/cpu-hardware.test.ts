@@ -90,9 +90,16 @@ describe('probe against the sim applies the run\'s "this is the sim, not this ma
     const r = await runCliInProcess(['probe', '--base-url', sim.baseUrl, '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as { hardware: Record<string, unknown>; engine: Record<string, unknown> };
-    expect(j.hardware).toEqual({ type: 'Simulated (no real GPU)', source: 'sim' });
+    expect(j.hardware).toEqual({
+      type: 'Simulated (sim profile "tiny", no real GPU)',
+      gpuName: 'Simulated GPU',
+      gpuCount: 1,
+      gpuMemoryGb: 24,
+      gpuMemoryGbTotal: 24,
+      source: 'sim',
+    });
     expect(j.engine.backend).toBeUndefined();
     const text = await runCliInProcess(['probe', '--base-url', sim.baseUrl]);
-    expect(text.stdout).toMatch(/Hardware\s+Simulated \(no real GPU\)/);
+    expect(text.stdout).toMatch(/Hardware\s+1 × Simulated GPU 24 GB \(24 GB total\) \[sim\]/);
   });
 });

@@ -10,7 +10,8 @@ describe('probe of the sim', () => {
       const plain = await runCliInProcess(['probe', '--base-url', sim.baseUrl]);
       expect(plain.code, plain.stderr).toBe(0);
       const hw = plain.stdout.split('\n').find((l) => l.startsWith('Hardware'))!;
-      expect(hw).toMatch(/^Hardware\s+Simulated \(no real GPU\)$/);
+      // The tiny profile's GPU, as the sim serves it (GET /sim/hardware), marked simulated.
+      expect(hw).toMatch(/^Hardware\s+1 × Simulated GPU 24 GB \(24 GB total\) \[sim\]$/);
       const stated = await runCliInProcess([
         'probe',
         '--base-url',

@@ -66,11 +66,7 @@ export function heatmapHtml(
         if (c.totalTokensPerS === null || c.status === 'Failed')
           return `<td class="hm-cell hm-box ${STATUS_CLASS.Failed}" ${attrs}><div class="hm-in">${cornerMarks('', mark)}<span class="hm-v">Failed</span><span class="hm-t">${esc(fmtMs(c.ttftMs))}</span></div></td>`;
         const col = cssVars(seqColor(Math.max(c.totalTokensPerS, min), min, max));
-        // "queued" where the cell has room, "Q" where it has not (a phone, compare's side-by-side matrices).
-        const badge =
-          c.status === 'Requests queued'
-            ? `<span class="hm-badge" title="Requests queued"><span class="hm-long">queued</span><span class="hm-short">Q</span></span>`
-            : '';
+        const badge = c.status === 'Requests queued' ? QUEUED_BADGE : '';
         const gpu = perGpu
           ? `<span class="hm-g">${esc(fmtTokSChart(c.totalTokensPerS / perGpu))}/GPU</span>`
           : '';
@@ -115,8 +111,11 @@ export function heatmapLegend(r: RunResult): string {
   return `<div class="legend">${scale}<ul class="lg-status">${chips}${flag}</ul></div>`;
 }
 
+/** "queued" where the cell has room, "Q" where it has not (a phone, compare's side-by-side matrices). */
+export const QUEUED_BADGE = `<span class="hm-badge" title="Requests queued"><span class="hm-long">queued</span><span class="hm-short">Q</span></span>`;
+
 // The queued badge and the anomaly "!" share the top of a cell: in one flex row they push apart instead of
-// overlapping in narrow cells (the side-by-side matrices of compare).
-function cornerMarks(badge: string, mark: string): string {
+// overlapping in narrow cells (the side-by-side matrices of compare), in a band the figures keep clear of.
+export function cornerMarks(badge: string, mark: string): string {
   return badge || mark ? `<span class="hm-marks">${badge}${mark}</span>` : '';
 }

@@ -1,4 +1,4 @@
-import { esc } from './escape.js';
+import { esc, escText } from './escape.js';
 import { linearScale, logScale, n1, text, tickLabel, twoWidths } from './svg.js';
 
 // A generic multi-series line chart (Pareto, compare prefill overlay): numeric log-x or categorical x.
@@ -38,7 +38,7 @@ export function lineChartSvg(o: LineChartOptions): string {
       (s) =>
         `<li><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="${s.color}" stroke-width="3"${
           s.dashed ? ' stroke-dasharray="5 3"' : ''
-        }/></svg>${esc(s.name)}</li>`,
+        }/></svg><span>${escText(s.name)}</span></li>`,
     )
     .join('');
   return `<figure class="linechart">${twoWidths((w) => drawLines(o, w))}<ul class="series-legend">${legend}</ul></figure>`;
@@ -88,9 +88,18 @@ function drawLines(o: LineChartOptions, W: number): string {
       )
       .join('');
   const sorted = o.series.map((s) => [...s.points].sort((a, b) => (a.order ?? a.x) - (b.order ?? b.x)));
+  const segments = o.series.flatMap((s, si) =>
+    s.dotsOnly
+      ? []
+      : sorted[si]!.slice(1).map((p, i): Segment => {
+          const q = sorted[si]![i]!;
+          return [x(q.x), y(q.y), x(p.x), y(p.y)];
+        }),
+  );
   const labels = placeLabels(
     sorted.flat().map((p) => ({ px: x(p.x), py: y(p.y), label: p.label })),
     { x0: m.l, x1: W - m.r, y0: m.t - 6, y1: H - m.b - 2 },
+    segments,
   );
   const lines = o.series
     .map((s, si) => {
@@ -131,12 +140,19 @@ ${lines}
 }
 
 // Point labels go on top of every point and line: each tries the spots around its point (right and above
-// first) and takes the first whose box touches no label already placed and no point, inside the plot. A label
-// with no free spot, or one repeating the same text close by ("1 1 1" where every context starts), is left to
-// the point's tooltip. Boxes are estimated: 6.5 units a character, 11 high, for the 11-unit label font.
-const CHAR_W = 6.5;
+// first) and takes the first whose box touches no label already placed, no point and no line, inside the plot.
+// A label with no free spot, or one repeating the same text close by ("1 1 1" where every context starts), is
+// left to the point's tooltip: two runs' lines a few percent apart leave their labels to the table under the
+// chart rather than pile them up. Boxes are estimated: 7 units a character (a digit of the 11-unit label
+// font), 11 high.
+const CHAR_W = 7;
 const LABEL_H = 11;
 const POINT_R = 5.5; // the drawn radius 4.5 and a pixel of air
+const LINE_GAP = 1.5; // half the 2.2-unit stroke and a little air
+const NEARER = 3; // a label sits nearer its own point than any other by this much, so it reads as that point's
+
+/** A line drawn between two points: x0, y0, x1, y1. */
+export type Segment = [number, number, number, number];
 
 interface Box {
   x0: number;
@@ -147,9 +163,38 @@ interface Box {
 const overlaps = (a: Box, b: Box, gap = 2) =>
   a.x0 < b.x1 + gap && b.x0 < a.x1 + gap && a.y0 < b.y1 + gap && b.y0 < a.y1 + gap;
 
+const distance = (p: { px: number; py: number }, b: Box) =>
+  Math.hypot(Math.max(b.x0 - p.px, 0, p.px - b.x1), Math.max(b.y0 - p.py, 0, p.py - b.y1));
+
+// Whether a segment passes through a box grown by gap on every side (clipping the segment to the box).
+function crosses([ax, ay, bx, by]: Segment, b: Box, gap: number): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  const dx = bx - ax;
+  const dy = by - ay;
+  const edges: Array<[number, number]> = [
+    [-dx, ax - (b.x0 - gap)],
+    [dx, b.x1 + gap - ax],
+    [-dy, ay - (b.y0 - gap)],
+    [dy, b.y1 + gap - ay],
+  ];
+  for (const [p, q] of edges) {
+    if (p === 0) {
+      if (q < 0) return false;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
 export function placeLabels(
   points: ReadonlyArray<{ px: number; py: number; label?: string | undefined }>,
   plot: Box,
+  lines: readonly Segment[] = [],
 ): Array<{ x: number; y: number; label: string }> {
   const dots: Box[] = points.map((p) => ({
     x0: p.px - POINT_R,
@@ -175,7 +220,15 @@ export function placeLabels(
       const inside = box.x0 >= plot.x0 && box.x1 <= plot.x1 && box.y0 >= plot.y0 && box.y1 <= plot.y1;
       const repeats = placed.some((q) => q.label === p.label && Math.hypot(q.x - tx, q.y - ty) < 40);
       if (repeats) break; // the same text is already there: one label serves the cluster
-      if (!inside || placed.some((q) => overlaps(q, box)) || dots.some((d) => overlaps(d, box, 0))) continue;
+      const own = distance(p, box);
+      if (
+        !inside ||
+        placed.some((q) => overlaps(q, box)) ||
+        dots.some((d) => overlaps(d, box, 0)) ||
+        lines.some((l) => crosses(l, box, LINE_GAP)) ||
+        points.some((q) => q !== p && distance(q, box) < own + NEARER)
+      )
+        continue;
       placed.push({ ...box, label: p.label, x: tx, y: ty });
       break;
     }

@@ -119,8 +119,12 @@ td.st-queued:hover,td.st-queued:focus-visible{box-shadow:inset 0 0 0 2.5px var(-
    phone, compare's side-by-side matrices) the figure shrinks to keep clear of the edges and the badge shortens
    to Q, so neither is clipped nor covered by the "!". */
 .heatmap td.hm-box{padding:0}
-.hm-in{container-type:inline-size;position:relative;min-height:70px;padding:14px 2px 4px;display:flex;flex-direction:column;justify-content:center}
-.heatmap.static .hm-in{min-height:48px;padding:12px 1px 3px}
+/* The top band (18 px, 14 in the side-by-side matrices) is the marks': the figures start below it. */
+.hm-in{container-type:inline-size;position:relative;min-height:70px;padding:18px 2px 4px;display:flex;flex-direction:column;justify-content:center}
+.heatmap.static .hm-in{min-height:48px;padding:14px 1px 3px}
+.heatmap.static .hm-marks{top:2px}
+.heatmap.static .hm-flag{width:12px;height:12px;line-height:12px;font-size:9px}
+.heatmap.static .hm-badge{line-height:12px;font-size:8.5px}
 @container (max-width:76px){table.heatmap .hm-in .hm-v{font-size:13px}table.heatmap .hm-in .hm-t{font-size:10.5px}
 .hm-long{display:none}.hm-short{display:inline}}
 @container (max-width:58px){table.heatmap .hm-in .hm-v{font-size:11px}table.heatmap .hm-in .hm-t{font-size:9.5px}table.heatmap .hm-in .hm-g{font-size:9px}}
@@ -201,7 +205,7 @@ table.heatmap.static{min-width:0;border-spacing:2px}
 .heatmap.static th.corner span:last-child{display:none}
 .side{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(520px,100%),1fr));gap:16px}
 .side>div{min-width:0}
-.side h3{margin-bottom:8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.side h3{margin-bottom:8px;overflow-wrap:anywhere}
 table.diff{border-collapse:collapse;width:100%;font-size:13.5px}
 table.diff th,table.diff td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line2);vertical-align:top;overflow-wrap:anywhere}
 table.diff th{color:var(--muted);font-weight:600}
@@ -229,7 +233,7 @@ table.diff td[data-label]::before{content:attr(data-label) "  ";color:var(--mute
 .heatmap tbody th,.heatmap th.corner{width:52px;padding-right:6px}.heatmap th.corner span:last-child{display:none}}
 @media print{
 .hm-v{font-size:12.5px}.hm-t{font-size:9px}.hm-g{font-size:8.5px}.heatmap td{height:60px;padding-top:15px}
-.heatmap td.hm-box{padding:0}.hm-in{min-height:60px;padding-top:15px}
+.heatmap td.hm-box{padding:0}.hm-in{min-height:60px;padding-top:18px}
 body{background:#fff;font-size:11.5px}
 main{max-width:none;padding:0}
 .theme-toggle,.detail-host,.detail-hint,.cell-detail{display:none!important}
