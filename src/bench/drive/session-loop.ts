@@ -51,6 +51,9 @@ async function sleepUntil(clock: Clock, atMs: number, signal: AbortSignal): Prom
   while (!signal.aborted && clock.now() < atMs) await new Promise((r) => setImmediate(r));
 }
 
+// How long before its arrival a session starts: time to build its first prompt, so that it is sent on time.
+const PREPARE_MS = 20;
+
 /** Runs this runner's sessions to their end: all at once (closed), or each at its start (scheduled). */
 export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<void> {
   const plan = planLevel(ctx.spec.level);
@@ -67,7 +70,7 @@ export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<vo
   for (const s of sessions) {
     const at = ctx.zeroMs + starts[s - 1]!;
     if (at >= closeAt) break;
-    await sleepUntil(ctx.clock, at, ctx.early);
+    await sleepUntil(ctx.clock, at - PREPARE_MS, ctx.early);
     if (hooks.closing() || ctx.early.aborted) break;
     running.push(runSession(s, plan.sessionPlans(s), ctx, hooks));
   }
@@ -103,8 +106,10 @@ async function runSession(
     let scheduledAtMs: number | undefined;
     if (plan.atMs !== undefined) scheduledAtMs = ctx.zeroMs + plan.atMs;
     else if (plan.thinkMs !== undefined && endedAtMs !== undefined) scheduledAtMs = endedAtMs + plan.thinkMs;
+    if (window && scheduledAtMs !== undefined && scheduledAtMs >= window.closeMs) return;
+    // The text before the wait: building a long prompt at the scheduled instant would make the send late by it.
+    const prompt = await ctx.prompts(plan, answers);
     if (scheduledAtMs !== undefined) {
-      if (window && scheduledAtMs >= window.closeMs) return;
       await sleepUntil(clock, scheduledAtMs, early);
       if (hooks.closing() || early.aborted) return;
     }
@@ -153,7 +158,6 @@ async function runSession(
     };
     let s: Sent;
     try {
-      const prompt = await ctx.prompts(plan, answers);
       s = await ctx.sender.send(send, { prompt, keepText: plan.prompt.kind === 'turn' });
     } finally {
       ctx.cap?.release();
