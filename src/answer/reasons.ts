@@ -173,7 +173,8 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
 // Per-request rates within this share of each other: the batch is not what slows a request (a step that does not
 // grow with the batch, or within the noise of one).
 const SAME_SPEED_SHARE = 0.9;
-const GPU_CHANGE = 'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model';
+const GPU_CHANGE =
+  'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model';
 
 // Each request decodes slower than the level asks. A larger batch makes every step slower only where the rate falls
 // as users are added: at one user, or where it does not fall, it is the model's speed on these GPUs.

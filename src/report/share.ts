@@ -82,7 +82,12 @@ export function renderShare(
         ['Context', 'Users at once', 'Why not more', 'What to change'],
         a.contexts.map((c, i) => {
           const x = rows[i]!;
-          return [x.context, `**${mdEscape(x.capacity)}**`, mdEscape(x.short), changeMd(x.change, whatIfOf(a, c))];
+          return [
+            x.context,
+            `**${mdEscape(x.capacity)}**`,
+            mdEscape(x.short),
+            changeMd(x.change, whatIfOf(a, c)),
+          ];
         }),
       ),
       '',
@@ -92,7 +97,9 @@ export function renderShare(
     out.push('Total tok/s at a glance (Q: requests queued; over: beyond the KV cache):', '', glance(r), '');
   out.push(
     `<sub>${mdEscape(`${TOOL_NAME} v${TOOL_VERSION} · run ${r.runId}${r.predicted ? ' · predicted by a twin' : ''}`)}${
-      o.reportCommand ? ` · the full report in HTML, beside the result: \`${o.reportCommand.replace(/`/g, '')}\`` : ''
+      o.reportCommand
+        ? ` · the full report in HTML, beside the result: \`${o.reportCommand.replace(/`/g, '')}\``
+        : ''
     }</sub>`,
   );
   return out.join('\n') + '\n';
