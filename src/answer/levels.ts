@@ -38,13 +38,20 @@ export function judgeLevel(level: LoadLevel, slo: ServiceLevel): LevelJudgement 
   return { level, verdict: share.verdict, basis: 'medians', share };
 }
 
+/** Goodput under the judgement's service level: the window arrivals that met it per second of the window (the
+ * stored `goodput` is under the run's own level); null where the level was not judged request by request. */
+export function levelGoodput(j: LevelJudgement): number | null {
+  const lengthS = (j.level.windowCloseMs - j.level.windowOpenMs) / 1000;
+  return j.share?.basis === 'requests' && j.share.judged > 0 && lengthS > 0 ? j.share.met / lengthS : null;
+}
+
 /** A level's verdict as the rate search takes it (src/answer/rate-search.ts). */
 export function rateVerdict(level: LoadLevel, slo: ServiceLevel): RateVerdict {
   const j = judgeLevel(level, slo);
   return j.verdict === 'not judged' ? 'client-bound' : j.verdict;
 }
 
-const rateOf = (l: LoadLevel): number => (l.load.model === 'open' ? l.load.rate : NaN);
+export const rateOf = (l: LoadLevel): number => (l.load.model === 'open' ? l.load.rate : NaN);
 
 export interface UsersAtOnce {
   users: number;
@@ -140,10 +147,8 @@ export function rateSentence(a: RowRateAnswer): string {
 export function rateEvidence(a: RowRateAnswer): string {
   const j = a.capacity ?? a.undecided[0] ?? a.limit;
   if (!j) return '';
-  const goodput =
-    j.level.goodput !== null && j.basis === 'requests'
-      ? ` (goodput ${Number(j.level.goodput.toPrecision(3))} req/s)`
-      : '';
+  const g = levelGoodput(j);
+  const goodput = g !== null ? ` (goodput ${Number(g.toPrecision(3))} req/s)` : '';
   const met = j.share?.basis === 'requests' ? 'met it' : 'meets it';
   return `${judgedText(j)} ${j === a.capacity ? met : 'judged'} at ${rate(j)}${goodput}`;
 }

@@ -12,6 +12,7 @@ import {
 } from '../answer/answer.js';
 import { esc, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
+import { answerTitle, RATES_HEADING, rateAnswerRows } from './rate-answer-view.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
 // context how many users at once meet it, why not more and what to change. A what-if from a twin, when the caller
@@ -70,7 +71,7 @@ export function answerTextLines(
   whatIf: readonly WhatIfNote[] = [],
 ): string[] {
   const rows = answerRows(a);
-  const out: string[] = wrap(ANSWER_TITLE, width, '  ').map((l) => paint(l, 'bold'));
+  const out: string[] = wrap(answerTitle(a, ANSWER_TITLE), width, '  ').map((l) => paint(l, 'bold'));
   const para = (text: string, style?: 'dim') =>
     wrap(text, width - 2, '    ').map((l) => paint(`  ${l}`, style));
   out.push(...para(serviceLevelLine(a)));
@@ -78,7 +79,13 @@ export function answerTextLines(
   if (single) out.push(...para(single));
   const note = basisNote(a);
   if (note) out.push(...para(note, 'dim'));
-  if (!rows.length) return [...out, ...para('No decode cell measured: nothing to judge.', 'dim')];
+  if (!rows.length)
+    return [
+      ...out,
+      ...(a.rates?.length
+        ? rateTextLines(a, width, paint, wrap)
+        : para('No decode cell measured: nothing to judge.', 'dim')),
+    ];
   // Narrow terminals drop the total column, then put the reason on its own line: figures must fit.
   const capW = Math.max(14, ...rows.map((r) => r.capacity.length + 1));
   const room = (tot: number) => width - 2 - 6 - capW - tot - 2;
@@ -102,7 +109,31 @@ export function answerTextLines(
         paint(`  ${l}`, 'cyan'),
       ),
     );
+  out.push(...rateTextLines(a, width, paint, wrap));
   for (const w of whatIf) out.push(...para(`What if (predicted): ${w.text}`, 'dim'));
+  return out;
+}
+
+// Per row with rates: its sentence, then the evidence and the rates said in words, indented under it.
+function rateTextLines(
+  a: Answer,
+  width: number,
+  paint: TextPaint,
+  wrap: (text: string, width: number, indent?: string) => string[],
+): string[] {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return [];
+  const out = wrap(`${RATES_HEADING}:`, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim'));
+  for (const r of rows) {
+    const [first, ...more] = wrap(r.sentence, width - 2, '    ');
+    const label = (first ?? '').slice(0, r.row.length + 1);
+    out.push(
+      `  ${paint(label, 'bold')}${paint((first ?? '').slice(label.length), 'green')}`,
+      ...more.map((l) => `  ${l}`),
+    );
+    for (const t of [r.evidence, ...r.notes])
+      out.push(...wrap(t, width - 4, '  ').map((l) => paint(`    ${l}`, 'dim')));
+  }
   return out;
 }
 
@@ -120,7 +151,8 @@ export function answerLinesMd(a: Answer): string[] {
 export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[] {
   const rows = answerRows(a);
   const out: string[] = ['### The answer', '', ...answerLinesMd(a)];
-  if (!rows.length) return [...out, 'No decode cell measured: nothing to judge.', ''];
+  if (!rows.length)
+    return [...out, ...(a.rates?.length ? rateMd(a) : ['No decode cell measured: nothing to judge.', ''])];
   out.push(
     mdTable(
       ['Context', 'Users at once', 'Evidence', 'Total tok/s', 'Why not more', 'What to change'],
@@ -136,9 +168,32 @@ export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[
     ),
     '',
   );
+  out.push(...rateMd(a));
   for (const w of whatIf) out.push(`- *What if (predicted):* ${mdEscape(w.text)}`);
   if (whatIf.length) out.push('');
   return out;
+}
+
+/** The answer in requests per second in Markdown: a table per row, the rates in words under it. */
+export function rateMd(a: Answer): string[] {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return [];
+  return [
+    `**${mdEscape(RATES_HEADING)}**`,
+    '',
+    mdTable(
+      ['Row', 'Requests per second', 'Evidence', 'Users at once'],
+      rows.map((r) => [
+        mdEscape(r.row),
+        `**${mdEscape(r.phrase)}**`,
+        mdEscape(r.evidence),
+        mdEscape(r.users),
+      ]),
+    ),
+    '',
+    ...rows.flatMap((r) => r.notes.map((n) => `- ${mdEscape(`${r.row}: ${n}`)}`)),
+    ...(rows.some((r) => r.notes.length) ? [''] : []),
+  ];
 }
 
 /** The answer as the first card of an HTML report (and of `serve`'s run page). */
@@ -149,20 +204,37 @@ export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): strin
   const head = `<p class="answer-slo">${esc(serviceLevelLine(a))}</p>${single ? `<p class="answer-one">${esc(single)}</p>` : ''}${
     note ? `<p class="note">${esc(note)}</p>` : ''
   }`;
-  const body = rows.length
-    ? `<div class="tbl-wrap"><table class="data answer" id="answer-table"><thead><tr><th scope="col">Context</th><th scope="col">Users at once</th><th scope="col">Total tok/s</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
-        .map(
-          (r) =>
-            `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
-              r.total.replace(' tok/s total', '') || '—',
-            )}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
-        )
-        .join('')}</tbody></table></div>`
-    : '<p>No decode cell measured: nothing to judge.</p>';
+  const body =
+    !rows.length && a.rates?.length
+      ? ''
+      : rows.length
+        ? `<div class="tbl-wrap"><table class="data answer" id="answer-table"><thead><tr><th scope="col">Context</th><th scope="col">Users at once</th><th scope="col">Total tok/s</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
+            .map(
+              (r) =>
+                `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
+                  r.total.replace(' tok/s total', '') || '—',
+                )}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
+            )
+            .join('')}</tbody></table></div>`
+        : '<p>No decode cell measured: nothing to judge.</p>';
   const what = whatIf.length
     ? `<ul class="notes whatif">${whatIf.map((w) => `<li><strong>What if (predicted):</strong> ${escText(w.text)}</li>`).join('')}</ul>`
     : '';
-  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${body}${what}</section>`;
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(answerTitle(a, ANSWER_TITLE))}</h2></div>${head}${body}${rateHtml(a)}${what}</section>`;
+}
+
+function rateHtml(a: Answer): string {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return '';
+  const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
+  return `<h3 class="answer-rates">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th></tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr data-row="${esc(r.row)}"><th scope="row"><span class="id">${escText(r.row)}</span></th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td></tr>`,
+    )
+    .join(
+      '',
+    )}</tbody></table></div>${notes.length ? `<ul class="notes rate-notes">${notes.join('')}</ul>` : ''}`;
 }
 
 export interface CompareAnswer {
