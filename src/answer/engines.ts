@@ -10,6 +10,7 @@ export interface EngineSettings {
   kv: string[]; // what sizes the KV cache
   chunk?: string; // how much prefill one step may take (chunked prefill)
   admission?: string; // requests beyond it are refused, not queued
+  prefixCacheOff?: string; // the setting that turns its prefix cache off (on by default on every engine here)
 }
 
 const SETTINGS: Record<string, EngineSettings> = {
@@ -18,12 +19,14 @@ const SETTINGS: Record<string, EngineSettings> = {
     seats: '--max-num-seqs',
     kv: ['--gpu-memory-utilization', '--kv-cache-dtype fp8'],
     chunk: '--max-num-batched-tokens',
+    prefixCacheOff: '--no-enable-prefix-caching',
   },
   sglang: {
     engine: 'SGLang',
     seats: '--max-running-requests',
     kv: ['--mem-fraction-static', '--kv-cache-dtype fp8_e4m3'],
     chunk: '--chunked-prefill-size',
+    prefixCacheOff: '--disable-radix-cache',
   },
   llamacpp: {
     engine: 'llama.cpp',
@@ -32,6 +35,7 @@ const SETTINGS: Record<string, EngineSettings> = {
     seatsNote: 'each slot gets -c / -np tokens unless --kv-unified, so raise -c with it',
     kv: ['-c (--ctx-size)', '--cache-type-k q8_0 --cache-type-v q8_0'],
     chunk: '-b (--batch-size)',
+    prefixCacheOff: '--no-cache-prompt',
   },
   ollama: {
     engine: 'Ollama',
@@ -46,12 +50,14 @@ const SETTINGS: Record<string, EngineSettings> = {
     kv: ['--cuda-memory-fraction', '--max-batch-total-tokens'],
     chunk: '--max-batch-prefill-tokens',
     admission: '--max-concurrent-requests',
+    prefixCacheOff: 'PREFIX_CACHING=0',
   },
   trtllm: {
     engine: 'TensorRT-LLM',
     seats: '--max_batch_size',
     kv: ['--kv_cache_free_gpu_memory_fraction'],
     chunk: '--max_num_tokens',
+    prefixCacheOff: 'kv_cache_config.enable_block_reuse: false',
   },
 };
 

@@ -10,7 +10,7 @@ import {
   type Answer,
   type AnswerRow,
 } from '../answer/answer.js';
-import { esc, escText } from './html/escape.js';
+import { esc, escBreakable, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { answerTitle, RATES_HEADING, rateAnswerRows } from './rate-answer-view.js';
 
@@ -227,10 +227,10 @@ function rateHtml(a: Answer): string {
   const rows = rateAnswerRows(a);
   if (!rows.length) return '';
   const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
-  return `<h3 class="answer-rates">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th></tr></thead><tbody>${rows
+  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th></tr></thead><tbody>${rows
     .map(
       (r) =>
-        `<tr data-row="${esc(r.row)}"><th scope="row"><span class="id">${escText(r.row)}</span></th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td></tr>`,
+        `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td></tr>`,
     )
     .join(
       '',

@@ -47,15 +47,27 @@ export function loadText(l: LevelLoad): string {
   return `${l.rate} req/s${how}${l.maxInFlight ? ` ≤${l.maxInFlight}` : ''}`;
 }
 
+/** A row's levels, lightest first: its closed loop by users, then its rates, then a trace. */
+export const byLoad = (a: LoadLevel, b: LoadLevel): number =>
+  modelOrder[a.load.model] - modelOrder[b.load.model] || loadSize(a.load) - loadSize(b.load);
+
+/** "the client sent requests up to 60.6 ms behind their schedule (p99 48.5 ms, past 12.5 ms)" */
+export function lagText(l: LoadLevel): string {
+  const lag = l.lag;
+  return lag.p99Ms !== null
+    ? `the client sent requests up to ${fmtTokenMs(lag.maxMs ?? lag.p99Ms)} behind their schedule (p99 ${fmtTokenMs(lag.p99Ms)}, past ${fmtTokenMs(lag.limitMs)})`
+    : 'the client fell behind its own schedule';
+}
+
+export const CLIENT_BOUND_FIX = 'rerun with --workers N or on a quieter machine';
+
 export function levelRowsView(r: RunResult, slo: ServiceLevel): LevelRowView[] {
   const levels = r.levels ?? [];
   const answers = new Map(rateAnswers(r, slo).map((a) => [a.row, a]));
   return [...new Set(levels.map((l) => l.row))].map((row) => {
     const views = levels
       .filter((l) => l.row === row)
-      .sort(
-        (a, b) => modelOrder[a.load.model] - modelOrder[b.load.model] || loadSize(a.load) - loadSize(b.load),
-      )
+      .sort(byLoad)
       .map((level): LevelView => {
         const judgement = judgeLevel(level, slo);
         return {
@@ -77,6 +89,13 @@ export function levelRowsView(r: RunResult, slo: ServiceLevel): LevelRowView[] {
     };
   });
 }
+
+// Figures under a header that names the unit: "1,400" (ms), "30.5" (ms a token), "22.5" (s).
+export const msFigure = (v: number | null): string =>
+  v === null ? DASH : Math.round(v).toLocaleString('en-US');
+export const tokenMsFigure = (v: number | null): string =>
+  v === null ? DASH : fmtTokenMs(v).replace(' ms', '');
+export const secondsFigure = (v: number | null): string => (v === null ? DASH : (v / 1000).toFixed(1));
 
 /** Requests per second in tables: "3.08". */
 export const fmtRate = (v: number | null | undefined): string =>
@@ -163,7 +182,7 @@ export function levelNote(v: LevelView): string | undefined {
   const l = v.level;
   if (l.status === 'Valid') return undefined;
   if (l.status === 'Client-bound')
-    return `${v.load}: Client-bound, not judged: ${l.evidence ?? "the client fell behind its own schedule, so part of every timing is the client's"}. Rerun with --workers N or on a quieter machine.`;
+    return `${v.load}: Client-bound, not judged: ${lagText(l)}, so part of every timing is the client's own; ${CLIENT_BOUND_FIX}.`;
   // The runner's error for too many failures repeats the evidence's counts; its others say what to do.
   const error = l.error && l.evidence && !/^too many failed/.test(l.error) ? ` (${l.error})` : '';
   return `${v.load}: ${l.status}: ${l.evidence ?? l.error ?? 'no evidence kept'}${error}.`;

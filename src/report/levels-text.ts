@@ -6,7 +6,10 @@ import {
   fmtRate,
   levelNote,
   levelRowsView,
+  msFigure,
   searchText,
+  secondsFigure,
+  tokenMsFigure,
   type LevelRowView,
   type LevelView,
 } from './levels-model.js';
@@ -28,9 +31,9 @@ interface Col {
   style?: (v: LevelView) => Style;
 }
 
-const n1 = (v: number | null) => (v === null ? DASH : fmtTokenMs(v).replace(' ms', ''));
-const ms0 = (v: number | null) => (v === null ? DASH : Math.round(v).toLocaleString('en-US'));
-const s1 = (v: number | null) => (v === null ? DASH : (v / 1000).toFixed(1));
+const n1 = tokenMsFigure;
+const ms0 = msFigure;
+const s1 = secondsFigure;
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 
 const VERDICT_STYLE: Record<string, Style> = {

@@ -9,7 +9,7 @@ import {
   type LevelJudgement,
   type RowRateAnswer,
 } from '../answer/levels.js';
-import { fmtTokenMs } from '../format/index.js';
+import { CLIENT_BOUND_FIX, lagText } from './levels-model.js';
 
 // The answer in requests per second, beside the users at once (docs/workloads.md "The answer in requests per
 // second"): per row with open-loop levels the highest arrival rate meeting the service level, the evidence, and in
@@ -34,15 +34,7 @@ function tooCloseNote(j: LevelJudgement, share: number): string {
 
 /** "8 req/s is client-bound, not judged: ..." */
 function clientBoundNote(j: LevelJudgement): string {
-  const lag = j.level.lag;
-  const behind =
-    lag.p99Ms !== null
-      ? `the client sent requests up to ${fmtTokenMs(lag.maxMs ?? lag.p99Ms)} behind their schedule (p99 ${fmtTokenMs(lag.p99Ms)}, past ${fmtTokenMs(lag.limitMs)})`
-      : 'the client fell behind its own schedule';
-  return (
-    `${rateOf(j.level)} req/s is client-bound, not judged: ${behind}, so part of every timing is the client's own; ` +
-    `rerun with --workers N or on a quieter machine.`
-  );
+  return `${rateOf(j.level)} req/s is client-bound, not judged: ${lagText(j.level)}, so part of every timing is the client's own; ${CLIENT_BOUND_FIX}.`;
 }
 
 export interface RateAnswerRow {

@@ -64,7 +64,7 @@ describe('terminal report with load levels', () => {
     expect(s).toContain('  3.36 req/s    1,666.8  151.6K of 405.5K (37%)    1.1 ms  queued');
     expect(s).toContain('  8 req/s       3,900.2  974.8K of 974.8K (100%)  48.5 ms  Client-bound');
     expect(s).toContain('  8 req/s        8.00      8.00        —       —        —  not judged');
-    expect(s).toMatch(/8 req\/s: Client-bound, not judged: the client sent its requests up to 60\.6 ms/);
+    expect(s).toMatch(/8 req\/s: Client-bound, not judged: the client sent requests up to 60\.6 ms/);
     expect(s).toMatch(/8 req\/s: Failed: 468 of 480 requests failed \(468\s+http_status\)\./);
     expect(s.replace(/\s+/g, ' ')).toContain(
       'Rate search (--find-rate), from 1 req/s (given), 6 windows in req/s: 1 meets, 2 meets, 4 fails, 2.83 meets, 3.36 fails, 3.08 meets; done: 3.08 req/s and 3.36 req/s are within 10%.',
