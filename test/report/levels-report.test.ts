@@ -2,7 +2,9 @@ import { Lexer, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { findAnomalies } from '../../src/report/anomalies.js';
 import { renderReport } from '../../src/report/index.js';
-import type { RunResult } from '../../src/results/schema.js';
+import { CSV_HEADERS } from '../../src/report/csv.js';
+import { parseResult, type RunResult } from '../../src/results/schema.js';
+import { parseCsv } from '../helpers/csv-read.js';
 import { closedOnlyResult, levelsResult, PREFIX_ROW } from '../helpers/level-results.js';
 
 // Markdown, HTML and the anomalies of a result with load levels (docs/workloads.md "Reports"). The fixture's
@@ -155,5 +157,63 @@ describe('anomalies of load levels', () => {
     const r = levelsResult();
     r.levels = r.levels!.filter((l) => l.status === 'Valid');
     expect(texts(r)).toEqual([]);
+  });
+});
+
+describe('CSV and JSON with load levels', () => {
+  const STRICT = { ttftMs: 500, share: 0.9 };
+  const levelRows = (slo?: typeof STRICT) => {
+    const [head, ...rows] = parseCsv(renderReport(levelsResult(), 'csv', slo ? { slo } : {}));
+    const byKey = new Map(
+      rows
+        .filter((r) => r[0] === 'Load level')
+        .map((r) => [`${r[head!.indexOf('Row')]}@${r[head!.indexOf('Load')]}`, r]),
+    );
+    return (key: string, column: string) => byKey.get(key)![head!.indexOf(column)];
+  };
+
+  it('one row a level, its figures under units in the header, judged under the report level', () => {
+    const [head, ...rows] = parseCsv(renderReport(levelsResult(), 'csv'));
+    expect(rows.filter((r) => r[0] === 'Load level')).toHaveLength(15);
+    expect(head!.slice(0, CSV_HEADERS.length)).toEqual(CSV_HEADERS);
+    const at = levelRows();
+    // 3 req/s on 8K: 180 arrivals, 179 ended ok, 164 met it, in 60 s
+    expect(at('8192@3 req/s', 'Context')).toBe('8K');
+    expect(at('8192@3 req/s', 'Offered req/s')).toBe('3');
+    expect(at('8192@3 req/s', 'Achieved req/s')).toBe('2.983');
+    expect(at('8192@3 req/s', 'Goodput req/s')).toBe('2.733');
+    expect(at('8192@3 req/s', 'Met service level ratio')).toBe('0.9111');
+    expect(at('8192@3 req/s', 'Met service level 95% lo ratio')).toBe('0.8605');
+    expect(at('8192@3 req/s', 'Met service level 95% hi ratio')).toBe('0.9445');
+    expect(at('8192@3 req/s', 'Verdict')).toBe('too close to call');
+    expect(at('8192@3 req/s', 'TTFT p90 ms')).toBe('1950');
+    expect(at(`${PREFIX_ROW}@3.36 req/s`, 'Prefix cache expected tokens')).toBe('405504');
+    expect(at(`${PREFIX_ROW}@3.36 req/s`, 'Prefix cache served tokens')).toBe('151552');
+    expect(at(`${PREFIX_ROW}@8 req/s`, 'Verdict')).toBe('not judged');
+    expect(at(`${PREFIX_ROW}@8 req/s`, 'Client lag p99 ms')).toBe('48.5');
+    expect(at(`${PREFIX_ROW}@4 users`, 'Requests at once')).toBe('4');
+    // Under ttft=500ms: 3.08 req/s's 185 arrivals all had their first token after 520 ms or 3 s
+    const strict = levelRows(STRICT);
+    expect(strict(`${PREFIX_ROW}@3.08 req/s`, 'Verdict')).toBe('fails');
+    expect(strict(`${PREFIX_ROW}@3.08 req/s`, 'Goodput req/s')).toBe('0');
+    expect(strict(`${PREFIX_ROW}@3.08 req/s`, 'Service level')).toBe('ttft=500ms,share=90%');
+    expect(parseCsv(renderReport(closedOnlyResult(), 'csv'))[0]).toEqual(CSV_HEADERS);
+  });
+
+  it('json is the result with the answer judged under the report level', () => {
+    const json = JSON.parse(renderReport(levelsResult(), 'json')) as RunResult & {
+      answer: { rates: Array<{ row: string; highestRate: number; next: unknown; clientBound: number[] }> };
+    };
+    expect(parseResult(json).levels).toHaveLength(15);
+    expect(json.answer.rates.map((x) => [x.row, x.highestRate, x.next, x.clientBound])).toEqual([
+      ['8192', 2, { rate: 3, verdict: 'too close to call' }, []],
+      [PREFIX_ROW, 3.08, { rate: 3.36, verdict: 'fails' }, [8]],
+    ]);
+    const strict = JSON.parse(renderReport(levelsResult(), 'json', { slo: STRICT })) as typeof json;
+    expect(strict.answer.rates.map((x) => [x.highestRate, x.next])).toEqual([
+      [2, { rate: 3, verdict: 'fails' }],
+      [2.83, { rate: 3.08, verdict: 'fails' }],
+    ]);
+    expect(JSON.parse(renderReport(closedOnlyResult(), 'json'))).not.toHaveProperty('answer');
   });
 });
