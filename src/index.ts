@@ -14,6 +14,9 @@ export type { SessionOptions } from './client/decode/stream-session.js';
 export { getJson, getText, postJson, joinUrl } from './client/http.js';
 export type { HttpResult, HttpOk, HttpFailure, HttpOptions } from './client/http.js';
 export * from './target/index.js';
+// What the tool knows of each engine: names, flags, serving limits, error texts (docs/architecture.md "Engine facts").
+export { ENGINES, engineOf, engineNamed, limitsFromLaunch, llamacppSlots } from './engines/index.js';
+export type { EngineFacts, LaunchLimits, ServingLimits, KvLayout } from './engines/index.js';
 export { buildPromptText, createPromptFactory } from './prompts/index.js';
 export type { PromptSpec, PromptFactory, PromptFactoryOptions } from './prompts/index.js';
 // Reports: pure renderers over a result file, compare, and the v0.6.2 importer (docs/report.md).

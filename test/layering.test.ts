@@ -20,15 +20,17 @@ const IO = [
 
 const MAY_IMPORT: Record<string, readonly string[]> = {
   format: [],
-  failures: [],
-  results: ['failures', 'format'],
+  // What the tool knows of each engine (docs/architecture.md "Engine facts"): at the base, read by every folder.
+  engines: [],
+  failures: ['engines'],
+  results: ['failures', 'engines', 'format'],
   // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
   stats: ['results'],
   plan: ['results', 'format'],
   // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
-  answer: ['twin', 'stats', 'results', 'format'],
+  answer: ['twin', 'stats', 'results', 'engines', 'format'],
   // The option table and its resolution (flags over YAML over defaults): below every command that takes options.
-  config: ['plan', 'stats', 'results'],
+  config: ['plan', 'stats', 'results', 'engines'],
   // The server side of a run: the streaming client, what a server is, the prompts it is sent.
   client: ['failures'],
   prompts: ['client', 'format'],
@@ -36,15 +38,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   workloads: ['prompts', 'plan', 'format'],
   // When requests are sent: arrival processes, trace schedules, the sessions of a load level.
   load: ['workloads', 'prompts', 'plan', 'format'],
-  target: ['client', 'failures', 'plan', 'results', 'format'],
+  target: ['client', 'failures', 'plan', 'results', 'engines', 'format'],
   // A separate program in one repository: nothing from the client side.
-  sim: ['stats', 'plan', 'results'],
+  sim: ['stats', 'plan', 'results', 'engines'],
   twin: ['sim', 'plan', 'results', 'format'],
   // Readers of results: they never reach a server.
-  report: ['answer', 'stats', 'results', 'format'],
+  report: ['answer', 'stats', 'results', 'engines', 'format'],
   web: ['report', 'answer', 'stats', 'results', 'format'],
   progress: ['plan', 'results', 'format'],
-  quick: ['answer', 'target', 'plan', 'stats', 'format'],
+  quick: ['answer', 'target', 'plan', 'stats', 'engines', 'format'],
   // The runner, and the sweep that runs it once per server configuration.
   bench: [
     'client',
@@ -56,11 +58,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'config',
     'progress',
     'failures',
+    'engines',
     'format',
     'load',
     'workloads',
   ],
-  sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'format'],
+  sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'engines', 'format'],
   deploy: [], // a scheduler's job as text, from the options: nothing of the measuring side
   cli: ['*'],
 };
@@ -79,6 +82,7 @@ const MUST_NOT: Record<string, readonly string[]> = {
 
 // Pure folders: no I/O of their own (files, sockets, processes, threads), so they are tested without any.
 const PURE = [
+  'engines',
   'format',
   'failures',
   'stats',
@@ -179,6 +183,8 @@ describe('layering', () => {
     expect(wrongImport('index.ts', 'bench/run')).toBeUndefined();
     expect(wrongImport('newfolder/x.ts', 'results/schema')).toMatch(/no layering rule/);
     expect(wrongImport('cli/run.ts', 'bench/run')).toBeUndefined();
+    expect(wrongImport('engines/vllm.ts', 'target/types')).toMatch(/engines may import only the base/);
+    expect(wrongImport('failures/classify.ts', 'engines/index')).toBeUndefined();
     expect(wrongImport('bench/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
     expect(wrongImport('bench/agents/shard.ts', 'node:net')).toMatch(/stays below/);
     expect(wrongImport('client/decode/sse-decoder.ts', 'client/transport/h1-pool')).toMatch(/stays below/);

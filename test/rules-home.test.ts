@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeOf, tsFiles } from './helpers/src-scan.js';
 import { cellKey, isMeasured, kvDemandTokens, levelKey, DEFAULT_MAX_OUTPUT } from '../src/cell-rules.js';
 
 // One home per rule (docs/architecture.md "Rules a cell follows"): the cell's rules live in src/cell-rules.ts, and
@@ -38,20 +39,11 @@ const RULES: Array<{ rule: string; use: string; pattern: RegExp }> = [
   },
 ];
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
-
-// Code only: a comment may name the rule in words.
-const code = (line: string): string => line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/\s.*$/, '');
-
 export function restated(rel: string, text: string): string[] {
   const out: string[] = [];
   text.split('\n').forEach((line, i) => {
     for (const r of RULES)
-      if (r.pattern.test(code(line))) out.push(`${rel}:${i + 1} writes ${r.rule} again: use ${r.use}`);
+      if (r.pattern.test(codeOf(line))) out.push(`${rel}:${i + 1} writes ${r.rule} again: use ${r.use}`);
   });
   return out;
 }
@@ -106,7 +98,7 @@ describe('one home per rule', () => {
   });
 
   it('src/ writes none of them outside src/cell-rules.ts', () => {
-    const found = files(SRC)
+    const found = tsFiles(SRC)
       .map((f) => relative(SRC, f))
       .filter((rel) => rel !== HOME)
       .flatMap((rel) => restated(rel, readFileSync(join(SRC, rel), 'utf8')));

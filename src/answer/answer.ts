@@ -43,7 +43,11 @@ export function serviceLevelFor(
 
 export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
   const { slo, sloFrom } = serviceLevelFor(r, given);
-  const contexts = capacities(r, slo).map((cc) => ({ ...cc, reason: limitReason(r, cc, slo) }));
+  const contexts = capacities(r, slo).map((cc) => {
+    const reason = limitReason(r, cc, slo);
+    // The limit level was skipped on a KV figure that is only a lower bound: the capacity may lie above it.
+    return { ...cc, reason, ...(reason.capacityAtLeast && cc.capacity ? { atLeast: true } : {}) };
+  });
   const bases = new Set(
     contexts.flatMap((c) => c.cells.map((j) => j.basis)).filter((b) => b !== 'not run' && b !== 'failed'),
   );

@@ -3,8 +3,9 @@ import { cliCommand } from '../invocation.js';
 import type { DecodeCell, RunResult, ServiceLevel } from '../results/schema.js';
 import type { CellJudgement, ContextCapacity } from './capacity.js';
 import type { ShareJudgement } from '../stats/slo.js';
-import { engineSettings, type EngineSettings } from './engines.js';
+import { engineSettings, type EngineSettings } from '../engines/index.js';
 import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
+import { bindingAt, needFor, serverLimits, type Binding, type ServerLimits } from './limits.js';
 export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
@@ -12,6 +13,7 @@ export { seatsOf } from '../cell-rules.js'; // one home with the twin's max runn
 
 export type LimitKind =
   | 'kv' // the next level does not fit the KV cache (Over capacity, or the server failed it as over)
+  | 'seats-kv' // both bind: more users than seats, and the KV cache would not hold them at once either
   | 'queue' // requests wait for a seat: the engine runs fewer at once than were sent
   | 'kv-queue' // requests wait because the KV cache is full
   | 'speed' // each request decodes slower than the level asks, as the batch grows
@@ -27,9 +29,18 @@ export interface LimitReason {
   short: string; // a few words for a terminal line
   text: string; // the evidence in a sentence
   change: string; // what to change, naming the engine's setting
-  setting?: string; // the one setting named (kv, queue: the engine's own flag)
-  seats?: number; // requests the server ran at once (queue)
+  setting?: string; // the one setting named (kv, queue: the engine's own flag; seats-kv: both, with their values)
+  seats?: number; // requests the server ran at once (queue, seats-kv)
+  // What the next level at once needs (the what-if tries it): the seats raised to it, a KV cache that holds it.
+  need?: { seats?: number; kvTokens?: number };
+  // A limit the result cannot pin (Ollama's KV, llama.cpp split or unified without its launch command): which limits
+  // are possible and what would tell them apart. The what-if then claims no more than "at most".
+  unknown?: string;
+  // The limit level was not run because of a KV figure that is only a lower bound: the capacity may lie above.
+  capacityAtLeast?: boolean;
 }
+
+type Settings = EngineSettings & { engine: string };
 
 // A KV-bound queue: the running requests' prompts and half their answers (a request is on average halfway through
 // its output) fill at least this share of the KV cache.
@@ -83,6 +94,7 @@ function outlierReason(r: RunResult, base: LimitReason, L: CellJudgement, above:
 
 function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): LimitReason {
   const e = engineSettings(r.engine.name);
+  const lim = serverLimits(r);
   const C = cc.contextTokens;
   const ctx = contextLabel(C);
   const L = cc.limit;
@@ -98,7 +110,7 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
       };
     const top = cc.cells[cc.cells.length - 1];
     // The top level meets it with requests already waiting for a seat: more users only lengthen the queue.
-    const queued = top && top === cc.capacity ? queueReason(r, top.cell, e, true) : undefined;
+    const queued = top && top === cc.capacity ? queueReason(r, lim, top.cell, e, true) : undefined;
     if (queued) return queued;
     return {
       kind: 'unmeasured',
@@ -110,37 +122,10 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
   }
   const cell = L.cell;
   const N = cell.concurrency;
-  const maxOut = r.config.maxOutput;
-  const kvTokens = r.target.kvCapacityTokens;
-  const need = kvDemandTokens(C, N, maxOut);
   if (cell.status === 'Over capacity' || (cell.capacityCheck && cell.status !== 'Valid'))
-    return {
-      kind: 'kv',
-      users: N,
-      short: `KV cache full at ${users(N)}`,
-      text:
-        `${users(N)} at ${ctx} with answers up to ${contextLabel(maxOut)} need ${fmtInt(need)} tokens of KV cache` +
-        (kvTokens ? `; the server holds ${fmtInt(kvTokens)}.` : '.') +
-        (cell.status === 'Over capacity' ? ' Not run.' : ` The server did not hold them (${cell.status}).`),
-      change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
-      setting: e.kv[0]!,
-    };
-  if (cell.status === 'Failed') {
-    const errs = failedRequests(cell.errors)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ');
-    const refused = e.admission && /http_status/.test(errs);
-    return {
-      kind: 'errors',
-      users: N,
-      short: `requests failed at ${users(N)}`,
-      text: `At ${users(N)} the server failed requests (${errs || cell.error || 'no token in the window'}).`,
-      change: refused
-        ? `${e.engine}: ${e.admission} refuses requests beyond it; raise it`
-        : "see the cell's errors in the report; the server's log names the cause",
-    };
-  }
-  const queued = queueReason(r, cell, e, false);
+    return kvReason(r, lim, cell, e);
+  if (cell.status === 'Failed') return failedReason(r, lim, cell, e);
+  const queued = queueReason(r, lim, cell, e, false);
   if (queued) return queued;
   const misses = L.share?.misses;
   const rateMisses = misses?.rate ?? 0;
@@ -198,44 +183,233 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
   };
 }
 
+const fmtCtx = (C: number, maxOut: number) => `${contextLabel(C)} + ${contextLabel(maxOut)}`;
+
+// The KV as the engine lays it out, in words: a pool, or llama.cpp's slots cut from -c, or the readings it may have.
+function kvWords(l: ServerLimits, b: Binding, C: number, N: number, maxOut: number): string {
+  if (b.readings)
+    return (
+      `its KV cache is ${fmtInt(b.readings.split)} tokens if its ${l.seats ?? ''} slots are split, ` +
+      `${fmtInt(b.readings.unified)} if they share one pool`
+    );
+  if (l.kvTokens === undefined) return 'how much KV cache it has is not known';
+  if (l.layout === 'split') {
+    const per = Math.floor(l.kvTokens / N);
+    return (
+      `its KV cache of ${fmtInt(l.kvTokens)} tokens cut into ${N} slots gives about ${fmtInt(per)} each` +
+      (per < C + maxOut ? `, short of ${fmtCtx(C, maxOut)}` : '')
+    );
+  }
+  return `its KV cache holds ${fmtInt(l.kvTokens)} tokens${l.kvExact ? '' : ` (${l.kvSource ?? 'read'}, not exact)`}`;
+}
+
+// What the reader can do where a limit is unknown: the limits possible and what would tell them apart.
+function unknownNote(l: ServerLimits, b: Binding, C: number, N: number): string | undefined {
+  const tell = l.engine.limits.tellApart;
+  if (b.readings && b.kv === undefined)
+    return `${users(N)} at ${contextLabel(C)} fit if the slots are split, not if they share one pool: the API cannot tell${tell ? `; ${tell} would` : ''}`;
+  if (l.unknown.includes('kv') && l.engine.limits.unknownFromApi.includes('kv'))
+    return (
+      `${l.engine.display} reports no KV cache: whether its memory holds ${N} requests' contexts at once is not known` +
+      (tell ? ` (${tell} would tell)` : '')
+    );
+  return undefined;
+}
+
+// The level does not fit the KV cache as it is: both limits where the seats bind too (llama.cpp: the next request
+// waits for a slot whatever -c is), with the settings that move both.
+function kvReason(r: RunResult, lim: ServerLimits, cell: DecodeCell, e: Settings): LimitReason {
+  const { contextTokens: C, concurrency: N } = cell;
+  const maxOut = r.config.maxOutput;
+  const b = bindingAt(lim, C, N, maxOut);
+  const ctx = contextLabel(C);
+  const held =
+    cell.status === 'Over capacity'
+      ? ' Not run.'
+      : cell.status === 'Requests queued'
+        ? ' Measured: the server did not run them all at once (Requests queued).'
+        : ` The server did not hold them (${cell.status}).`;
+  const capacityAtLeast = cell.status === 'Over capacity' && r.target.kvCapacityBound === 'lower-bound';
+  const unknown = unknownNote(lim, b, C, N);
+  if (b.seats && b.kv !== false && lim.seats !== undefined) {
+    const need = needFor(lim, { ...b, kv: true }, C, N, maxOut);
+    const setting = lim.engine.setting(need);
+    return {
+      kind: 'seats-kv',
+      users: N,
+      seats: lim.seats,
+      short: `${lim.seats} ${seatsWord(lim)} and the KV cache both bind at ${users(N)}`,
+      text:
+        `${users(N)} at ${ctx} need ${N} running at once and ${fmtInt(b.need)} tokens of KV cache (answers up to ` +
+        `${contextLabel(maxOut)}). The server runs ${lim.seats} at once (${lim.seatsSource}): a request beyond them ` +
+        `waits for one to finish, whatever the KV cache; and ${kvWords(lim, b, C, N, maxOut)}.${held}`,
+      change: `${e.engine}: ${setting} together (one alone does not do it: more KV cache runs no more at once, more ${seatsWord(lim)} do not fit)`,
+      setting,
+      need,
+      ...(unknown ? { unknown } : {}),
+      ...(capacityAtLeast ? { capacityAtLeast } : {}),
+    };
+  }
+  const need = { kvTokens: Math.max(b.need, lim.kvTokens ?? 0) };
+  return {
+    kind: 'kv',
+    users: N,
+    short: `KV cache full at ${users(N)}`,
+    text:
+      `${users(N)} at ${ctx} with answers up to ${contextLabel(maxOut)} need ${fmtInt(b.need)} tokens of KV cache` +
+      (b.readings
+        ? `; ${kvWords(lim, b, C, N, maxOut)}.`
+        : lim.kvTokens
+          ? `; the server holds ${fmtInt(lim.kvTokens)}.`
+          : '.') +
+      held +
+      (unknown ? ` ${sentence(unknown)}.` : ''),
+    change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
+    setting: e.kv[0]!,
+    need,
+    ...(unknown ? { unknown } : {}),
+    ...(capacityAtLeast ? { capacityAtLeast } : {}),
+  };
+}
+
+const seatsWord = (l: ServerLimits) => (l.engine.limits.layouts.includes('split') ? 'slots' : 'seats');
+const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// "2 stream_error_event: "Context size has been exceeded." (2)": the errors by kind and the server's own words.
+function errorsText(cell: DecodeCell): string {
+  const kinds = failedRequests(cell.errors)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  const words = (cell.serverErrors ?? [])
+    .slice(0, 2)
+    .map((s) => `"${s.message}"${s.count > 1 ? ` ×${s.count}` : ''}`)
+    .join('; ');
+  return [kinds || cell.error || 'no token in the window', words && `the server said ${words}`]
+    .filter(Boolean)
+    .join(': ');
+}
+
+function failedReason(r: RunResult, lim: ServerLimits, cell: DecodeCell, e: Settings): LimitReason {
+  const { contextTokens: C, concurrency: N } = cell;
+  const maxOut = r.config.maxOutput;
+  const said = (texts: readonly string[]) =>
+    (cell.serverErrors ?? []).find((s) =>
+      texts.some((t) => s.message.toLowerCase().includes(t.toLowerCase())),
+    );
+  const full = lim.engine.errors.poolFull ? said([lim.engine.errors.poolFull]) : undefined;
+  if (full && lim.layout === 'unified') {
+    // A shared pool ran out under N requests at once (llama.cpp unified: every running request failed).
+    const need = kvDemandTokens(C, N, maxOut);
+    const setting = lim.engine.setting({ kvTokens: need });
+    const within =
+      lim.layoutProof &&
+      lim.seats !== undefined &&
+      lim.slotTokens !== undefined &&
+      N * C <= lim.seats * lim.slotTokens
+        ? `, though ${N} × ${contextLabel(C)} is within ${lim.seats} slots × ${fmtInt(lim.slotTokens)}: its slots share`
+        : ': its slots share';
+    return {
+      kind: 'kv',
+      users: N,
+      short: `KV cache full at ${users(N)} (one pool the slots share)`,
+      text:
+        `At ${users(N)} the server answered "${full.message}" (${full.count} requests)${within} one KV pool` +
+        `${lim.kvTokens ? ` of ${fmtInt(lim.kvTokens)} tokens` : ''}, and ${users(N)} at ${contextLabel(C)} with answers ` +
+        `up to ${contextLabel(maxOut)} need ${fmtInt(need)}.`,
+      change: `${e.engine}: a larger pool (${setting}); or shorter answers (--max-output)`,
+      setting,
+      need: { kvTokens: need },
+    };
+  }
+  const overloaded = said(lim.engine.errors.overloaded);
+  const refused = overloaded || (e.admission && /http_status/.test(errorsText(cell)));
+  return {
+    kind: 'errors',
+    users: N,
+    short: `requests failed at ${users(N)}`,
+    text: `At ${users(N)} the server failed requests (${errorsText(cell)}).`,
+    change: refused
+      ? e.admission
+        ? `${e.engine}: ${e.admission} refuses requests beyond it; raise it`
+        : `${e.engine}: its queue is full; ${lim.engine.limits.seats}`
+      : "the server's words above, and its log, name the cause",
+  };
+}
+
 // Why requests of a Requests queued cell waited: for a seat, or for KV room once the seats' prompts and answers
-// fill the cache. `met`: the cell meets the level (the top level measured), so the queue is what more users meet.
+// fill the cache (engines with one pool or a token budget: llama.cpp slots never wait for KV, a shared llama.cpp pool
+// fails instead). Where the KV would not hold N at once either, both bind. `met`: the cell meets the level (the top
+// level measured), so the queue is what more users meet.
 function queueReason(
   r: RunResult,
+  lim: ServerLimits,
   cell: DecodeCell,
-  e: EngineSettings,
+  e: Settings,
   met: boolean,
 ): LimitReason | undefined {
-  const seats = queuedSeats(cell)?.seats; // src/cell-rules.ts: the twin's max running sequences read the same
-  if (seats === undefined) return undefined;
   const { contextTokens: C, concurrency: N } = cell;
-  const kvTokens = r.target.kvCapacityTokens;
-  const kvShare = kvTokens ? (seats * (C + r.config.maxOutput / 2)) / kvTokens : 0;
+  const stated = lim.seats !== undefined && N > lim.seats ? lim.seats : undefined;
+  const seats = queuedSeats(cell)?.seats ?? (cell.status === 'Requests queued' ? stated : undefined); // src/cell-rules.ts: the twin's max running sequences read the same
+  if (seats === undefined) return undefined;
+  const maxOut = r.config.maxOutput;
+  const kvTokens = lim.kvTokens;
+  const kvShare = kvTokens ? (seats * (C + maxOut / 2)) / kvTokens : 0;
   const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
   const wait =
     cell.ttft?.p90 != null ? `TTFT p90 ${fmtMs(cell.ttft.p90)}` : `median TTFT ${fmtMs(cell.ttftMs)}`;
   const at = met ? `At ${users(N)} the level is met, but the server` : `At ${users(N)} the server`;
   const more = met ? '; more users would only wait longer in its queue.' : '.';
-  if (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)
+  const layout = lim.layout ?? (lim.engine.name === 'generic' ? 'pool' : undefined);
+  const budget = layout === 'token-budget';
+  if ((layout === 'pool' || budget) && (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)) {
+    const need = kvDemandTokens(C, N, maxOut);
     return {
       kind: 'kv-queue',
       users: N,
       seats,
       short: `requests queue for KV cache at ${users(N)}`,
       text:
-        `${at} ran about ${seats} at once: their prompts and answers fill its KV cache` +
+        `${at} ran about ${seats} at once: their prompts and answers fill its ${budget ? 'token budget' : 'KV cache'}` +
         `${kvTokens ? ` (${fmtInt(kvTokens)} tokens)` : ''}; the others waited (${wait})${more}`,
-      change: `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
-      setting: e.kv[0]!,
+      change: budget
+        ? `${e.engine}: ${lim.engine.setting({ kvTokens: need })} (about ${seats} at ${fmtCtx(C, maxOut)} now); or shorter answers (--max-output)`
+        : `${e.engine}: a larger KV cache (${e.kv.join(', ')}); or shorter answers (--max-output)`,
+      setting: budget ? lim.engine.setting({ kvTokens: need }) : e.kv[0]!,
+      need: { kvTokens: Math.max(need, kvTokens ?? 0) },
     };
+  }
+  const b = bindingAt({ ...lim, seats }, C, N, maxOut);
+  const unknown = unknownNote(lim, b, C, N);
+  if (b.kv === true && lim.seats !== undefined) {
+    const need = needFor(lim, b, C, N, maxOut);
+    const setting = lim.engine.setting(need);
+    return {
+      kind: 'seats-kv',
+      users: N,
+      seats,
+      short: `${seats} ${seatsWord(lim)} and the KV cache both bind at ${users(N)}`,
+      text:
+        `${at} ran about ${seats} at once and the others waited for a first token (${wait})${more.replace(/\.$/, '')}: ` +
+        `${seats} ${seatsWord(lim)}, and ${kvWords(lim, b, C, N, maxOut)}.`,
+      change: `${e.engine}: ${setting} together (one alone does not do it: more KV cache runs no more at once, more ${seatsWord(lim)} do not fit)`,
+      setting,
+      need,
+    };
+  }
   return {
     kind: 'queue',
     users: N,
     seats,
     short: `requests queue: the server runs ${seats} at once`,
-    text: `${at} ran about ${seats} at once and the others waited for a first token (${wait})${more}`,
-    change: `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}`,
+    text:
+      `${at} ran about ${seats} at once and the others waited for a first token (${wait})${more}` +
+      (unknown ? ` ${sentence(unknown)}.` : ''),
+    change:
+      `${e.engine}: raise ${e.seats} (about ${seats} now)${e.seatsNote ? `; ${e.seatsNote}` : ''}` +
+      (unknown ? `, if the memory holds them` : ''),
     setting: e.seats,
+    need: { seats: N },
+    ...(unknown ? { unknown } : {}),
   };
 }
 

@@ -7,7 +7,8 @@ import { predict, type WhatIf } from '../twin/predict.js';
 import { fitTwin } from '../twin/twin.js';
 import { answerOf, type Answer, type ContextAnswer } from './answer.js';
 import { judgeCell } from './capacity.js';
-import { engineSettings } from './engines.js';
+import { engineSettings } from '../engines/index.js';
+import { serverLimits, type ServerLimits } from './limits.js';
 
 // The what-if of the answer's suggested change (docs/method.md "Why the limit is there"): a twin fitted on the run
 // itself (src/twin, docs/twin.md), the setting changed as suggested, and the limit cell predicted and judged against
@@ -19,29 +20,40 @@ export interface WhatIfNote {
   text: string;
 }
 
-function change(c: ContextAnswer, r: RunResult): { whatIf: WhatIf; setting: string } | undefined {
+// The change the reason suggests, as the twin's what-if and in the engine's own words.
+function change(c: ContextAnswer, lim: ServerLimits): { whatIf: WhatIf; setting: string } | undefined {
   const L = c.limit?.cell;
-  const reason = c.reason;
-  if (!L || !reason.setting) return undefined;
-  const N = L.concurrency;
-  if (reason.kind === 'queue' && reason.seats !== undefined)
-    return { whatIf: { maxNumSeqs: N }, setting: `${reason.setting} ${N} (about ${reason.seats} now)` };
-  if (reason.kind === 'kv' || reason.kind === 'kv-queue') {
-    const need = kvDemandTokens(c.contextTokens, N, r.config.maxOutput);
-    const now = r.target.kvCapacityTokens;
+  const { need, kind, seats } = c.reason;
+  if (!L || !need) return undefined;
+  const now = (n: number | undefined) => (n !== undefined ? ` (${fmtInt(n)} now)` : '');
+  if (kind === 'queue' && seats !== undefined && need.seats !== undefined)
     return {
-      whatIf: { kvCapacity: { tokens: Math.max(need, now ?? 0) } },
-      setting: `a KV cache of ${need.toLocaleString('en-US')} tokens${now ? ` (${now.toLocaleString('en-US')} now)` : ''}`,
+      whatIf: { maxNumSeqs: need.seats },
+      setting: `${lim.engine.setting({ seats: need.seats })} (about ${seats} now)`,
     };
-  }
+  if (kind === 'seats-kv' && need.seats !== undefined && need.kvTokens !== undefined)
+    return {
+      whatIf: { maxNumSeqs: need.seats, kvCapacity: { tokens: need.kvTokens } },
+      setting: `${c.reason.setting ?? lim.engine.setting(need)}`,
+    };
+  if ((kind === 'kv' || kind === 'kv-queue') && need.kvTokens !== undefined)
+    return {
+      whatIf: { kvCapacity: { tokens: need.kvTokens } },
+      setting: `${kvPhrase(lim, need.kvTokens)}${now(lim.kvTokens)}`,
+    };
   return undefined;
 }
+
+// "a KV cache of 16,640 tokens" (the engine sizes it by memory), "-c 33,536" (llama.cpp sizes it in tokens).
+const kvPhrase = (lim: ServerLimits, tokens: number) =>
+  lim.engine.setting({ kvTokens: tokens }).replace(/ \([^)]*\)$/, '');
 
 /** The suggested change's effect per context, predicted by a twin of the run; empty where none can be fitted. */
 export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo): WhatIfNote[] {
   if (r.predicted || r.status === 'imported') return [];
+  const lim = serverLimits(r);
   const changes = a.contexts.flatMap((c) => {
-    const ch = change(c, r);
+    const ch = change(c, lim);
     return ch ? [{ c, ...ch }] : [];
   });
   if (!changes.length) return [];
@@ -56,9 +68,15 @@ export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo):
   );
   let twin;
   try {
+    // The seats the server states pin the twin's (its launch command or API said them); llama.cpp's shared pool too.
     twin = fitTwin(observe([{ result: r, source: r.runId }]), planOfResults([r]), {
       ...(contexts.size < 2 ? { contextSlopeMsPerMTokens: 0 } : {}),
-      ...(r.target.kvCapacityTokens === undefined && ran > 0 ? { kvCapacityTokens: ran } : {}),
+      ...(lim.kvTokens === undefined && ran > 0 ? { kvCapacityTokens: ran } : {}),
+      ...(lim.kvTokens !== undefined && lim.kvTokens !== r.target.kvCapacityTokens
+        ? { kvCapacityTokens: lim.kvTokens }
+        : {}),
+      ...(lim.seats !== undefined ? { maxNumSeqs: lim.seats } : {}),
+      ...(lim.layout === 'unified' ? { kvUnified: true } : {}),
     });
   } catch {
     return []; // the run cannot pin a twin (one concurrency level, no capacity): no what-if, no guess
@@ -76,7 +94,16 @@ export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo):
       }).decode.find((d) => d.concurrency === N && d.contextTokens === C);
     const cell = at(whatIf);
     if (!cell || cell.status === 'Over capacity') return [];
-    const head = `${contextLabel(C)} with ${setting}: a twin of this run predicts ${figures(cell)}`;
+    // A limit the result cannot pin: the prediction is the most the change could give, and says what it rests on.
+    const unknown = c.reason.unknown;
+    const head = `${contextLabel(C)} with ${setting}: a twin of this run predicts ${unknown ? 'at most ' : ''}${figures(cell)}`;
+    if (unknown && cell.status !== 'Requests queued')
+      return [
+        {
+          contextTokens: C,
+          text: `${head}, ${running(cell)}: ${verdict(cell, slo).replace(/\.$/, '')}, if the limit is what the twin assumes: ${unknown}.`,
+        },
+      ];
     if (cell.status !== 'Requests queued')
       return [{ contextTokens: C, text: `${head}, ${running(cell)}: ${verdict(cell, slo)}` }];
     // Still queued: the change alone cannot say whether N users meet the level, a second limit stands in the way.
@@ -87,12 +114,12 @@ export function whatIfNotes(r: RunResult, a: Answer, slo: ServiceLevel = a.slo):
         ? {
             whatIf: { maxNumSeqs: N },
             why: `: the server runs ${seats.value} at once, so raise ${e.seats} too`,
-            setting: `${e.seats} ${N}`,
+            setting: lim.engine.setting({ seats: N }),
           }
         : {
             whatIf: { kvCapacity: { tokens: kvDemandTokens(C, N, r.config.maxOutput) } },
             why: ` for KV cache, so a larger one too (${e.kv[0]})`,
-            setting: `a KV cache of ${fmtInt(kvDemandTokens(C, N, r.config.maxOutput))} tokens`,
+            setting: kvPhrase(lim, kvDemandTokens(C, N, r.config.maxOutput)),
           };
     const both = at({ ...whatIf, ...next.whatIf });
     const then =

@@ -2,6 +2,7 @@ import type {
   CellIntervals,
   ClientQueue,
   DecodeCell,
+  ServerError,
   ServerSample,
   StreamBatchingResult,
 } from '../results/schema.js';
@@ -16,6 +17,7 @@ import { decideStatus } from '../stats/status.js';
 import { windowRequestSamples } from '../stats/slo.js';
 
 export interface CellRequest extends TimedRequest {
+  serverError?: { message: string; status?: number }; // what the server said where it answered with an error
   promptTokens?: number;
   cachedTokens?: number;
   // sent again after its reused connection closed unanswered (src/client/transport/h1-request.ts)
@@ -67,6 +69,27 @@ const roundBatching = (b: StreamBatching): StreamBatchingResult => ({
   firstHeldShare: r3(b.firstHeldShare)!,
   heldMs: r3(b.heldMs),
 });
+
+// The server's own words, as it answered the requests it failed: a few distinct messages, most frequent first.
+const SERVER_ERRORS_KEPT = 5;
+const SERVER_ERROR_CHARS = 300;
+export function serverErrorsOf(requests: readonly CellRequest[]): ServerError[] {
+  const byMessage = new Map<string, ServerError>();
+  for (const r of requests) {
+    if (r.ok || !r.serverError || !r.errorKind) continue;
+    const message = r.serverError.message.slice(0, SERVER_ERROR_CHARS);
+    const seen = byMessage.get(message);
+    if (seen) seen.count += 1;
+    else
+      byMessage.set(message, {
+        message,
+        count: 1,
+        kind: r.errorKind,
+        ...(r.serverError.status !== undefined ? { status: r.serverError.status } : {}),
+      });
+  }
+  return [...byMessage.values()].sort((a, b) => b.count - a.count).slice(0, SERVER_ERRORS_KEPT);
+}
 
 // Pure: one measured cell's records -> its figures and status (docs/method.md "Figures of a cell").
 // Figures are stored unrounded to 1e-3 so that a recomputation from requests.jsonl matches.
@@ -152,6 +175,8 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     // What any service level needs, so `report --slo` judges this cell again without the request log.
     cell.windowRequests = windowRequestSamples(m.requests, m.window);
   }
+  const serverErrors = serverErrorsOf(m.requests);
+  if (serverErrors.length) cell.serverErrors = serverErrors;
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
   if (measured && batching.requests > 0) cell.streamBatching = roundBatching(batching);
   const staleReconnects = m.requests.filter((r) => r.resent).length;

@@ -1,15 +1,8 @@
 // The full-window prefill point sits 256 tokens under the server's limit, so a prompt a little longer than its target
 // is refused as too long (a real llama-server counted 16,400 tokens for a 16,128 target). Pure: from the refusal to
-// the shorter target of the one retry. Engines name the prompt's length in their own words (docs/engines.md "Error
-// bodies").
-const PROMPT_TOKENS_IN_ERROR: readonly RegExp[] = [
-  /request \((\d+) tokens\) exceeds/i, // llama.cpp
-  /your request has (\d+) input tokens/i, // vLLM
-  /the input \((\d+) tokens\)/i, // SGLang
-  /(\d+) tokens from the input/i, // SGLang, with max_tokens
-  /prompt length \((\d+)\)/i, // TensorRT-LLM
-  /n_prompt_tokens"?\s*[:=]\s*(\d+)/i, // llama.cpp body fields, where a message quotes them
-];
+// the shorter target of the one retry. Engines name the prompt's length in their own words (src/engines,
+// docs/engines.md "Error bodies").
+import { PROMPT_TOKENS_IN_ERROR } from '../engines/index.js';
 
 // Margin below the target when the miss is known; a blind cut when it is not.
 export const SHORTEN_MARGIN_TOKENS = 64;

@@ -2,6 +2,7 @@ import type { BenchError } from '../errors.js';
 import { fmtInt } from '../format/index.js';
 import { prefillKey } from '../results/cell-key.js';
 import type { PrefillPoint, PrefillRepeat } from '../results/schema.js';
+import { prefillRepeatWarning } from '../results/warnings.js';
 import { median, sortSamples } from '../stats/sorted.js';
 import { fatalCode, fatalError } from './fatal.js';
 import { shortenedTarget } from './prefill-shorten.js';
@@ -95,8 +96,7 @@ export function prefillWarnings(point: PrefillPoint, label: string): string[] {
       `prefill ${label}: the server refused the ${refused} as too long; measured again with a prompt for ${fmtInt(sh.toTarget)} tokens`,
     );
   }
-  if (point.repeats.some((r) => r.outlier))
-    out.push(`prefill ${label}: a repeat differs from the median by more than 25% (flagged as outlier)`);
+  if (point.repeats.some((r) => r.outlier)) out.push(prefillRepeatWarning(ctx));
   const share = Math.max(0, ...point.repeats.map((r) => (r.cachedTokens ?? 0) / Math.max(1, r.promptTokens)));
   if (share > CACHED_SHARE_WARNING)
     out.push(

@@ -41,6 +41,8 @@ export function resultSkeleton(o: {
             kvCapacityBound: s.kvCapacity !== undefined ? 'exact' : (o.info.kvCapacityBound ?? 'exact'),
           }
         : {}),
+      ...(o.info.seats ? { seats: o.info.seats, seatsSource: o.info.seatsSource ?? 'probe' } : {}),
+      ...(o.info.kvLayout ? { kvLayout: o.info.kvLayout } : {}),
       ...(o.info.tokenizeAvailable !== undefined ? { tokenizeAvailable: o.info.tokenizeAvailable } : {}),
       ...(o.info.tokenizeMethod ? { tokenizeMethod: o.info.tokenizeMethod } : {}),
       ...(o.info.reasoningField ? { reasoningField: o.info.reasoningField } : {}),

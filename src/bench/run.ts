@@ -36,7 +36,14 @@ import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
 import { Sender, type Sent } from './sender.js';
-import { prefillRepeatsOf, type RunInput, type RunSettings } from './settings.js';
+import {
+  prefillRepeatsOf,
+  RENAMED_RUN_KEYS,
+  RUN_INPUT_KEYS,
+  type RunInput,
+  type RunSettings,
+} from './settings.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { failedRequests } from '../cell-rules.js';
 import type { AgentHub } from './agents/hub.js';
@@ -63,6 +70,30 @@ export interface BenchRunDeps {
   agents?: AgentHub;
 }
 
+const DEPS_KEYS = keysOf<BenchRunDeps>({
+  clock: true,
+  stream: true,
+  probe: true,
+  createSampler: true,
+  createPrompts: true,
+  progress: true,
+  clientMonitor: true,
+  writeReports: true,
+  agents: true,
+});
+
+// A program's settings by name (src/option-keys.ts); `hardware` was GPU overrides once and is a complete
+// description now, so one without its source is the old meaning.
+function checkRunInput(settings: RunInput): void {
+  checkOptions('BenchRun', settings, RUN_INPUT_KEYS, RENAMED_RUN_KEYS);
+  const hw: unknown = settings.hardware;
+  if (hw !== undefined && (typeof hw !== 'object' || hw === null || !('source' in hw)))
+    throw new BenchError(
+      'USAGE',
+      'BenchRun: hardware is a complete description with its source (as demo passes for the sim); GPU facts for the report are the settings gpuName, gpuCount and gpuMemoryGb now.',
+    );
+}
+
 // What an interrupt does to the cell in progress (the CLI says it before it happens).
 export type InterruptEffect = { finishing: string } | { aborting: true };
 
@@ -87,6 +118,8 @@ export class BenchRun {
     settings: RunInput,
     private readonly deps: BenchRunDeps = {},
   ) {
+    checkRunInput(settings);
+    checkOptions('BenchRun (deps)', deps, DEPS_KEYS);
     this.settings = withDefaults<'run', RunSettings>('run', settings);
   }
 

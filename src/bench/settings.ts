@@ -1,8 +1,9 @@
-import type { Options, WithoutDefaults } from '../config/options.js';
+import { optionsFor, type Options, type WithoutDefaults } from '../config/options.js';
 import type { Hardware } from '../results/schema.js';
 
 // Read by the CLI alone: the config file is merged, the key file read into apiKey, the display chosen.
-export type CliOnlyKey = 'config' | 'apiKeyFile' | 'quiet' | 'agentTokenFile';
+export const CLI_ONLY_KEYS = ['config', 'apiKeyFile', 'quiet', 'agentTokenFile'] as const;
+export type CliOnlyKey = (typeof CLI_ONLY_KEYS)[number];
 
 // Everything a run needs: the run options of the table (src/config/options.ts) under their names and types, so a
 // new run option reaches the runner without another declaration; plus what only a program passes.
@@ -13,6 +14,27 @@ export type RunSettings = Omit<Options<'run'>, CliOnlyKey> & {
 
 // What a program passes to BenchRun: the table's defaults may be left out (the runner fills them, as the CLI does).
 export type RunInput = WithoutDefaults<'run', RunSettings>;
+
+// The names BenchRun takes, and what the names it took before are now (CHANGELOG.md): a program passing an old
+// one would run with that option's default in silence.
+export const RUN_INPUT_KEYS: readonly string[] = [
+  ...optionsFor('run')
+    .map((o) => o.key as string)
+    .filter((k) => !(CLI_ONLY_KEYS as readonly string[]).includes(k)),
+  'hardware',
+  'reports',
+];
+export const RENAMED_RUN_KEYS: Readonly<Record<string, string>> = {
+  durationS: 'duration',
+  rampTimeoutS: 'rampTimeout',
+  settleTimeoutS: 'settleTimeout',
+  settlePauseS: 'settlePause',
+  metricsIntervalS: 'metricsInterval',
+  outDir: 'out',
+  resumeDir: 'resume',
+  engineFlags: 'engineVersion, engineCommit, backend, build and repository, each a setting of its own',
+  sampling: 'temperature, topP and topK, each a setting of its own',
+};
 
 // --repeats N repeats prefill points too: each gets at least N cold requests, so it has a spread to show.
 export const prefillRepeatsOf = (s: Pick<RunSettings, 'prefillRepeats' | 'repeats'>): number =>

@@ -7,6 +7,7 @@ import { realClock } from '../clock.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import type { Options, OptionKey } from '../config/options.js';
 import { BenchError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
 import { registerSecret } from '../secrets.js';
 import type { CliIo } from './io.js';
 
@@ -41,10 +42,7 @@ export function agentToken(
     try {
       token = readFileSync(o.agentTokenFile, 'utf8').trim();
     } catch (e) {
-      throw new BenchError(
-        'USAGE',
-        `--agent-token-file ${o.agentTokenFile}: cannot read it (${(e as { code?: string }).code ?? 'unreadable'}).`,
-      );
+      throw fsError('CONFIG_INVALID', `cannot read --agent-token-file ${o.agentTokenFile}`, e);
     }
   } else token = env.LLM_BENCH_AGENT_TOKEN?.trim();
   if (token) registerSecret(token);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BenchError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
 import { registerSecret } from '../secrets.js';
 
 export interface ApiKeySources {
@@ -26,17 +27,20 @@ function readKeyFile(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    const code = (e as { code?: string }).code ?? 'unreadable';
-    throw new BenchError('USAGE', `--api-key-file ${path}: cannot read it (${code}).`, {
-      hint: 'Give a file that holds only the key.',
-    });
+    // A file a flag names but cannot be read: a bad flag value, as for --config (docs/cli.md "Exit codes and errors").
+    throw fsError(
+      'CONFIG_INVALID',
+      `cannot read --api-key-file ${path}`,
+      e,
+      'Give a file that holds only the key.',
+    );
   }
   const key = text
     .split(/\r?\n/)
     .find((l) => l.trim() !== '')
     ?.trim();
   if (!key)
-    throw new BenchError('USAGE', `--api-key-file ${path} is empty.`, {
+    throw new BenchError('CONFIG_INVALID', `--api-key-file ${path} is empty.`, {
       hint: 'Put the key on its first line.',
     });
   return key;

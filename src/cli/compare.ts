@@ -7,15 +7,24 @@ import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { resultReader } from './load-result.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 import { compareModel } from '../report/compare-model.js';
-import { allVerdicts, notJudged, significantSlowdowns } from '../report/compare-verdicts.js';
+import {
+  allVerdicts,
+  clientSlowdowns,
+  notJudged,
+  significantSlowdowns,
+  verdictLine,
+} from '../report/compare-verdicts.js';
 import type { RunResult } from '../results/schema.js';
 
 // The CI gate: a significant slowdown past the threshold anywhere fails the command, naming where. What it could
-// not judge (no interval) is said on stderr, pass or fail.
+// not judge (no interval), and the slowdowns a client shaped (docs/ci.md), are said on stderr, pass or fail.
 function gate(results: RunResult[], failOn: number, io: CliIo): void {
   const sets = allVerdicts(compareModel(results));
-  for (const vs of sets)
+  for (const vs of sets) {
     for (const l of notJudged(vs)) io.stderr.write(`note: the gate did not judge ${vs.b.label}: ${l}\n`);
+    for (const v of clientSlowdowns(vs, failOn))
+      io.stderr.write(`note: the gate did not count ${vs.b.label} ${verdictLine(v, vs)}\n`);
+  }
   const offending = sets.flatMap((vs) =>
     significantSlowdowns(vs, failOn).map(
       (v) =>

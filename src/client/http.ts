@@ -14,6 +14,7 @@ import { originKey, OriginPolicies } from './transport/origin-policy.js';
 
 const originPolicies = new OriginPolicies(); // what probes and scrapes learned
 import { socketTag, trackedConnector } from './transport/undici-sockets.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface HttpOptions {
   apiKey?: string;
@@ -58,7 +59,10 @@ export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
 }
 
+const KEYS = keysOf<HttpOptions>({ apiKey: true, timeoutMs: true, headers: true, maxBytes: true });
+
 export function getText(baseUrl: string, path: string, opts: HttpOptions = {}): Promise<HttpResult<string>> {
+  checkOptions('getText', opts, KEYS);
   return exchange('GET', joinUrl(baseUrl, path), undefined, opts, 'text') as Promise<HttpResult<string>>;
 }
 
@@ -67,6 +71,7 @@ export function getJson<T = unknown>(
   path: string,
   opts: HttpOptions = {},
 ): Promise<HttpResult<T>> {
+  checkOptions('getJson', opts, KEYS);
   return exchange('GET', joinUrl(baseUrl, path), undefined, opts, 'json') as Promise<HttpResult<T>>;
 }
 
@@ -76,6 +81,7 @@ export function postJson<T = unknown>(
   body: unknown,
   opts: HttpOptions = {},
 ): Promise<HttpResult<T>> {
+  checkOptions('postJson', opts, KEYS);
   return exchange('POST', joinUrl(baseUrl, path), JSON.stringify(body), opts, 'json') as Promise<
     HttpResult<T>
   >;

@@ -9,7 +9,13 @@ import type { Dispatcher } from 'undici';
 import { nowMs } from '../clock.js';
 import { registerSecret } from '../secrets.js';
 import type { RequestRecord } from './types.js';
-import { StreamSession, type SessionOptions } from './decode/stream-session.js';
+import {
+  SESSION_KEYS,
+  sessionOptionsOf,
+  StreamSession,
+  type SessionOptions,
+} from './decode/stream-session.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 import { firstTokenTimeoutMs } from './transport/timeouts.js';
 import type { InFlightOptions, Transport, WireRequest } from './transport/transport.js';
 import { leanTransport } from './transport/h1-request.js';
@@ -37,6 +43,23 @@ export interface StreamRequestOptions extends SessionOptions, InFlightOptions {
 }
 
 export { firstTokenTimeoutMs };
+
+const KEYS = [
+  ...SESSION_KEYS,
+  ...keysOf<Omit<StreamRequestOptions, keyof SessionOptions>>({
+    baseUrl: true,
+    apiKey: true,
+    api: true,
+    body: true,
+    requestId: true,
+    httpClient: true,
+    dispatcher: true,
+    signal: true,
+    timeouts: true,
+    now: true,
+    onFirstToken: true,
+  }),
+];
 
 const TRANSPORTS: Record<HttpClient, Transport> = { lean: leanTransport(), undici: undiciTransport() };
 
@@ -80,8 +103,10 @@ function target(baseUrl: string): Target {
 // A line break in a header value would end the header early: the rest would be sent as headers of its own.
 const BAD_HEADER_VALUE = /[\r\n\0]/;
 
+// A misnamed option throws before anything is sent: a bad call, not a failed request.
 export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord> {
-  const session = new StreamSession(opts);
+  checkOptions('streamRequest', opts, KEYS);
+  const session = new StreamSession(sessionOptionsOf(opts));
   registerSecret(opts.apiKey);
   let t: Target;
   try {

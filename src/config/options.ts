@@ -1,4 +1,4 @@
-import { FLAVORS } from '../engine-names.js';
+import { FLAVORS } from '../engines/index.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../output-formats.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';

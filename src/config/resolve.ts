@@ -16,8 +16,9 @@ import {
   shapesPlan,
 } from './options.js';
 import type { OptionProblem } from './schema.js';
-import { validateValues } from './schema.js';
-import { suggest } from './suggest.js';
+import { problemText, validateValues } from './schema.js';
+import { suggest } from '../suggest.js';
+import { yamlProblem } from '../yaml-error.js';
 
 // plan takes every run flag so the verb can be swapped; those that cannot change a plan are listed apart.
 const PLAN_ACCEPTS = 'run flags (accepted, no effect on the plan):';
@@ -39,8 +40,8 @@ export function addOptions(cmd: Command, name: CommandName): Command {
   return cmd;
 }
 
-function formatProblems(where: string, problems: OptionProblem[]): string {
-  return `${where}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+function formatProblems(where: string, problems: OptionProblem[], name?: (path: string) => string): string {
+  return `${where}: ${problems.map((p) => problemText(p, name?.(p.path))).join('; ')}`;
 }
 
 const CONFIG_HINT = 'Check the path given to --config: a YAML file of the keys listed in docs/cli.md.';
@@ -56,10 +57,7 @@ export function readConfigFile(path: string, name: CommandName): Record<string, 
   try {
     data = parseYaml(text);
   } catch (e) {
-    throw new BenchError(
-      'CONFIG_INVALID',
-      `config file ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw new BenchError('CONFIG_INVALID', `config file ${path} is not valid YAML: ${yamlProblem(e, text)}`);
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data))
@@ -116,10 +114,7 @@ export function resolveOptions<C extends CommandName>(
   if (fromFlags.problems.length > 0)
     throw new BenchError(
       'CONFIG_INVALID',
-      formatProblems(
-        'invalid options',
-        fromFlags.problems.map((p) => ({ ...p, path: `--${kebab(p.path)}` })),
-      ),
+      formatProblems('invalid options', fromFlags.problems, (path) => `--${kebab(path)}`),
     );
   const configPath = typeof flags.config === 'string' ? flags.config : undefined;
   const fromFile = configPath ? readConfigFile(configPath, name) : {};

@@ -138,8 +138,21 @@ export function zodFor(o: OptionSpec): z.ZodType {
 }
 
 export interface OptionProblem {
-  path: string; // e.g. "contexts[1]"
+  path: string; // the option's key, or where inside its value ("sampling.x")
+  item?: { index: number; value: unknown }; // the one value of a list that is wrong (the 2nd of "1,x")
   message: string;
+}
+
+const ordinal = (n: number): string => {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+};
+
+/** One problem as a person reads it, under the name the user gave (a flag or a key): `--concurrency: the 2nd value
+ * "x": expected a number`, where the list's index ("[1]") made them count from zero. */
+export function problemText(p: OptionProblem, name = p.path): string {
+  const item = p.item ? `: the ${ordinal(p.item.index + 1)} value ${JSON.stringify(p.item.value)}` : '';
+  return `${name}${item}: ${p.message}`;
 }
 
 // Validates every present key; returns parsed values and every problem with its path (zod's errors as data).
@@ -156,11 +169,22 @@ export function validateValues(
     if (r.success) out[o.key] = r.data;
     else
       for (const issue of r.error.issues) {
-        const path = [
-          o.key,
-          ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)),
-        ].join('');
-        problems.push({ path: path.replace(/\.\[/g, '['), message: issue.message });
+        const [first, ...rest] = issue.path;
+        const list = listFromString(v);
+        // A list of one value reads as that value, a longer one says which ("the 2nd value").
+        if (typeof first === 'number' && rest.length === 0 && Array.isArray(list))
+          problems.push({
+            path: o.key,
+            ...(list.length > 1 ? { item: { index: first, value: list[first] } } : {}),
+            message: issue.message,
+          });
+        else {
+          const path = [
+            o.key,
+            ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)),
+          ];
+          problems.push({ path: path.join('').replace(/\.\[/g, '['), message: issue.message });
+        }
       }
   }
   return { values: out, problems };

@@ -1,25 +1,13 @@
 // What an engine's error means for the run, decided once from its fields (status, body type and code, and
 // the engine's own message): never by matching our own messages later.
+import { CONTEXT_EXCEEDED, CONTEXT_EXCEEDED_TYPES } from '../engines/index.js';
 import type { ErrorCode } from '../errors.js';
 import type { ErrorBody } from './error-body.js';
 import type { FailureReason } from './kinds.js';
 
-// Each engine's "prompt (plus max_tokens) does not fit" wording, lower case (docs/engines.md "Error bodies").
-export const CONTEXT_TOO_LONG_WORDINGS: ReadonlyArray<{ engine: string; says: string }> = [
-  { engine: 'vLLM', says: "this model's maximum context length is" },
-  { engine: 'vLLM (V1 engine)', says: 'is longer than the maximum model length' },
-  { engine: 'SGLang', says: "is longer than the model's context length" },
-  { engine: 'SGLang', says: "exceeds the model's maximum context length" },
-  { engine: 'llama.cpp', says: 'exceeds the available context size' },
-  { engine: 'TGI', says: '`max_new_tokens` must be <=' },
-  { engine: 'TGI', says: '`inputs` must have less than' },
-  { engine: 'Ollama', says: 'input length exceeds the context length' },
-  { engine: 'TensorRT-LLM', says: 'should not exceed max_seq_len' },
-  // mid-stream, 500, when a unified KV pool fills: every running request gets it (fatal.ts keeps it a
-  // request failure, not a run stop)
-  { engine: 'llama.cpp', says: 'context size has been exceeded' },
-];
-const CONTEXT_TOO_LONG_TYPES = new Set(['exceed_context_size_error']); // llama.cpp
+// Each engine's "prompt (plus max_tokens) does not fit" wording and body type (src/engines, docs/engines.md "Error
+// bodies"); llama.cpp's full unified pool ("Context size has been exceeded.", mid-stream, 500) is one of them, and
+// fatal.ts keeps it a request failure, not a run stop.
 const CONTEXT_TOO_LONG_CODES = new Set<string | number>(['context_length_exceeded']); // OpenAI
 const AUTH_TYPES = new Set(['authentication_error']);
 const MODEL_CODES = new Set<string | number>(['model_not_found']);
@@ -35,10 +23,10 @@ export function classifyError(status: number | undefined, e: ErrorBody): Failure
 }
 
 function isContextTooLong(e: ErrorBody): boolean {
-  if (e.type !== undefined && CONTEXT_TOO_LONG_TYPES.has(e.type)) return true;
+  if (e.type !== undefined && CONTEXT_EXCEEDED_TYPES.has(e.type)) return true;
   if (e.code !== undefined && CONTEXT_TOO_LONG_CODES.has(e.code)) return true;
   const m = e.message.toLowerCase();
-  return CONTEXT_TOO_LONG_WORDINGS.some((w) => m.includes(w.says));
+  return CONTEXT_EXCEEDED.some((w) => m.includes(w.says));
 }
 
 function mentionsModel(message: string): boolean {

@@ -1,6 +1,7 @@
 import { CONNECT_PROMPT_TOKENS, runContexts, type Plan } from './plan.js';
 import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-model.js';
 import { cellKey } from '../cell-rules.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface EstimateInput {
   duration: number; // window length
@@ -71,7 +72,23 @@ export const stepSeconds = (s: Omit<EstimateStep, 'estimateS'>, m: PrefillModel)
   s.fixedS + s.prompts * prefillSeconds(m, s.contextTokens);
 
 // The estimate `plan` prints and the live ETA starts from (docs/cli.md "How the estimate is made").
+const KEYS = keysOf<EstimateInput>({
+  duration: true,
+  prefillRepeats: true,
+  repeats: true,
+  cellOverheadS: true,
+  requestOverheadS: true,
+  engine: true,
+  prefill: true,
+});
+
 export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
+  checkOptions('estimateDuration', input, KEYS, {
+    durationS: 'duration',
+    rampS: 'cellOverheadS (ramp, close and settle of a cell together)',
+    settleS: 'cellOverheadS (ramp, close and settle of a cell together)',
+    prefillTokensPerS: 'prefill, seconds per prompt as { a, b }: a × tokens + b × tokens²',
+  });
   const model = input.prefill ?? priorPrefillModel(input.engine);
   const steps = planSteps(plan, input).map((s) => ({ ...s, estimateS: stepSeconds(s, model) }));
   let prefillS = 0;

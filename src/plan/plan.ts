@@ -9,6 +9,7 @@ import {
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
 import { kvDemandTokens } from '../cell-rules.js';
 import { contextLabel, fmtInt } from '../format/index.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface PlanInput {
   maxModelLen?: number;
@@ -53,7 +54,19 @@ export interface Plan {
 
 const sortedUnique = (xs: readonly number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
 
+const KEYS = keysOf<PlanInput>({
+  maxModelLen: true,
+  kvCapacityTokens: true,
+  kvCapacityBound: true,
+  verifyCapacity: true,
+  maxOutput: true,
+  contexts: true,
+  prefillContexts: true,
+  concurrency: true,
+});
+
 export function buildPlan(input: PlanInput): Plan {
+  checkOptions('buildPlan', input, KEYS);
   const { maxModelLen, kvCapacityTokens, maxOutput } = input;
   let contexts: number[];
   if (input.contexts && input.contexts.length > 0) contexts = sortedUnique(input.contexts);

@@ -9,6 +9,7 @@ import { probePromptTokens } from './probe.js';
 import { TokenizerSearch } from './tokenizer-search.js';
 import { promptCounter } from './counter.js';
 import type { PromptFactory, PromptFactoryOptions, PromptSizing } from './types.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export { buildPromptText, promptHead, CLOSING_INSTRUCTION } from './build.js';
 export type { PromptSpec } from './build.js';
@@ -21,7 +22,22 @@ export type { PromptRecipe, ChatMessage } from './recipe.js';
 export type { PromptSizing, PromptFactory, PromptFactoryOptions } from './types.js';
 export { promptCounter } from './counter.js';
 
+const KEYS = keysOf<PromptFactoryOptions>({
+  runId: true,
+  seed: true,
+  baseUrl: true,
+  apiKey: true,
+  model: true,
+  api: true,
+  tokenize: true,
+  tokenizeCoversTemplate: true,
+  tolerance: true,
+  probeTimeoutMs: true,
+  onWarning: true,
+});
+
 export async function createPromptFactory(opts: PromptFactoryOptions): Promise<PromptFactory> {
+  checkOptions('createPromptFactory', opts, KEYS);
   const warn = opts.onWarning ?? (() => {});
   const probe = (text: string) => probePromptTokens(opts, text);
   let source: PromptSizing = opts.tokenize ? 'tokenize' : 'calibration';

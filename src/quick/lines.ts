@@ -1,5 +1,5 @@
 import { capacityPhrase, singleUserLine, tooCloseToCall, type Answer } from '../answer/answer.js';
-import { engineSettings } from '../answer/engines.js';
+import { engineSettings } from '../engines/index.js';
 import { contextLabel, fmtTokS } from '../format/index.js';
 import { formatServiceLevel } from '../stats/slo.js';
 import type { TargetInfo } from '../target/types.js';

@@ -1,10 +1,11 @@
 import type { DecodeCell, LoadLevel, PrefillPoint, RunResult } from '../results/schema.js';
-import { engineSettings } from '../answer/engines.js';
+import { engineOf } from '../engines/index.js';
 import { rowLabel } from '../answer/levels.js';
 import { byLoad, CLIENT_BOUND_FIX, lagText, loadText } from './levels-model.js';
 import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 import { cellKey, clientSaturated, failedRequests } from '../cell-rules.js';
+import { prefillRepeatWarning } from '../results/warnings.js';
 
 // Anomaly rules (docs/report.md): each flag names the figure, the evidence and why it matters, in words.
 export type AnomalyKind =
@@ -229,6 +230,13 @@ function cellFlags(r: RunResult): Anomaly[] {
   return out;
 }
 
+/** The server's own words for the cell's failed requests: ' The server said "..." (12).', or '' where it said none. */
+export function serverWords(c: Pick<DecodeCell, 'serverErrors'>): string {
+  const said = c.serverErrors ?? [];
+  if (!said.length) return '';
+  return ` The server said ${said.map((s) => `"${s.message}" (${s.count})`).join('; ')}.`;
+}
+
 // Every flag of one decode cell, in the order the reports list them.
 function flagsOfCell(c: DecodeCell): Flag[] {
   const where = cellName(c);
@@ -255,7 +263,7 @@ function flagsOfCell(c: DecodeCell): Flag[] {
       errs > 0 && {
         kind: 'errors',
         severity: 'warn',
-        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.`,
+        text: `Cell ${where}: ${errs} request${errs === 1 ? '' : 's'} failed (${kinds}); the figures count only what arrived.${serverWords(c)}`,
       },
   ].filter((f): f is Flag => Boolean(f));
 }
@@ -265,7 +273,7 @@ function statusFlag(c: DecodeCell, where: string, kinds: string): Flag | undefin
     return {
       kind: 'failed',
       severity: 'error',
-      text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.`,
+      text: `Cell ${where} failed: ${c.error ?? 'no figure could be measured'}${kinds ? ` (errors: ${kinds})` : ''}.${serverWords(c)}`,
     };
   if (c.status !== 'Requests queued') return undefined;
   const waiting = c.maxWaiting ? ` Up to ${c.maxWaiting} requests were waiting.` : '';
@@ -381,23 +389,43 @@ function capacityFlag(c: DecodeCell, k: NonNullable<DecodeCell['capacityCheck']>
 // Several cells whose client was the bottleneck say one thing about the run: the machine the client ran on was
 // busy (its event loop ran late though the client itself had CPU to spare: other work held the CPU) or the
 // client had none to spare. Said once, first, with what to do (a demo on a loaded laptop flags most cells).
-export function machineBusy(r: RunResult): Anomaly | undefined {
+export interface ClientBottleneck {
+  bound: number; // measured cells whose client was the bottleneck (at least 2)
+  measured: number; // cells the client checked itself in
+  busy: boolean; // other work held the CPU, not the client itself: a single request (a prefill point) waits too
+  worstLoopDelayMs: number;
+  // What an arrival typically waited for the loop in the worst of those cells (the delay at the median of the
+  // window's time, else its p99): how late a prefill point's first token could be stamped.
+  typicalDelayMs: number;
+}
+
+export function clientBottleneck(r: RunResult): ClientBottleneck | undefined {
   const measured = r.decode.filter((c) => c.client);
   const bound = measured.filter((c) => c.client!.clientBound);
   if (bound.length < 2) return undefined;
   const saturated = bound.filter((c) => clientSaturated(c.client!)).length;
-  const worst = Math.max(...bound.map((c) => c.client!.loopDelayP99Ms));
-  const why =
-    saturated * 2 <= bound.length
-      ? 'this machine was busy (the event loop ran late while the client itself used less than a core: other work held the CPU)'
-      : 'the client itself had no CPU to spare';
+  return {
+    bound: bound.length,
+    measured: measured.length,
+    busy: saturated * 2 <= bound.length,
+    worstLoopDelayMs: Math.max(...bound.map((c) => c.client!.loopDelayP99Ms)),
+    typicalDelayMs: Math.max(...bound.map((c) => c.client!.loopDelayTimeP50Ms ?? c.client!.loopDelayP99Ms)),
+  };
+}
+
+export function machineBusy(r: RunResult): Anomaly | undefined {
+  const b = clientBottleneck(r);
+  if (!b) return undefined;
+  const why = b.busy
+    ? 'this machine was busy (the event loop ran late while the client itself used less than a core: other work held the CPU)'
+    : 'the client itself had no CPU to spare';
   return {
     kind: 'machine-busy',
     severity: 'warn',
     phase: 'run',
     text:
-      `The benchmark client was the bottleneck in ${bound.length} of ${measured.length} measured cells ` +
-      `(event-loop delay p99 up to ${fmt1(worst)} ms): ${why}. Those cells' TTFT and tok/s are partly this ` +
+      `The benchmark client was the bottleneck in ${b.bound} of ${b.measured} measured cells ` +
+      `(event-loop delay p99 up to ${fmt1(b.worstLoopDelayMs)} ms): ${why}. Those cells' TTFT and tok/s are partly this ` +
       `machine's, not the server's. Close other programs and run again; against a server, --workers N spreads ` +
       `the client over threads.`,
   };
@@ -497,7 +525,7 @@ export function levelFlags(r: RunResult): Anomaly[] {
 
 // Served below cacheable: the prefix cache did not keep what the workload shared, and the engine's setting for it.
 function cacheText(r: RunResult, name: string, levels: LoadLevel[]): string {
-  const e = engineSettings(r.engine.name);
+  const e = engineOf(r.engine.name);
   const each = joined(
     levels.map((l) => {
       const c = l.cache!;
@@ -507,16 +535,19 @@ function cacheText(r: RunResult, name: string, levels: LoadLevel[]): string {
   const source = levels.some((l) => l.cache!.source === 'metrics')
     ? " (its prefix-cache hit counter's rise)"
     : '';
-  const off = e.prefixCacheOff;
+  const { off, defaultOn } = e.prefixCache;
   const launched =
     off && r.launchCommand?.includes(off.split(' ')[0]!) ? ` The launch command turns it off (${off}).` : '';
-  const setting = off
-    ? `${e.engine} keeps it on unless ${off}${launched ? '' : ' (check the launch command)'}`
-    : `${e.engine === 'the server' ? 'The server' : e.engine} keeps it by its own rules`;
+  const setting =
+    off && defaultOn
+      ? `${e.display} keeps it on unless ${off}${launched ? '' : ' (check the launch command)'}`
+      : defaultOn
+        ? `${e.display} keeps it on, with no setting to turn it off`
+        : `${e.display === 'the server' ? "The server's" : `${e.display}'s`} own settings decide what it keeps`;
   return (
     `${name}: the server served fewer prompt tokens from its prefix cache than the workload made cacheable${source}: ${each}. ` +
     `Its prefix cache did not keep the shared prompts: evicted to make room for running requests, or turned off.${launched} ` +
-    `${setting}; a larger KV cache (${e.kv.join(', ')}) keeps more of them.`
+    `${setting}; a larger KV cache (${e.settings.kv.join(', ')}) keeps more of them.`
   );
 }
 
@@ -536,7 +567,12 @@ export function findAnomalies(r: RunResult): Anomaly[] {
   );
   const busy = machineBusy(r);
   if (busy) all.unshift(busy);
-  for (const w of r.warnings) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
+  // A stored warning a flag above already says, with its figures, is not said again as a note.
+  const said = new Set(
+    all.filter((a) => a.kind === 'prefill-repeat-outlier').map((a) => prefillRepeatWarning(a.contextTokens!)),
+  );
+  for (const w of r.warnings)
+    if (!said.has(w)) all.push({ kind: 'warning', severity: 'info', phase: 'run', text: w });
   if (r.error)
     all.push({
       kind: 'failed',

@@ -7,6 +7,7 @@ import {
   getCell,
   gpuNote,
   missingReason,
+  notLikeForLikeLines,
   prefillRatio,
   type CompareModel,
 } from './compare-model.js';
@@ -20,7 +21,13 @@ import {
   fmtTokS,
   fmtTokSChart,
 } from '../format/index.js';
-import { allVerdicts, VERDICT_HEADS, verdictRows, verdictSummary } from './compare-verdicts.js';
+import {
+  allVerdicts,
+  summaryGroups,
+  VERDICT_HEADS,
+  verdictRows,
+  verdictSummary,
+} from './compare-verdicts.js';
 import { cssVars, ratioColor, SERIES } from './html/color.js';
 import { esc, escText } from './html/escape.js';
 import { cornerMarks, heatmapHtml, matrixMinWidth, QUEUED_BADGE } from './html/heatmap.js';
@@ -128,6 +135,9 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
       m.runs.map((r) => r.title).join(' vs '),
       `${m.runs.length} runs · ratios are relative to run ${a.label}`,
     ),
+    ...notLikeForLikeLines(m).map(
+      (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${escText(l)}</li></ol>`,
+    ),
     compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),
     differencesCard(m),
@@ -204,7 +214,12 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
     'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
-    `<ul class="verdicts">${lines.map((l) => `<li>${esc(l.trim())}</li>`).join('')}</ul>` +
+    `<ul class="verdicts">${summaryGroups(lines)
+      .map(
+        (g) =>
+          `<li>${esc(g.text)}${g.items.length ? `<ul>${g.items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>` : ''}</li>`,
+      )
+      .join('')}</ul>` +
       `<div class="tbl-wrap"><table class="data verdict-list stack"><thead><tr>${VERDICT_HEADS(vs)
         .map((h) => `<th>${esc(h)}</th>`)
         .join('')}</tr></thead><tbody>${verdictRows(vs)

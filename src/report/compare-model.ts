@@ -51,6 +51,8 @@ export function missingReason(
   return !measurable(a) ? `${la} ${bad(a)}` : `${lb} ${bad(b)}`;
 }
 
+export const LAUNCH_COMMAND_FIELD = 'Launch command';
+
 function configRows(r: RunResult): Array<[string, string]> {
   const c = r.config;
   return [
@@ -58,7 +60,7 @@ function configRows(r: RunResult): Array<[string, string]> {
     ['Config · concurrency', c.concurrency.join(', ')],
     ['Config · prefill contexts', c.prefillContexts.map(contextLabel).join(', ')],
     ['Config · sampling', JSON.stringify(c.sampling)],
-    ['Launch command', r.launchCommand ?? ''],
+    [LAUNCH_COMMAND_FIELD, r.launchCommand ?? ''],
   ];
 }
 
@@ -108,6 +110,43 @@ export function gpuNote(a: CompareRun, b: CompareRun): string {
   if (!ga || !gb || ga === gb) return '';
   return `${a.label} has ${ga} GPUs, ${b.label} has ${gb}: per GPU, multiply these ratios by ${(ga / gb).toFixed(2)}.`;
 }
+
+// A model served under an organisation's prefix or in other case is the same model ("zai-org/GLM-5.3-Flash" and
+// "glm-5.3-flash"): a --served-model-name alias is not a difference.
+const modelName = (m: string) => m.split('/').pop()!.trim().toLowerCase();
+
+/**
+ * One line when B is not a like-for-like rerun of A (docs/report.md "Sections"): another model, or both another
+ * engine and other GPUs, so no ratio isolates one change. Only what both runs know is compared.
+ */
+export function notLikeForLike(a: CompareRun, b: CompareRun): string {
+  const differ = (f: (r: RunResult) => string | undefined, same = (x: string) => x) => {
+    const [va, vb] = [f(a.result), f(b.result)];
+    return va && vb && same(va) !== same(vb) ? { a: va, b: vb } : undefined;
+  };
+  const model = differ((r) => r.target.model, modelName);
+  const engine = differ((r) => r.engine.name);
+  const gpu = differ((r) => r.hardware.gpuName);
+  if (!model && !(engine && gpu)) return '';
+  const parts = [
+    model && ['model', `served another model (${model.b}; ${a.label}: ${model.a})`],
+    engine && ['engine', `with another engine (${engine.b}; ${a.label}: ${engine.a})`],
+    gpu && ['GPUs', `on other GPUs (${gpu.b}; ${a.label}: ${gpu.a})`],
+  ].filter((x): x is string[] => !!x);
+  const names = parts.map(([n]) => n!);
+  const which = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  return (
+    `Not like for like: ${b.label} ${parts.map(([, t]) => t).join(', ')}; every ${b.label}/${a.label} ratio ` +
+    `includes the change of ${which}.`
+  );
+}
+
+/** The not-like-for-like line of every run against A (text, md and html say them under the runs). */
+export const notLikeForLikeLines = (m: CompareModel): string[] =>
+  m.runs
+    .slice(1)
+    .map((b) => notLikeForLike(m.runs[0]!, b))
+    .filter(Boolean);
 
 /** Which runs had Requests queued in this cell: "" | "A" | "B" | "A, B" (the mark the ratio matrices carry). */
 export function queuedIn(

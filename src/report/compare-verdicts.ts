@@ -9,8 +9,10 @@ import {
   type Measured,
 } from '../stats/verdict.js';
 import { findPrefill, getCell, type CompareModel, type CompareRun } from './compare-model.js';
-import { cellName, contextLabel, DASH, fmtTokS } from '../format/index.js';
+import { cellName, contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js';
 import { isMeasured } from '../cell-rules.js';
+import type { DecodeCell } from '../results/schema.js';
+import { clientBottleneck } from './anomalies.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
 
@@ -21,6 +23,10 @@ export interface Verdict {
   b: number; // B's figure
   comparison: Comparison;
   why?: string; // for 'no interval': which side lacks one and what gives it one
+  // Whose client was the bottleneck here: the figures are partly the client's machine's, so the verdict is not
+  // the server's; said beside it and kept out of the gate (docs/method.md "Verdicts"). Short in the table's row,
+  // with the evidence (how many cells) in the summary and the gate's note.
+  notServer?: { short: string; long: string };
 }
 
 export interface VerdictSet {
@@ -62,6 +68,7 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
       ...(comparison.verdict === 'no interval'
         ? { why: outliersLeftOne(kept) ?? noIntervalWhy(lacking, 'prefill') }
         : {}),
+      ...notServer(busyMachines(comparison, [a, pa], [b, pb])),
     });
   }
   for (const ctx of m.contexts)
@@ -86,9 +93,55 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
         b: cb.totalTokensPerS,
         comparison,
         ...(comparison.verdict === 'no interval' ? { why: noIntervalWhy(lacking, 'cell') } : {}),
+        ...notServer(boundClients([a, ca], [b, cb])),
       });
     }
   return { a, b, verdicts };
+}
+
+const notServer = (why: Verdict['notServer']) => (why ? { notServer: why } : {});
+
+// A cell's own check: "B's client was the bottleneck", "A's and B's clients were the bottleneck".
+function boundClients(...sides: Array<[CompareRun, DecodeCell]>): Verdict['notServer'] {
+  const who = sides.filter(([, c]) => c.client?.clientBound).map(([r]) => `${r.label}'s`);
+  if (who.length === 0) return undefined;
+  const text = `${who.join(' and ')} client${who.length > 1 ? 's were' : ' was'} the bottleneck`;
+  return { short: text, long: text };
+}
+
+// A prefill point is one request at a time, checked by no cell of its own. A run whose machine was busy (other
+// work held the CPU, so the event loop stamped arrivals late) taints its point where that lateness, against the
+// point's TTFT, could account for the change (a 12 ms late stamp is 24% of a 2K prompt's 50 ms, 1% of a 128K
+// prompt's); a client short of CPU only at many users at once does not.
+function busyMachines(
+  c: Comparison,
+  ...sides: Array<readonly [CompareRun, PrefillPoint]>
+): Verdict['notServer'] {
+  const change = Math.abs(c.change ?? 0);
+  const busy = sides.flatMap(([r, p]) => {
+    const b = clientBottleneck(r.result);
+    const share = b && p.ttftMs ? b.typicalDelayMs / p.ttftMs : 0;
+    return b?.busy && share >= change
+      ? [
+          {
+            who: `${r.label}'s`,
+            cells: `${b.bound} of ${b.measured}`,
+            late: b.typicalDelayMs,
+            ttft: p.ttftMs!,
+          },
+        ]
+      : [];
+  });
+  if (busy.length === 0) return undefined;
+  const machines = `${busy.map((b) => b.who).join(' and ')} machine${busy.length > 1 ? 's were' : ' was'} busy`;
+  const evidence = busy
+    .map(
+      (b) =>
+        `${b.who} client the bottleneck in ${b.cells} measured cells, its stamps some ${fmtMs(b.late)} late against ` +
+        `this point's ${fmtMs(b.ttft)} TTFT`,
+    )
+    .join('; ');
+  return { short: machines, long: `${machines} (${evidence})` };
 }
 
 // A point measured several times whose other repeats were flagged as outliers has one left, and no spread: said
@@ -118,29 +171,47 @@ function noIntervalWhy(lacking: CompareRun[], kind: 'prefill' | 'cell'): string 
 export const VERDICT_RULE =
   'significant: the 99% interval of the log ratio excludes no change and the change is at least 2%; ± is the 95% interval';
 
-export const significantSlowdowns = (vs: VerdictSet, atLeast = 0): Verdict[] =>
+const significant = (v: Verdict) => v.comparison.verdict === 'faster' || v.comparison.verdict === 'slower';
+
+const slowdowns = (vs: VerdictSet, atLeast: number): Verdict[] =>
   vs.verdicts
     .filter((v) => v.comparison.verdict === 'slower' && -(v.comparison.change ?? 0) > atLeast)
     .sort((x, y) => (x.comparison.change ?? 0) - (y.comparison.change ?? 0));
 
+/** The server's significant slowdowns beyond `atLeast`, worst first: what `--fail-on` fails on. */
+export const significantSlowdowns = (vs: VerdictSet, atLeast = 0): Verdict[] =>
+  slowdowns(vs, atLeast).filter((v) => !v.notServer);
+
+/** Significant slowdowns beyond `atLeast` where a client was the bottleneck: said, never failed on. */
+export const clientSlowdowns = (vs: VerdictSet, atLeast = 0): Verdict[] =>
+  slowdowns(vs, atLeast).filter((v) => v.notServer);
+
 export function verdictLine(v: Verdict, vs: VerdictSet): string {
-  return `${v.where}: ${describeComparison(v.comparison, vs.a.label, vs.b.label)} (${v.figure})`;
+  const line = `${v.where}: ${describeComparison(v.comparison, vs.a.label, vs.b.label)} (${v.figure})`;
+  return v.notServer ? `${line}, not the server's: ${v.notServer.long}` : line;
 }
+
+// The heading over significant verdicts a client shaped (the summary and the gate's note say the same).
+export const NOT_SERVER_HEAD =
+  "Not the server's (the client was the bottleneck: rerun on a quieter machine or with --workers N; --fail-on ignores these):";
 
 // The lines every compare format shows: counts, the worst slowdowns, the geometric mean of significant ratios.
 export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
   const { a, b, verdicts } = vs;
   if (verdicts.length === 0)
     return [`No cell or prefill point was measured by both ${a.label} and ${b.label}.`];
-  const count = (k: string) => verdicts.filter((v) => v.comparison.verdict === k).length;
-  const noInterval = count('no interval');
+  const server = verdicts.filter((v) => !v.notServer);
+  const count = (k: string, of = server) => of.filter((v) => v.comparison.verdict === k).length;
+  const noInterval = count('no interval', verdicts);
+  const shaped = verdicts.filter((v) => v.notServer && significant(v));
   const lines = [
-    `${b.label} vs ${a.label}: ${count('faster')} faster, ${count('slower')} slower, ${count('no significant difference')} no significant difference` +
+    `${b.label} vs ${a.label}: ${count('faster')} faster, ${count('slower')} slower, ${count('no significant difference', verdicts)} no significant difference` +
+      (shaped.length ? `, ${shaped.length} not the server's (the client was the bottleneck)` : '') +
       (noInterval ? `, ${noInterval} not judged (no interval)` : '') +
       ` (${VERDICT_RULE}).`,
     ...notJudged(vs),
   ];
-  const sig = verdicts.filter((v) => v.comparison.verdict === 'faster' || v.comparison.verdict === 'slower');
+  const sig = server.filter(significant);
   const gm = geometricMean(sig.map((v) => v.comparison.ratio!));
   if (gm !== null)
     lines.push(
@@ -148,7 +219,17 @@ export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
     );
   const slow = significantSlowdowns(vs).slice(0, worst);
   if (slow.length) lines.push('Worst slowdowns:', ...slow.map((v) => `  ${verdictLine(v, vs)}`));
+  if (shaped.length) lines.push(NOT_SERVER_HEAD, ...shaped.map((v) => `  ${verdictLine(v, vs)}`));
   return lines;
+}
+
+/** The summary's lines as paragraphs, each heading with its items ("Worst slowdowns:" and the cells under it). */
+export function summaryGroups(lines: readonly string[]): Array<{ text: string; items: string[] }> {
+  const groups: Array<{ text: string; items: string[] }> = [];
+  for (const l of lines)
+    if (l.startsWith('  ') && groups.length) groups[groups.length - 1]!.items.push(l.trim());
+    else groups.push({ text: l, items: [] });
+  return groups;
 }
 
 // The prefill points (and cells) nobody judged, named, with what would give them an interval: the gate cannot
@@ -186,7 +267,8 @@ export function verdictRows(vs: VerdictSet): string[][] {
       fmtTokS(v.a),
       fmtTokS(v.b),
       change,
-      c.verdict === 'no interval' ? `not judged: ${v.why ?? 'no interval'}` : c.verdict,
+      (c.verdict === 'no interval' ? `not judged: ${v.why ?? 'no interval'}` : c.verdict) +
+        (v.notServer ? `, not the server's: ${v.notServer.short}` : ''),
     ];
   });
 }

@@ -7,6 +7,8 @@ import {
   findPrefill,
   getCell,
   gpuNote,
+  LAUNCH_COMMAND_FIELD,
+  notLikeForLikeLines,
   missingReason,
   queuedIn,
   prefillRatio,
@@ -14,6 +16,7 @@ import {
 } from './compare-model.js';
 import {
   allVerdicts,
+  summaryGroups,
   VERDICT_HEADS,
   verdictRows,
   verdictSummary,
@@ -21,9 +24,18 @@ import {
 } from './compare-verdicts.js';
 import { contextLabel, DASH, fmtRatio, fmtTokS } from '../format/index.js';
 import { decodeMatrixMd, mdEscape, mdTable } from './markdown.js';
-import { decodeMatrixLines, makePaint, wrap, type Paint, type TextOptions } from './text.js';
+import { wrapCommand } from './wrap-command.js';
+import {
+  decodeMatrixLines,
+  makePaint,
+  TEXT_OPTION_KEYS,
+  wrap,
+  type Paint,
+  type TextOptions,
+} from './text.js';
 
 import type { CompareFormat } from '../output-formats.js';
+import { checkOptions } from '../option-keys.js';
 export { COMPARE_FORMATS, type CompareFormat } from '../output-formats.js';
 
 function ratioMatrixMd(m: CompareModel, bi: number): string {
@@ -62,6 +74,7 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
     ),
     '',
   );
+  for (const l of notLikeForLikeLines(m)) out.push(`> ⚠ ${mdEscape(l)}`, '');
   out.push(...compareAnswerMd(compareAnswer(m.runs, slo)));
   out.push('## Metadata differences', '');
   out.push(
@@ -77,8 +90,11 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
     out.push(
       `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
       '',
-      ...verdictSummary(vs).map((l) => (l.startsWith('  ') ? `- ${mdEscape(l.trim())}` : mdEscape(l))),
-      '',
+      ...summaryGroups(verdictSummary(vs)).flatMap((g) => [
+        mdEscape(g.text),
+        '',
+        ...(g.items.length ? [...g.items.map((i) => `- ${mdEscape(i)}`), ''] : []),
+      ]),
       `Every cell and prefill point ${vs.b.label} and ${vs.a.label} both measured:`,
       '',
       mdTable(
@@ -135,13 +151,17 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
   const paint: Paint = makePaint(opts.color);
   const out: string[] = [paint('Speed test comparison', 'bold')];
   for (const r of m.runs) out.push(...wrap(`${r.label}  ${r.title} (${r.result.runId})`, width, '   '));
+  for (const l of notLikeForLikeLines(m))
+    out.push(...wrap(`! ${l}`, width, '  ').map((x) => paint(x, 'yellow')));
   out.push('', ...compareAnswerText(compareAnswer(m.runs, opts.slo), width, paint, wrap));
   out.push('', paint('Metadata differences', 'bold'));
   if (!m.metaDiffs.length) out.push('  none');
   for (const d of m.metaDiffs) {
     out.push(`  ${d.field}`);
+    // A launch command breaks between its words, a flag beside its value (a path or a JSON config is never cut).
+    const fit = d.field === LAUNCH_COMMAND_FIELD ? wrapCommand : wrap;
     d.values.forEach((v, i) =>
-      out.push(...wrap(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
+      out.push(...fit(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
   }
   for (const vs of allVerdicts(m)) {
@@ -213,13 +233,16 @@ function verdictTable(vs: VerdictSet, width: number): string[] {
     '  ' + cols.map((w, i) => (right[i] ? r[i]!.padStart(w) : r[i]!.padEnd(w))).join('  ') + '  ';
   return rows.flatMap((r) => {
     const head = lead(r);
-    const room = Math.max(20, width - head.length);
-    const [first, ...more] = wrap(r[5]!, room, '');
+    // Under 20 columns left, the verdict goes under its row, four in, rather than past the width.
+    if (width - head.length < 20)
+      return [head.trimEnd(), ...wrap(r[5]!, width - 4, '').map((l) => `    ${l}`)];
+    const [first, ...more] = wrap(r[5]!, width - head.length, '');
     return [head + first, ...more.map((l) => ' '.repeat(head.length) + l)];
   });
 }
 
 export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {
+  checkOptions('renderCompare', opts, TEXT_OPTION_KEYS);
   const m = compareModel(results);
   if (format === 'md') return renderCompareMd(m, opts.slo);
   if (format === 'html') return renderCompareHtml(m, {}, opts.slo);

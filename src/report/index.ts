@@ -4,8 +4,9 @@ import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
-import { renderText, type TextOptions } from './text.js';
+import { renderText, TEXT_OPTION_KEYS, type TextOptions } from './text.js';
 import type { ReportFormat } from '../output-formats.js';
+import { checkOptions } from '../option-keys.js';
 
 // Renderers are pure: (result, options) => string. The CLI and the runner decide where the string goes.
 export { REPORT_FORMATS, type ReportFormat } from '../output-formats.js';
@@ -18,6 +19,7 @@ export interface AnswerOptions {
 export type ReportOptions = TextOptions & AnswerOptions;
 
 export function renderReport(result: RunResult, format: ReportFormat, opts: ReportOptions = {}): string {
+  checkOptions('renderReport', opts, TEXT_OPTION_KEYS);
   switch (format) {
     case 'html':
       return renderHtml(result, {}, opts);

@@ -1,3 +1,5 @@
+import { serverLimits } from '../answer/limits.js';
+import { layoutWords } from '../engines/index.js';
 import type { CellStatus, DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
 import {
   contextLabel,
@@ -163,12 +165,12 @@ export function metadata(r: RunResult): MetaSection[] {
         ['Time per measurement', fmtDuration(c.duration)],
         ['Max output', `${fmtInt(c.maxOutput)} tokens`],
         ['Max model length', t.maxModelLen ? `${fmtInt(t.maxModelLen)} tokens` : undefined],
+        ['KV capacity', kvCapacityText(r)],
         [
-          'KV capacity',
-          t.kvCapacityTokens
-            ? `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}${kvBoundNote(t.kvCapacityBound)}`
-            : undefined,
+          'Seats',
+          t.seats ? `${fmtInt(t.seats)} requests at once (${t.seatsSource ?? 'the server'})` : undefined,
         ],
+        ['KV layout', r.status === 'imported' ? undefined : kvLayoutText(r)],
         ['API', r.status === 'imported' ? undefined : t.api],
         ['Sampling sent', r.status === 'imported' ? undefined : sampling || 'none (model defaults)'],
         ['Ignore EOS', r.status === 'imported' ? undefined : c.ignoreEos ? 'yes' : 'no'],
@@ -180,6 +182,23 @@ export function metadata(r: RunResult): MetaSection[] {
       ]),
     },
   ];
+}
+
+// The KV capacity as the probe read it; where the run showed the slots share one pool, that pool (the slot's n_ctx).
+function kvCapacityText(r: RunResult): string | undefined {
+  const t = r.target;
+  if (!t.kvCapacityTokens) return undefined;
+  const l = serverLimits(r);
+  if (l.layoutProof && l.kvTokens !== undefined && l.kvTokens !== t.kvCapacityTokens)
+    return `${fmtInt(l.kvTokens)} tokens, one pool the slots share (shown by the run; the probe read ${fmtInt(t.kvCapacityTokens)})`;
+  return `${fmtInt(t.kvCapacityTokens)} tokens${t.kvCapacitySource ? ` (${t.kvCapacitySource})` : ''}${kvBoundNote(t.kvCapacityBound)}`;
+}
+
+// The KV layout where the engine has more than one: as the server or its launch command said, or as the run proved.
+function kvLayoutText(r: RunResult): string | undefined {
+  const l = serverLimits(r);
+  const words = layoutWords(r.engine.name, l.layout);
+  return words && l.layoutProof ? `${words} (shown by the run)` : words;
 }
 
 // One row of the seeds' "All measurements" table, formatted.

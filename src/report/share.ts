@@ -1,5 +1,5 @@
 import { answerOf, answerRows } from '../answer/answer.js';
-import { engineSettings } from '../answer/engines.js';
+import { engineSettings } from '../engines/index.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';

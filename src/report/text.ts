@@ -20,6 +20,7 @@ import {
   TTFT_NOTE,
 } from './model.js';
 import { cellKey } from '../cell-rules.js';
+import { keysOf } from '../option-keys.js';
 
 // Terminal report: readable at 80 columns; colour only when the caller says so (CLI decides from TTY/env).
 export interface TextOptions {
@@ -29,6 +30,14 @@ export interface TextOptions {
   whatIf?: WhatIfNote[];
   verbose?: boolean; // compare: every verdict, not only the counts and the worst five
 }
+// The keys renderReport and renderCompare take (a report's options are these: AnswerOptions is a part of them).
+export const TEXT_OPTION_KEYS = keysOf<TextOptions>({
+  color: true,
+  width: true,
+  slo: true,
+  whatIf: true,
+  verbose: true,
+});
 
 const CODES = {
   bold: [1, 22],

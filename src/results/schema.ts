@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ARRIVAL_KINDS, CELL_STATUSES, LEVEL_STATUSES } from '../cell-rules.js';
+import { KV_LAYOUTS } from '../engines/types.js';
 import { ERROR_KINDS } from '../failures/kinds.js';
 
 // The result document is the contract between `run` (writer) and every report, compare and import (readers).
@@ -70,6 +71,12 @@ export const Target = z.object({
   // exact, or a lower bound / an inference from the API (docs/engines.md "KV capacity: where it comes from, and how
   // sure"; src/plan/capacity.ts KvBound)
   kvCapacityBound: z.enum(['exact', 'lower-bound', 'inferred']).optional(),
+  // Requests the server runs at once as it states it (llama.cpp /props total_slots, SGLang max_running_requests, or
+  // its launch command), and how its KV is laid out where the engine may lay it out more than one way (llama.cpp
+  // split or unified: src/engines). Absent where the server does not say.
+  seats: z.number().int().positive().optional(),
+  seatsSource: z.string().optional(),
+  kvLayout: z.enum(KV_LAYOUTS).optional(),
   metricsAvailable: z.boolean(),
   tokenizeAvailable: z.boolean().optional(),
   tokenizeMethod: z.string().optional(), // how prompt lengths were counted (src/target/engines), in words
@@ -264,6 +271,15 @@ export const CellIntervals = z.object({
 });
 export type CellIntervals = z.infer<typeof CellIntervals>;
 
+// One error message the server answered with, and how many of the cell's requests got it.
+export const ServerError = z.object({
+  message: z.string(),
+  count: z.number().int().positive(),
+  kind: ErrorKind,
+  status: z.number().int().optional(),
+});
+export type ServerError = z.infer<typeof ServerError>;
+
 // The client-timeline queue evidence of a cell (src/stats/queue.ts), kept whatever the status.
 export const ClientQueue = z.object({
   queued: z.boolean(),
@@ -384,6 +400,9 @@ export const DecodeCell = z.object({
   perRequestTokensPerSQ: Quantiles.optional(),
   requestsSent: z.number().int().optional(),
   errors: ErrorsByKind.optional(),
+  // The server's own words for the requests it failed (its error messages, deduplicated, most frequent first), so the
+  // reports show them beside the errors by kind. Absent when the server failed none.
+  serverErrors: z.array(ServerError).optional(),
   // Requests sent a second time: their reused connection closed before a byte of answer (the server had
   // given it up; docs/method.md "Connections"). Absent when none.
   staleReconnects: z.number().int().positive().optional(),

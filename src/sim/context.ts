@@ -32,7 +32,6 @@ export interface SimContext {
   sessions: Set<StreamSession>;
   nextId: number;
   launchCommand?: string; // set once the server listens (GET /sim/launch)
-  lastPrompt?: string; // llama.cpp: the prompt a slot last held, for its token-wise prompt cache
   hist: { ttft: Histogram; e2e: Histogram; queue: Histogram; itl: Histogram };
 }
 

@@ -21,6 +21,7 @@ interface Pending {
 export class EngineLoop {
   readonly lag = new LagStats();
   private current: StepPlan | null = null;
+  private lastEndMs = -Infinity; // when the last step ended
   private cancel: (() => void) | null = null;
   private closed = false;
 
@@ -51,9 +52,17 @@ export class EngineLoop {
 
   private kick(): void {
     if (this.closed || this.current) return;
-    this.current = this.sched.plan(this.clock.now());
+    this.current = this.sched.plan(this.idleStartMs());
     this.notifyAdmitted(this.current);
     this.arm();
+  }
+
+  // An idle engine's next step starts when the first waiting request reached it (or the last step ended, if
+  // later), not when a late timer or pass noticed it: admissions keep to the schedule as steps do.
+  private idleStartMs(): number {
+    const now = this.clock.now();
+    const next = this.sched.nextArrivalMs();
+    return next === undefined ? now : Math.min(now, Math.max(next, this.lastEndMs));
   }
 
   private arm(): void {
@@ -83,6 +92,7 @@ export class EngineLoop {
     let firstDue: number | undefined;
     while (this.current && this.current.endMs <= now) {
       firstDue ??= this.current.endMs;
+      this.lastEndMs = this.current.endMs;
       for (const em of this.sched.complete(this.current)) {
         const p = pending.get(em.seq);
         if (p) {
@@ -108,9 +118,9 @@ export class EngineLoop {
       const cpu = process.cpuUsage(cpu0);
       this.lag.addPass(this.clock.now() - now, (cpu.user + cpu.system) / 1000);
     }
-    // Arrivals stamped after the last virtual step start wait for a step that starts now.
+    // Arrivals after the last step's end start one at their arrival.
     if (!this.current && this.sched.busy) {
-      this.current = this.sched.plan(this.clock.now());
+      this.current = this.sched.plan(this.idleStartMs());
       this.notifyAdmitted(this.current);
     }
     this.arm();

@@ -4,7 +4,7 @@ import { errorFor, type ErrorKind, type ErrorInfo } from './flavors/errors.js';
 import type { FaultDecision } from './faults.js';
 import type { SimHttpRequest } from './http-types.js';
 import { SSE_HEADERS, StreamSession, type GenRequest } from './stream-session.js';
-import { blockHashes, commonPrefixTokens, countTokens, renderChat, type ChatMessage } from './tokenizer.js';
+import { blockHashesOf, countTokens, renderChat, tokenIds, type ChatMessage } from './tokenizer.js';
 import type { TruthRecord } from './truth.js';
 import type { Writer } from './writer.js';
 
@@ -274,10 +274,14 @@ function startSession(x: Exchange, a: Accepted): void {
   const defaultMax =
     api === 'completions' && f.completionsDefaultMaxTokens !== null ? f.completionsDefaultMaxTokens : room;
   const maxTokens = Math.max(1, Math.min(a.explicit ?? defaultMax, room));
-  const bs = ctx.engine.sched.kv.blockSize;
-  const sharedPrefixTokens = llamacppSharedPrefix(ctx, text);
+  const ids = tokenIds(text).subarray(0, promptTokens); // Ollama cuts an over-long prompt to fit
   const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${(ctx.nextId++).toString(16).padStart(8, '0')}`;
+  // The API server's delay runs from the request's arrival (not from when this process got to it), or from the
+  // end of an injected header delay.
+  const receivedMs = fault?.name === 'slow-headers' ? ctx.clock.now() : req.arrivalMs;
+  const arrivalMs = ctx.engine.sched.api.arrivalMs(receivedMs, promptTokens);
   const truth = openTruth(id, req, api, a.stream, promptTokens, fault);
+  truth.engineArrivalMs = arrivalMs;
   const session = new StreamSession(genRequest(ctx, id, api, a), f, w, truth, ctx.truth, ctx.clock, fault);
   session.abortEngine = () => ctx.engine.abort(id);
   session.onDone = () => {
@@ -289,27 +293,16 @@ function startSession(x: Exchange, a: Accepted): void {
   ctx.engine.submit(
     {
       id,
-      arrivalMs: ctx.engine.sched.api.arrivalMs(ctx.clock.now(), promptTokens),
+      arrivalMs,
       promptTokens,
-      blockHashes: blockHashes(text, bs).slice(0, Math.floor(promptTokens / bs)),
+      blockHashes: blockHashesOf(ids, ctx.engine.sched.kv.blockSize),
+      tokenIds: ids,
       maxTokens,
-      ...(sharedPrefixTokens !== undefined ? { sharedPrefixTokens } : {}),
       minTokens: f.minTokens ? num(body.min_tokens) : undefined,
       ignoreEos: f.ignoreEos ? body.ignore_eos === true : false,
     },
     session,
   );
-}
-
-/**
- * llama.cpp reuses any common prefix with a slot's previous prompt, token by token: a new conversation hits the
- * chat template's start. (One previous prompt stands for the slots' caches.)
- */
-function llamacppSharedPrefix(ctx: SimContext, text: string): number | undefined {
-  if (ctx.flavor.name !== 'llamacpp') return undefined;
-  const shared = ctx.lastPrompt !== undefined ? commonPrefixTokens(text, ctx.lastPrompt) : undefined;
-  ctx.lastPrompt = text;
-  return shared;
 }
 
 function genRequest(ctx: SimContext, id: string, api: Api, a: Accepted): GenRequest {
@@ -331,7 +324,9 @@ function genRequest(ctx: SimContext, id: string, api: Api, a: Accepted): GenRequ
     includeUsage,
     continuousUsage: f.continuousUsage && includeUsage && so?.continuous_usage_stats === true,
     cachedTokensInUsage:
-      f.cachedTokensInUsage === 'always' || (f.cachedTokensInUsage === 'flag' && p.promptTokensDetails),
+      f.cachedTokensInUsage === 'always' ||
+      (f.cachedTokensInUsage === 'flag' && p.promptTokensDetails) ||
+      (f.cachedTokensInUsage === 'non-stream' && !a.stream),
     reasoningParser: p.reasoningTokens > 0,
   };
 }

@@ -1,11 +1,14 @@
-// Paged KV cache with a prefix cache, after vLLM's block pool: blocks with refCount 0 sit in an LRU free queue
-// and keep their hash until reallocated, so a later prompt with the same prefix reuses them without prefill.
+// Paged KV cache with a prefix cache, after vLLM's block pool (docs/sim.md "Prefix cache: blocks"): blocks with
+// refCount 0 sit in a free queue and keep their hash until reallocated, so a later prompt with the same prefix
+// reuses them without prefill. Like vLLM it does not de-duplicate: a block filled with the same tokens as a cached
+// one is cached too, and a lookup takes the one cached first.
 export class KvCache {
   readonly numBlocks: number;
   readonly blockSize: number;
   private readonly ref: Int32Array;
   private readonly hashOf: Array<number | undefined>;
-  private readonly byHash = new Map<number, number>();
+  private readonly byHash = new Map<number, number>(); // the block a lookup takes: the first cached
+  private readonly later = new Map<number, number[]>(); // blocks cached after it with the same hash, in order
   // Doubly linked free queue (head = least recently freed = evicted first); -1 = none.
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
@@ -78,19 +81,31 @@ export class KvCache {
     if (b < 0) return undefined;
     this.unlink(b);
     const h = this.hashOf[b];
-    if (h !== undefined) {
-      this.byHash.delete(h);
-      this.hashOf[b] = undefined;
-    }
+    if (h !== undefined) this.evict(b, h);
     this.ref[b] = 1;
     return b;
   }
 
-  // A block became full of computed prompt tokens: publish it for reuse.
+  // A block became full of computed tokens: publish it for reuse.
   register(block: number, hash: number): void {
-    if (!this.prefixCaching || this.hashOf[block] !== undefined || this.byHash.has(hash)) return;
+    if (!this.prefixCaching || this.hashOf[block] !== undefined) return;
     this.hashOf[block] = hash;
-    this.byHash.set(hash, block);
+    if (!this.byHash.has(hash)) this.byHash.set(hash, block);
+    else {
+      const list = this.later.get(hash);
+      if (list) list.push(block);
+      else this.later.set(hash, [block]);
+    }
+  }
+
+  private evict(b: number, h: number): void {
+    this.hashOf[b] = undefined;
+    const list = this.later.get(h);
+    if (this.byHash.get(h) === b) {
+      if (!list) this.byHash.delete(h);
+      else this.byHash.set(h, list.shift()!);
+    } else if (list) list.splice(list.indexOf(b), 1);
+    if (list?.length === 0) this.later.delete(h);
   }
 
   // Freed in reverse so a sequence's tail blocks are evicted before its head (vLLM does the same).

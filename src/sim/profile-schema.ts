@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FLAVORS } from '../engine-names.js';
+import { FLAVORS } from '../engines/index.js';
 import { DEFAULT_CHAT_TEMPLATE } from './tokenizer.js';
 
 export { FLAVORS };
@@ -53,6 +53,9 @@ export const ProfileSchema = z
     // llama.cpp --kv-unified: every slot addresses one pool of kvCapacityTokens (-c); a full pool fails every
     // running request. Off: each of maxNumSeqs (-np) slots gets its own share (serving-limits.ts).
     kvUnified: z.boolean().default(false),
+    // llama.cpp: tokens of slot states its host-memory prompt cache keeps (--cache-ram over the KV bytes of a
+    // token); 0 = no such cache (--cache-ram 0); null = the pool's tokens (-c), llama-server's token limit.
+    promptCacheTokens: z.number().int().nonnegative().nullable().default(null),
     // Template tokens a chat request's prompt gets (tokenizer.ts renderChat): a common start, per message, and
     // the generation prompt; one user message costs 15 by default, as real chat templates do.
     chatTemplate: z

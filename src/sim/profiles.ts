@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { BenchError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
 import { ProfileSchema, type Profile, type ProfileInput } from './profile-schema.js';
+import { yamlProblem } from '../yaml-error.js';
 
 // profiles/ at the package root, from src/sim (tsx) and dist/sim (built) alike.
 export const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
@@ -28,7 +29,7 @@ function readProfileFile(path: string): unknown {
   } catch (e) {
     throw new BenchError(
       'CONFIG_INVALID',
-      `profile ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+      `profile ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${yamlProblem(e, text)}`,
     );
   }
 }

@@ -1,19 +1,21 @@
 import { ApiServer, makeCurves, type Curves } from './curves.js';
 import { KvCache } from './kv-cache.js';
+import { LlamacppSlots } from './llamacpp-slots.js';
 import type { Profile } from './profile-schema.js';
 import { makeRng, mixSeed, type Rng } from './rng.js';
 import { servingLimits, type ServingLimits } from './serving-limits.js';
 import { acceptProbability, drawSpecTokens } from './speculative.js';
+import { chainBlockHash, outputTokenId } from './tokenizer.js';
 
 export interface RequestSpec {
   id: string;
   arrivalMs: number;
   promptTokens: number;
-  blockHashes: readonly number[]; // hash per full prompt block (tokenizer.ts blockHashes)
+  blockHashes: readonly number[]; // hash per full prompt block (tokenizer.ts blockHashesOf)
+  // The prompt's token ids (tokenizer.ts tokenIds), promptTokens of them: with them the engine caches the blocks
+  // its output fills too, and llama.cpp's slots compare prompts token by token (else block by block).
+  tokenIds?: ArrayLike<number>;
   maxTokens: number;
-  // Prompt tokens shared with an earlier prompt, counted token by token (llama.cpp's slot cache reuses a common
-  // prefix of any length; block caches only whole blocks).
-  sharedPrefixTokens?: number;
   minTokens?: number;
   ignoreEos?: boolean;
 }
@@ -27,7 +29,9 @@ export class Seq {
   output = 0;
   reasoning = 0;
   blocks: number[] = [];
-  registered = 0; // prompt blocks published to the prefix cache
+  registered = 0; // blocks published to the prefix cache
+  hashes: readonly number[]; // hash per full block of prompt + output known so far (the spec's until output fills one)
+  slot: number | undefined; // llama.cpp: the slot it runs in
   cachedTokens: number | undefined;
   admittedMs: number | undefined;
   preemptions = 0;
@@ -45,6 +49,7 @@ export class Seq {
     readonly reasoningBudget: number,
   ) {
     this.target = spec.promptTokens;
+    this.hashes = spec.blockHashes;
     this.rng = makeRng(mixSeed(seed, index));
     const min = Math.max(1, spec.minTokens ?? 0);
     if (!spec.ignoreEos && spec.maxTokens > min && this.rng() < earlyStopRate) {
@@ -60,6 +65,19 @@ export class Seq {
   }
   get prefilled(): boolean {
     return this.computed >= this.target;
+  }
+  // Token `i` of prompt + output.
+  tokenAt(i: number): number {
+    const p = this.spec.promptTokens;
+    return i < p ? this.spec.tokenIds![i]! : outputTokenId(i - p, this.reasoningBudget);
+  }
+  // Tokens whose KV is computed for good: the newest sampled token is fed (computed) only by the next step, and
+  // never when the request ends at max tokens; a stop at EOS leaves the EOS, which the sim does not send, as
+  // that last one. Before the first token, the prompt computed so far.
+  kvTokens(finished = false): number {
+    if (this.output === 0) return Math.min(this.computed, this.spec.promptTokens);
+    const last = finished && this.stopReason === 'stop' ? 0 : 1;
+    return Math.min(this.computed, this.spec.promptTokens + this.output - last);
   }
 }
 
@@ -88,6 +106,7 @@ export interface Emission {
 
 export interface Counters {
   promptTokens: number;
+  promptComputed: number; // of those, computed (not served from the prefix cache) on first admission
   generationTokens: number;
   preemptions: number;
   finished: Record<string, number>;
@@ -106,6 +125,7 @@ export class Scheduler {
   readonly limits: ServingLimits;
   readonly curves: Curves;
   readonly api: ApiServer; // in front of the engine: when a received request reaches it
+  readonly slots: LlamacppSlots | undefined; // llama.cpp's prompt reuse instead of block hashes
   readonly waiting: Seq[] = [];
   readonly running: Seq[] = [];
   private readonly byId = new Map<string, Seq>();
@@ -113,6 +133,7 @@ export class Scheduler {
   private readonly accept: number;
   readonly counters: Counters = {
     promptTokens: 0,
+    promptComputed: 0,
     generationTokens: 0,
     preemptions: 0,
     finished: {},
@@ -132,7 +153,12 @@ export class Scheduler {
     readonly expectedAcceptance = false,
   ) {
     this.limits = servingLimits(profile);
-    this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching);
+    const llamacpp = this.limits.llamacpp;
+    this.kv = new KvCache(this.limits.kvTokens, profile.blockSize, profile.prefixCaching && !llamacpp);
+    this.slots =
+      llamacpp && profile.prefixCaching
+        ? new LlamacppSlots(llamacpp.slots, profile.promptCacheTokens ?? llamacpp.nCtx)
+        : undefined;
     this.curves = makeCurves(profile);
     this.api = new ApiServer(profile);
     this.accept = profile.speculative
@@ -248,17 +274,15 @@ export class Scheduler {
     ) {
       const seq = this.waiting[0]!;
       if (seq.spec.arrivalMs > startMs) break;
-      const hashes = seq.spec.blockHashes;
-      // At least one prompt token is always computed, as in vLLM (it needs logits to sample from).
+      const hashes = seq.hashes;
+      // At least one prompt token is always computed, as in vLLM and llama.cpp (it needs logits to sample from).
       const hit = Math.min(this.kv.matchPrefix(hashes), Math.floor((seq.target - 1) / bs));
-      const cached = this.profile.prefixCaching
-        ? Math.max(hit * bs, Math.min(seq.spec.sharedPrefixTokens ?? 0, seq.target - 1))
-        : 0;
       // A unified llama.cpp pool takes blocks as prefill goes (grow), so a free slot is all admission needs.
       const fresh = failAll ? 0 : this.kv.blocksFor(seq.target) - hit;
       if (this.kv.freeNeeded(hashes, hit, fresh) > this.kv.freeBlocks) break;
       this.waiting.shift();
       seq.blocks = this.kv.acquire(hashes, hit, fresh);
+      const cached = this.slots ? Math.min(this.takeSlot(seq), seq.target - 1) : hit * bs;
       seq.computed = cached;
       seq.registered = hit;
       this.kv.queries += seq.target;
@@ -309,14 +333,12 @@ export class Scheduler {
       let gen: number;
       if (e.kind === 'prefill') {
         seq.computed += e.tokens;
-        const full = Math.min(
-          Math.floor(Math.min(seq.computed, seq.spec.promptTokens) / bs),
-          seq.spec.blockHashes.length,
-        );
-        for (; seq.registered < full; seq.registered++)
-          this.kv.register(seq.blocks[seq.registered]!, seq.spec.blockHashes[seq.registered]!);
+        this.cacheBlocks(seq, seq.computed);
         if (!seq.prefilled) continue;
-        if (seq.preemptions === 0) this.counters.promptTokens += seq.spec.promptTokens;
+        if (seq.preemptions === 0) {
+          this.counters.promptTokens += seq.spec.promptTokens;
+          this.counters.promptComputed += seq.spec.promptTokens - (seq.cachedTokens ?? 0);
+        }
         if (seq.output >= seq.stopAt) continue;
         // The step that finishes a prefill samples the next token; a recomputed sequence needs room for it too.
         if (seq.blocks.length * bs < seq.spec.promptTokens + seq.output + 1) {
@@ -341,7 +363,9 @@ export class Scheduler {
       seq.computed = seq.spec.promptTokens + seq.output;
       this.counters.generationTokens += gen;
       const em: Emission = { seq, tokens: gen, reasoningTokens: reasoning };
-      if (seq.output >= seq.stopAt) {
+      const done = seq.output >= seq.stopAt;
+      this.cacheBlocks(seq, seq.kvTokens(done));
+      if (done) {
         em.finish = seq.stopReason;
         const r = this.running.indexOf(seq);
         if (r >= 0) this.running.splice(r, 1);
@@ -354,10 +378,48 @@ export class Scheduler {
 
   private finish(seq: Seq, reason: string): void {
     seq.status = 'done';
+    if (this.slots && seq.slot !== undefined) this.slots.release(seq.slot, this.slotKeys(seq, reason));
     this.kv.release(seq.blocks);
     seq.blocks = [];
     this.byId.delete(seq.id);
     this.counters.finished[reason] = (this.counters.finished[reason] ?? 0) + 1;
+  }
+
+  // Publishes the full blocks of seq's first `tokens` tokens (prompt, then output) to the prefix cache, hashing
+  // the blocks its output fills as they fill (its prompt's come with the request).
+  private cacheBlocks(seq: Seq, tokens: number): void {
+    const bs = this.kv.blockSize;
+    const full = Math.min(Math.floor(tokens / bs), seq.blocks.length);
+    if (seq.hashes.length < full && seq.spec.tokenIds) {
+      const hashes = seq.hashes === seq.spec.blockHashes ? seq.hashes.slice() : (seq.hashes as number[]);
+      const ids = new Array<number>(bs);
+      while (hashes.length < full) {
+        const i = hashes.length;
+        for (let k = 0; k < bs; k++) ids[k] = seq.tokenAt(i * bs + k);
+        hashes.push(chainBlockHash(i > 0 ? hashes[i - 1]! : 0, ids, 0, bs));
+      }
+      seq.hashes = hashes;
+    }
+    const n = Math.min(full, seq.hashes.length);
+    for (; seq.registered < n; seq.registered++)
+      this.kv.register(seq.blocks[seq.registered]!, seq.hashes[seq.registered]!);
+  }
+
+  // llama.cpp: the slot seq runs in, and the prompt tokens its KV already holds.
+  private takeSlot(seq: Seq): number {
+    const ids = seq.spec.tokenIds;
+    const { slot, reused } = this.slots!.take(ids ?? seq.spec.blockHashes, ids ? 1 : this.kv.blockSize);
+    seq.slot = slot;
+    return ids ? reused : reused * this.kv.blockSize;
+  }
+
+  // What seq leaves in its llama.cpp slot: its tokens whose KV is computed (whole blocks without token ids).
+  private slotKeys(seq: Seq, reason: string): ArrayLike<number> {
+    const n = seq.kvTokens(reason === 'stop');
+    if (!seq.spec.tokenIds) return seq.spec.blockHashes.slice(0, Math.floor(n / this.kv.blockSize));
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = seq.tokenAt(i);
+    return keys;
   }
 
   // Grows seq to hold `tokens` from free blocks only; false when the pool is out of them.

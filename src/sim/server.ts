@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BenchError } from '../errors.js';
+import { listenError } from '../listen-error.js';
 import { registerSecret } from '../secrets.js';
 import { realClock, type Clock } from '../clock.js';
 import { Histogram, type SimContext } from './context.js';
@@ -15,6 +15,7 @@ import { Scheduler } from './scheduler.js';
 import { TruthLog, type TruthRecord } from './truth.js';
 import { ConnectionCloser, parseConnectionClose, type ConnectionClose } from './conn-close.js';
 import { NodeWriter } from './writer.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface SimOptions {
   profile?: string | Profile | ProfileInput; // name in profiles/, file path, or object
@@ -33,6 +34,20 @@ export interface SimOptions {
    */
   closeConnections?: string | ConnectionClose | null;
 }
+
+const KEYS = keysOf<SimOptions>({
+  profile: true,
+  overrides: true,
+  host: true,
+  port: true,
+  flavor: true,
+  apiKey: true,
+  faults: true,
+  truthLog: true,
+  seed: true,
+  clock: true,
+  closeConnections: true,
+});
 
 export interface SimHandle {
   url: string;
@@ -72,6 +87,7 @@ export function createSimContext(opts: SimOptions): SimContext {
 }
 
 export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
+  checkOptions('startSim', opts, KEYS);
   const ctx = createSimContext(opts);
   const now = () => ctx.clock.now();
   const closeRule =
@@ -116,13 +132,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimHandle> {
   keepAliveTimer?.unref();
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new BenchError('USAGE', `sim cannot listen on ${host}:${opts.port ?? 0}: ${e.code ?? e.message}`, {
-          cause: e,
-        }),
-      ),
-    );
+    server.once('error', (e: NodeJS.ErrnoException) => reject(listenError('sim', host, opts.port ?? 0, e)));
     // A deep accept queue: hundreds of clients connect at once in a ramp (Node's default is 511).
     server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => resolve());
   });

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { flavorFacts } from '../engines/index.js';
 import type { SeqSink } from './engine-loop.js';
 import { streamErrorEvent } from './flavors/errors.js';
 import type { FlavorSpec } from './flavors/flavor.js';
@@ -153,7 +154,7 @@ export class StreamSession implements SeqSink {
   failed(): void {
     if (this.finished || this.writer.closed) return;
     this.finished = true;
-    const message = 'Context size has been exceeded.';
+    const message = flavorFacts(this.flavor.name).errors.poolFull ?? 'Server error';
     const body = streamErrorEvent(this.flavor.name, message);
     if (this.req.stream && this.writer.headSent) {
       this.flushNow(`data: ${body}\n\n${this.flavor.doneAfterError ? 'data: [DONE]\n\n' : ''}`);

@@ -24,40 +24,90 @@ export function countTokens(text: string): number {
   return pendingSpace ? n + 1 : n;
 }
 
-// Whole tokens two texts start with (the token they differ in, or one next to it, is not counted: the count of the
-// common characters takes a partial token or a trailing space as one, so one is taken off).
-export function commonPrefixTokens(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let k = 0;
-  while (k < n && a.charCodeAt(k) === b.charCodeAt(k)) k++;
-  if (k === a.length && k === b.length) return countTokens(a);
-  return Math.max(0, countTokens(a.slice(0, k)) - 1);
-}
+// Token ids: a token is its non-whitespace characters and whether whitespace came before it (which whitespace
+// does not matter), so an answer the sim generated as " the sim" and the same words a chat template puts after a
+// newline are the same tokens, as a real engine's ids are when a client sends its answer back (docs/sim.md "The
+// sim tokenizer"). Each id is a 53-bit hash of that key; block hashes chain ids (vLLM's block hashing).
+const TOKEN_SEED_1 = 0x811c9dc5;
+const TOKEN_SEED_2 = 0x01000193;
+const step1 = (h: number, c: number) => Math.imul(h ^ c, 0x01000193);
+const step2 = (h: number, c: number) => Math.imul(h ^ c, 0x5bd1e995) ^ (h >>> 15);
+const join53 = (h1: number, h2: number) => (h1 >>> 0) * 0x200000 + (h2 >>> 11);
+const SPACE_ID = join53(step1(TOKEN_SEED_1, 32), step2(TOKEN_SEED_2, 32));
 
-// Hash per full block of blockSize tokens, each chained to the previous one (vLLM block hashing), for the prefix cache.
-export function blockHashes(text: string, blockSize: number, salt = 0): number[] {
-  const out: number[] = [];
-  let h1 = (0x811c9dc5 ^ salt) >>> 0;
-  let h2 = 0x01000193 ^ salt;
+// One id per token, in order (countTokens(text) of them).
+export function tokenIds(text: string): Float64Array {
+  const ids = new Float64Array(countTokens(text));
   let n = 0;
-  let run = 0;
+  let h1 = 0;
+  let h2 = 0;
+  let run = 0; // non-space chars in the open token
+  let open = false;
+  let space = false; // whitespace since the last token
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (isSpace(c)) {
+      if (open) ids[n++] = join53(h1, h2);
+      open = false;
       run = 0;
-    } else {
-      if (run === 0 || run === 4) {
-        if (n > 0 && n % blockSize === 0) out.push((h1 >>> 0) * 0x200000 + (h2 >>> 11));
-        n++;
-        run = 0;
-      }
-      run++;
+      space = true;
+      continue;
     }
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+    if (run === 4) {
+      ids[n++] = join53(h1, h2);
+      open = false;
+      run = 0;
+    }
+    if (!open) {
+      h1 = space ? step1(TOKEN_SEED_1, 32) : TOKEN_SEED_1;
+      h2 = space ? step2(TOKEN_SEED_2, 32) : TOKEN_SEED_2;
+      open = true;
+      space = false;
+    }
+    h1 = step1(h1, c);
+    h2 = step2(h2, c);
+    run++;
   }
-  if (n > 0 && n % blockSize === 0) out.push((h1 >>> 0) * 0x200000 + (h2 >>> 11));
+  if (open) ids[n] = join53(h1, h2);
+  else if (space) ids[n] = SPACE_ID; // trailing whitespace alone is one more token
+  return ids;
+}
+
+// Tokens two id sequences start with in common.
+export function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = Math.min(a.length, b.length);
+  let k = 0;
+  while (k < n && a[k] === b[k]) k++;
+  return k;
+}
+
+// The hash of one block of ids [from, to), chained to the hash of the block before it (0 for the first).
+export function chainBlockHash(prev: number, ids: ArrayLike<number>, from: number, to: number): number {
+  const hi = Math.floor(prev / 0x200000);
+  let h1 = (0x811c9dc5 ^ hi) >>> 0;
+  let h2 = 0x01000193 ^ (prev - hi * 0x200000);
+  for (let i = from; i < to; i++) {
+    const id = ids[i]!;
+    const top = Math.floor(id / 0x200000);
+    h1 = step2(step1(h1, top), id - top * 0x200000);
+    h2 = step2(h2, top ^ (id - top * 0x200000));
+  }
+  return join53(h1, h2);
+}
+
+// Hash per full block of blockSize ids, each chained to the previous one, for the prefix cache.
+export function blockHashesOf(ids: ArrayLike<number>, blockSize: number): number[] {
+  const out: number[] = [];
+  let prev = 0;
+  for (let from = 0; from + blockSize <= ids.length; from += blockSize) {
+    prev = chainBlockHash(prev, ids, from, from + blockSize);
+    out.push(prev);
+  }
   return out;
+}
+
+export function blockHashes(text: string, blockSize: number): number[] {
+  return blockHashesOf(tokenIds(text), blockSize);
 }
 
 // The sim's chat template, shaped like a real one (a fixed start: BOS and a default system preamble; markers
@@ -137,6 +187,17 @@ const CONTENT_WORDS = [
   ' ok',
 ];
 const REASONING_WORDS = [' hmm', ' let', ' me', ' see', ' step', ' one', ' two', ' then', ' plan', ' it'];
+
+const CONTENT_IDS = CONTENT_WORDS.map((w) => tokenIds(w)[0]!);
+const REASONING_IDS = REASONING_WORDS.map((w) => tokenIds(w)[0]!);
+
+// The id of a request's generated token `index` (0-based): the first `reasoningTokens` are reasoning words, the
+// rest content words, each word one token, as outputText writes them.
+export function outputTokenId(index: number, reasoningTokens: number): number {
+  return index < reasoningTokens
+    ? REASONING_IDS[index % REASONING_IDS.length]!
+    : CONTENT_IDS[(index - reasoningTokens) % CONTENT_IDS.length]!;
+}
 
 export function outputText(kind: 'content' | 'reasoning', startIndex: number, n: number): string {
   const words = kind === 'content' ? CONTENT_WORDS : REASONING_WORDS;

@@ -5,8 +5,9 @@ export interface TruthRecord {
   requestId?: string;
   api: 'chat' | 'completions';
   stream: boolean;
-  arrivalMs: number;
-  admittedMs?: number;
+  arrivalMs: number; // the request reached the server (its body read)
+  engineArrivalMs?: number; // it left the API server for the engine's queue (docs/sim.md "API server delay")
+  admittedMs?: number; // the engine scheduled it (queue time: admittedMs - engineArrivalMs)
   firstTokenMs?: number;
   chunks: Array<[number, number]>; // [sendMs, tokens], token-bearing chunks only
   endMs: number;

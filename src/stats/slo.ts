@@ -178,7 +178,12 @@ const countDecides = (met: number, judged: number, share: number): boolean => {
  * (`met` of `judged`): 35 that all met for a share of 90%, more the nearer the proportion is to the share.
  * Undefined where even `cap` would not (a proportion at the share itself).
  */
-export function requestsToDecide(met: number, judged: number, share: number, cap = 10_000): number | undefined {
+export function requestsToDecide(
+  met: number,
+  judged: number,
+  share: number,
+  cap = 10_000,
+): number | undefined {
   const p = judged > 0 ? met / judged : 1;
   const decides = (n: number) => countDecides(Math.round(p * n), n, share);
   let hi = Math.max(1, judged);

@@ -2,6 +2,7 @@ import type { ErrorKind } from '../results/schema.js';
 import { medianInterval, totalRateInterval, type Interval } from './interval.js';
 import { median, quantiles, sortSamples, type QuantileSet } from './sorted.js';
 import { stallThresholdMs } from '../cell-rules.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 // What the window accounting needs from a request (a RequestRecord or a truth log entry both fit).
 export interface TimedRequest {
@@ -78,7 +79,10 @@ export function inWindow(r: TimedRequest, w: MeasureWindow): InWindow | undefine
   return { tokens, firstMs, lastMs, tokensAfterFirstChunk: tokens - firstTokens };
 }
 
+const WINDOW_KEYS = keysOf<MeasureWindow>({ openMs: true, closeMs: true });
+
 export function windowFigures(requests: readonly TimedRequest[], w: MeasureWindow): WindowFigures {
+  checkOptions('windowFigures', w, WINDOW_KEYS);
   const lengthMs = w.closeMs - w.openMs;
   let outputTokens = 0;
   const rates: number[] = [];

@@ -1,5 +1,6 @@
 import { BenchError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
+import { OLLAMA_ENV } from '../engines/ollama.js';
 import { shellQuote } from '../target/launch-command.js';
 import { redactCommandLine, shellWords } from '../target/redact.js';
 import { normalName } from './link-vars.js';
@@ -128,6 +129,6 @@ export function checkTemplate(template: string, sets: readonly ParamSet[]): void
   const portIn = (t: string) => placeholders(t).includes('port');
   if (!portIn(template) && !sets.every((s) => Object.values(s.env).some(portIn)))
     throw new BenchError('USAGE', '--serve-cmd has no {port}: the sweep picks a free port per server.', {
-      hint: 'Put {port} where the server takes its port, e.g. --port {port} (or OLLAMA_HOST: 127.0.0.1:{port} in env).',
+      hint: `Put {port} where the server takes its port, e.g. --port {port} (or ${OLLAMA_ENV.host}: 127.0.0.1:{port} in env).`,
     });
 }

@@ -1,4 +1,4 @@
-import { validateValues } from '../config/schema.js';
+import { problemText, validateValues } from '../config/schema.js';
 import { optionsFor, type OptionRow } from '../config/options.js';
 import { BenchError } from '../errors.js';
 import { suggest } from '../config/suggest.js';
@@ -49,7 +49,7 @@ export function expandBench(data: unknown, what: string): BenchSet[] {
     const r = validateValues(specs, given);
     if (r.problems.length > 0) {
       const p = r.problems[0]!;
-      throw new BenchError('CONFIG_INVALID', `${what}: configuration "${s.name}": ${p.path}: ${p.message}.`);
+      throw new BenchError('CONFIG_INVALID', `${what}: configuration "${s.name}": ${problemText(p)}.`);
     }
     return { name: s.name, values: r.values, raw: s.params };
   });

@@ -1,11 +1,13 @@
+import { LLAMACPP_FLAGS, llamacppSlots } from '../engines/llamacpp.js';
 import { BenchError } from '../errors.js';
 import { DEFAULT_CONCURRENCY, parseTokenCount } from '../plan/contexts.js';
 import type { ParamSet, ParamValue } from './params.js';
 
 // --link-vars (docs/sweep.md "Linked settings"): a server flag that fixes a run setting. `np=concurrency` makes
 // llama.cpp's slot count the top concurrency level (more would only queue); `max_model_len=max-model-len` bounds
-// the contexts; `c/np=max-model-len` is llama.cpp's per-slot context (-c split over -np slots), undivided in a
-// configuration with --kv-unified, where every slot may address the whole pool.
+// the contexts; `c/np=max-model-len` is llama.cpp's per-slot context (-c split over -np slots, padded as llama.cpp pads
+// it: src/engines/llamacpp.ts), undivided in a configuration with --kv-unified, where every slot may address the
+// whole pool.
 
 export const LINK_TARGETS = ['concurrency', 'max-model-len', 'kv-capacity'] as const;
 export type LinkTarget = (typeof LINK_TARGETS)[number];
@@ -61,9 +63,9 @@ export function lookup(set: ParamSet, name: string): ParamValue | undefined {
 
 const TRUE = new Set(['true', '1', 'on', 'yes', '']);
 
-// llama.cpp's --kv-unified (-kvu): one KV pool every slot addresses whole.
+// llama.cpp's unified KV: one pool every slot addresses whole.
 export function kvUnified(set: ParamSet): boolean {
-  const v = lookup(set, 'kv-unified') ?? lookup(set, 'kvu');
+  const v = LLAMACPP_FLAGS.unified.map((f) => lookup(set, f)).find((x) => x !== undefined);
   return v !== undefined && !Array.isArray(v) && TRUE.has(String(v).toLowerCase());
 }
 
@@ -89,9 +91,10 @@ export function applyLinks(
   for (const l of links) {
     if (lookup(set, l.param) === undefined) continue;
     const base = count(set, l.param);
-    const divided = l.divisor !== undefined && !kvUnified(set);
-    const value = divided ? Math.floor(base / count(set, l.divisor!)) : base;
-    const from = divided ? `${l.param}/${l.divisor}` : l.param;
+    const unified = kvUnified(set);
+    const slots = l.divisor === undefined ? undefined : unified ? 1 : count(set, l.divisor);
+    const value = slots === undefined ? base : llamacppSlots({ ctx: base, slots, unified }).nCtxSeq;
+    const from = l.divisor !== undefined && !unified ? `${l.param}/${l.divisor}` : l.param;
     if (l.target === 'concurrency') {
       const levels = [...(run.concurrency ?? DEFAULT_CONCURRENCY)].filter((n) => n < value);
       out.concurrency = [...levels, value];

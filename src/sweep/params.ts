@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
 import { fsError } from '../fs-errors.js';
 import { BenchError } from '../errors.js';
+import { yamlProblem } from '../yaml-error.js';
 
 // The configurations of a sweep (docs/sweep.md "Params files"): a list of configurations, named ones (a mapping
 // of mappings), or one mapping; in each, a list value is expanded as a Cartesian product, the first key varying
@@ -166,9 +167,6 @@ export function readParamsFile(path: string, flag: string): unknown {
   try {
     return parseYaml(text) as unknown;
   } catch (e) {
-    throw new BenchError(
-      'CONFIG_INVALID',
-      `${flag} ${path} is not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw new BenchError('CONFIG_INVALID', `${flag} ${path} is not valid YAML or JSON: ${yamlProblem(e)}`);
   }
 }

@@ -67,4 +67,3 @@ export async function stopRecorded(
   await stopGroup(rec.pid, graceS, fs, () => recordedGroup(fs, rec).length > 0, signal);
   return found;
 }
-

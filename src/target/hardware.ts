@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import type { Hardware } from '../results/schema.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 // Local GPUs through the vendor tools; absent tools are normal (CPU boxes, remote servers).
 export const NVIDIA_QUERY = [
@@ -101,7 +102,15 @@ export function hardwareFromGpus(gpus: GpuInfo[], source: Hardware['source']): H
   return hw;
 }
 
+const OVERRIDE_KEYS = keysOf<HardwareOverrides>({
+  gpuName: true,
+  gpuCount: true,
+  gpuMemoryGb: true,
+  type: true,
+});
+
 export function applyHardwareOverrides(hw: Hardware, o: HardwareOverrides): Hardware {
+  checkOptions('applyHardwareOverrides', o, OVERRIDE_KEYS);
   const out = { ...hw };
   const any = o.gpuName !== undefined || o.gpuCount !== undefined || o.gpuMemoryGb !== undefined;
   if (o.gpuName !== undefined) out.gpuName = o.gpuName;
@@ -157,12 +166,17 @@ export function hardwareFromCpu(c: CpuFacts): Hardware {
   return hw;
 }
 
+export interface DetectHardwareOptions {
+  local: boolean;
+  overrides?: HardwareOverrides;
+  exec?: Exec;
+  cpu?: () => CpuFacts;
+}
+const DETECT_KEYS = keysOf<DetectHardwareOptions>({ local: true, overrides: true, exec: true, cpu: true });
+
 // `local` false: the server is elsewhere, so this machine's GPUs (or CPU) say nothing about it.
-export async function detectHardware(
-  opts: { local: boolean; overrides?: HardwareOverrides; exec?: Exec; cpu?: () => CpuFacts } = {
-    local: true,
-  },
-): Promise<Hardware> {
+export async function detectHardware(opts: DetectHardwareOptions = { local: true }): Promise<Hardware> {
+  checkOptions('detectHardware', opts, DETECT_KEYS);
   let base: Hardware = { os: undefined, source: 'none' };
   if (opts.local) {
     const { gpus, source } = await readLocalGpus(opts.exec);

@@ -7,6 +7,7 @@ import { readPromSample } from './read-sample.js';
 import { serverRoot } from './probe.js';
 import type { EngineAdapter, TargetInfo } from './types.js';
 import { nowMs } from '../clock.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface MetricsSampler {
   start(windowOpenMs: number): void;
@@ -29,7 +30,19 @@ const defaultNow = nowMs;
 
 // Scrapes on its own timer, one scrape at a time: a slow scrape skips ticks instead of piling up, and the
 // client's streams never wait on it.
+const KEYS = keysOf<MetricsSamplerOptions>({
+  baseUrl: true,
+  apiKey: true,
+  intervalMs: true,
+  scrapeTimeoutMs: true,
+  maxSamples: true,
+  maxDurationMs: true,
+  now: true,
+  power: true,
+});
+
 export function createMetricsSampler(info: TargetInfo, opts: MetricsSamplerOptions): MetricsSampler {
+  checkOptions('createMetricsSampler', opts, KEYS);
   const intervalMs = opts.intervalMs ?? 500;
   const maxSamples = opts.maxSamples ?? 20_000;
   const maxDurationMs = opts.maxDurationMs ?? 6 * 3600_000;

@@ -1,3 +1,4 @@
+import { layoutWords } from '../engines/index.js';
 import { kvBoundNote } from '../format/index.js';
 import { redactSecrets } from '../secrets.js';
 import { serverRoot } from './probe.js';
@@ -42,6 +43,10 @@ export function formatProbe(info: TargetInfo, baseUrl: string): string {
       ? `${fmt(info.kvCapacityTokens)} tokens (${info.kvCapacitySource ?? 'discovered'})${kvBoundNote(info.kvCapacityBound)}`
       : 'unknown (pass --kv-capacity)',
   ]);
+  if (info.seats)
+    rows.push(['Seats', `${fmt(info.seats)} requests at once (${info.seatsSource ?? 'discovered'})`]);
+  const layout = layoutWords(info.engine.name, info.kvLayout);
+  if (layout) rows.push(['KV layout', layout]);
   rows.push([
     'Metrics',
     info.metricsAvailable

@@ -13,17 +13,10 @@ import { listModels, pickModel } from './models.js';
 import { readPromSample } from './read-sample.js';
 import { redactCommandLine } from './redact.js';
 import { obj, posInt } from './discovery-util.js';
-import { capacityFromLaunch } from './launch-capacity.js';
+import { limitsFromLaunch, type LaunchLimits } from '../engines/index.js';
 import { isSimEngine, servedSimProfile } from './sim-target.js';
-import type {
-  Discovery,
-  EngineAdapter,
-  EngineName,
-  ModelEntry,
-  ModelsListing,
-  ProbeContext,
-  TargetInfo,
-} from './types.js';
+import type { Discovery, EngineAdapter, ModelsListing, ProbeContext, TargetInfo } from './types.js';
+import { checkOptions, keysOf } from '../option-keys.js';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -162,8 +155,22 @@ export async function detectEngine(
   throw new BenchError('INTERNAL', 'no engine adapter matched');
 }
 
+const KEYS = keysOf<ProbeOptions>({
+  baseUrl: true,
+  apiKey: true,
+  model: true,
+  engine: true,
+  fetchTimeoutMs: true,
+  engineFlags: true,
+  hardware: true,
+  detectLocalHardware: true,
+  launchCommand: true,
+  procRoot: true,
+});
+
 // opts.baseUrl as the user gave it: credentials in it are stripped here, and named if the server then refuses.
 export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
+  checkOptions('probeTarget', opts, KEYS);
   registerSecret(opts.apiKey);
   urlCredentials(opts.baseUrl).forEach(registerSecret);
   const root = serverRoot(opts.baseUrl);
@@ -204,7 +211,11 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
   };
   if (d.maxModelLen)
     Object.assign(info, { maxModelLen: d.maxModelLen, maxModelLenSource: d.maxModelLenSource });
-  Object.assign(info, kvCapacity(adapter.name, d, model, launchCommand));
+  const nCtxTrain = posInt(obj(model.raw.meta)?.n_ctx_train);
+  const launched = launchCommand
+    ? limitsFromLaunch(adapter.name, launchCommand, nCtxTrain ? { nCtxTrain } : {})
+    : undefined;
+  Object.assign(info, kvCapacity(d, launched), servingShape(adapter, d, launched));
   if (d.metricsAvailable)
     Object.assign(info, { metricsPath: d.metricsPath ?? '/metrics', metricNames: adapter.metricNames });
   if (d.metricsAvailable)
@@ -228,10 +239,8 @@ export async function probeTarget(opts: ProbeOptions): Promise<TargetInfo> {
 // report when it is exact, else the launch command when it is readable and sizes the pool, else what the API shows,
 // with how sure each figure is.
 function kvCapacity(
-  engine: EngineName,
   d: Discovery,
-  model: ModelEntry,
-  launchCommand: string | undefined,
+  fromLaunch: LaunchLimits | undefined,
 ): Pick<TargetInfo, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound'> {
   const bound = d.kvCapacityBound ?? 'exact';
   if (d.kvCapacityTokens && bound === 'exact')
@@ -240,13 +249,9 @@ function kvCapacity(
       kvCapacitySource: d.kvCapacitySource,
       kvCapacityBound: bound,
     };
-  const nCtxTrain = posInt(obj(model.raw.meta)?.n_ctx_train);
-  const fromLaunch = launchCommand
-    ? capacityFromLaunch(engine, launchCommand, nCtxTrain ? { nCtxTrain } : {})
-    : undefined;
-  if (fromLaunch)
+  if (fromLaunch?.kvTokens)
     return {
-      kvCapacityTokens: fromLaunch.tokens,
+      kvCapacityTokens: fromLaunch.kvTokens,
       kvCapacitySource: fromLaunch.source,
       kvCapacityBound: 'exact',
     };
@@ -255,6 +260,25 @@ function kvCapacity(
     kvCapacityTokens: d.kvCapacityTokens,
     kvCapacitySource: d.kvCapacitySource,
     kvCapacityBound: bound,
+  };
+}
+
+// The seats the server states (its API first, then its launch command), and its KV layout where the engine has more
+// than one and the server or its command says which (src/engines: llama.cpp split or unified).
+function servingShape(
+  adapter: EngineAdapter,
+  d: Discovery,
+  fromLaunch: LaunchLimits | undefined,
+): Pick<TargetInfo, 'seats' | 'seatsSource' | 'kvLayout'> {
+  const seats = d.seats
+    ? { seats: d.seats, seatsSource: d.seatsSource ?? 'the server' }
+    : fromLaunch?.seats
+      ? { seats: fromLaunch.seats, seatsSource: fromLaunch.seatsSource ?? fromLaunch.source }
+      : {};
+  const layout = fromLaunch?.layout ?? d.kvLayout;
+  return {
+    ...seats,
+    ...(layout && adapter.facts.limits.layouts.length > 1 ? { kvLayout: layout } : {}),
   };
 }
 

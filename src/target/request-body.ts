@@ -1,3 +1,4 @@
+import { checkOptions, keysOf } from '../option-keys.js';
 import { adapterByName } from './engines/index.js';
 import type { TargetInfo } from './types.js';
 
@@ -13,12 +14,23 @@ export interface RequestBodyOptions {
   minTokens?: number;
 }
 
+const KEYS = keysOf<RequestBodyOptions>({
+  api: true,
+  prompt: true,
+  messages: true,
+  maxOutput: true,
+  ignoreEos: true,
+  sampling: true,
+  minTokens: true,
+});
+
 // One streaming request body with only the extensions this engine accepts (TensorRT-LLM rejects unknown
 // fields with a 400) and always an explicit output cap (completions default to 16 tokens on vLLM/SGLang).
 export function buildRequestBody(
   info: Pick<TargetInfo, 'engine' | 'model' | 'extensions'>,
   o: RequestBodyOptions,
 ): Record<string, unknown> {
+  checkOptions('buildRequestBody', o, KEYS, { maxTokens: 'maxOutput' });
   const body: Record<string, unknown> = { model: info.model };
   if (o.api === 'chat') body.messages = o.messages ? [...o.messages] : [{ role: 'user', content: o.prompt }];
   else body.prompt = o.prompt;

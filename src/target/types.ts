@@ -1,32 +1,8 @@
 import type { Engine, Hardware, ServerSample } from '../results/schema.js';
 import type { HttpResult } from '../client/http.js';
-import { ENGINE_NAMES } from '../engine-names.js';
+import type { EngineFacts, Extensions, KvLayout, MetricNames } from '../engines/index.js';
 
-export { ENGINE_NAMES };
-export type EngineName = (typeof ENGINE_NAMES)[number];
-
-export interface Extensions {
-  ignoreEos: boolean;
-  minTokens: boolean;
-  streamOptions: boolean;
-  continuousUsage: boolean;
-  maxCompletionTokens: boolean;
-}
-
-// Prometheus names per quantity; the first one present wins (old and new spellings).
-export interface MetricNames {
-  running?: string[];
-  waiting?: string[];
-  kvUsage?: string[];
-  prefixHits?: string[];
-  prefixQueries?: string[];
-  specDrafts?: string[];
-  specDraftTokens?: string[];
-  specAccepted?: string[];
-  specAcceptLength?: string[]; // a gauge (SGLang) rather than counters
-  promptTokens?: string[];
-  generationTokens?: string[];
-}
+export { ENGINE_NAMES, type EngineName, type Extensions, type MetricNames } from '../engines/index.js';
 
 // How sure a KV capacity is: defined with the capacity rule (src/plan/capacity.ts).
 import type { KvBound } from '../plan/capacity.js';
@@ -41,6 +17,9 @@ export interface TargetInfo {
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
   kvCapacityBound?: KvBound;
+  seats?: number; // requests the server runs at once, as it or its launch command states it
+  seatsSource?: string;
+  kvLayout?: KvLayout; // where the engine may lay its KV out more than one way (llama.cpp) and it is known
   metricsAvailable: boolean;
   metricsPath?: string; // relative to the server root, e.g. '/metrics'
   metricNames?: MetricNames;
@@ -99,6 +78,9 @@ export interface Discovery {
   kvCapacityTokens?: number;
   kvCapacitySource?: string;
   kvCapacityBound?: KvBound; // absent: exact (the engine's own report)
+  seats?: number;
+  seatsSource?: string;
+  kvLayout?: KvLayout;
   metricsAvailable: boolean;
   metricsPath?: string;
   tokenize?: TargetInfo['tokenize'];
@@ -107,15 +89,13 @@ export interface Discovery {
   warnings?: string[];
 }
 
-export interface EngineAdapter {
-  name: EngineName;
-  repository?: string;
-  reasoningField?: string;
+// An engine's facts (src/engines) with the I/O that finds them on a server: fingerprint and discovery.
+export interface EngineAdapter extends Pick<
+  EngineFacts,
+  'name' | 'repository' | 'reasoningField' | 'extensions' | 'metricNames' | 'ownedBy' | 'fingerprintPaths'
+> {
+  facts: EngineFacts;
   cachedTokensSource: string;
-  extensions: Extensions;
-  metricNames: MetricNames;
-  ownedBy?: string[];
-  fingerprintPaths: string[]; // GETs its fingerprint reads (fetched in parallel up front) // `owned_by` values in /v1/models that name this engine (checked before any fingerprint)
   // Evidence (an endpoint name) that the server is this engine; only cheap GETs, never a generation.
   fingerprint(ctx: ProbeContext, listing: ModelsListing): Promise<string | undefined>;
   discover(ctx: ProbeContext, model: ModelEntry, listing: ModelsListing): Promise<Discovery>;

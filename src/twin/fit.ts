@@ -18,6 +18,7 @@ export interface FitOptions {
   kvCapacityTokens?: number; // what the data cannot pin, the user may know
   maxNumSeqs?: number;
   contextSlopeMsPerMTokens?: number;
+  kvUnified?: boolean; // llama.cpp: the slots share one pool (src/engines/llamacpp.ts)
 }
 
 export interface ParamFit {
@@ -512,6 +513,7 @@ export function fitProfile(obs: Observations, opts: FitOptions = {}, engineTtft?
       reasoningTokens: 0,
       earlyStopRate: 0,
       prefixCaching: true,
+      ...(opts.kvUnified ? { kvUnified: true } : {}),
       hardware: {
         ...(obs.hardware.gpuName ? { gpuName: obs.hardware.gpuName } : {}),
         ...(obs.hardware.gpuCount ? { gpuCount: obs.hardware.gpuCount } : {}),

@@ -39,7 +39,9 @@ export interface TwinRecipe {
   fit: string;
   predict: string;
   estimateS: number;
-  cellsMeasured: number; // the run cells; the rest of the levels are over capacity, recorded not run
+  fullEstimateS: number; // the whole matrix of the plan, measured as one run: what the short runs save
+  cellsMeasured: number; // the run cells; at most the levels + 4 (docs/twin.md "A short run for fitting")
+  cellsOverCapacity: number; // levels in the runs' --concurrency that are over capacity: recorded, not run
   baseUrlGiven: boolean; // without it the run commands read the server's URL from $BASE_URL
   kvCapacityTokens?: number;
   keyNote?: string; // the key was given in a way the printed commands do not carry (never the key itself)
@@ -97,7 +99,10 @@ export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
     fit: cliCommand('fit', ...runs.map((_, i) => `twin-run-${i + 1}`), '-o', 'twin.yaml'),
     predict: cliCommand('predict', '--twin', 'twin.yaml'),
     estimateS: out.reduce((t, r) => t + r.estimateS, 0),
+    fullEstimateS: estimateDuration(plan, { duration: opts.duration, prefillRepeats: opts.prefillRepeats })
+      .totalS,
     cellsMeasured: measured,
+    cellsOverCapacity: runs.reduce((n, x) => n + x.concurrency.length, 0) - measured,
     baseUrlGiven: opts.baseUrl !== undefined,
     ...(kv !== undefined ? { kvCapacityTokens: kv } : {}),
     ...(opts.key === 'not carried' ? { keyNote: KEY_NOTE } : {}),
@@ -106,10 +111,13 @@ export function twinRecipe(plan: Plan, opts: TwinOpts): TwinRecipe {
 
 export function forTwinText(plan: Plan, opts: TwinOpts): string {
   const r = twinRecipe(plan, opts);
-  const over = r.runs.reduce((s, x) => s + x.concurrency.length, 0) - r.cellsMeasured;
+  const over = r.cellsOverCapacity;
+  const full = plan.cells.filter((c) => c.status === 'run').length;
   const lines = [
-    `for a twin (docs/twin.md): ${r.cellsMeasured} cells in ${r.runs.length} short runs` +
-      (over ? ` (and ${over} over capacity, recorded not run)` : '') +
+    `for a twin (docs/twin.md): ${r.cellsMeasured} cells to measure in ${r.runs.length} short runs` +
+      (over
+        ? ` (their --concurrency also names ${over} level${over > 1 ? 's' : ''} over capacity, recorded without running)`
+        : '') +
       ', then fit:',
     '',
     ...(r.baseUrlGiven
@@ -120,8 +128,12 @@ export function forTwinText(plan: Plan, opts: TwinOpts): string {
     `  ${r.fit}`,
     `  ${r.predict}`,
     '',
-    `estimated ${fmtEta(r.estimateS)} of server time (most of it the cold prefill of long prompts); ` +
-      `--duration 10 shortens the windows.` +
+    `estimated ${fmtEta(r.estimateS)} of server time, ${Math.round((100 * r.estimateS) / r.fullEstimateS)}% of ` +
+      `the ${fmtEta(r.fullEstimateS)} the whole matrix (${full} cells) takes (most of it the cold prefill of long ` +
+      `prompts); --duration 10 shortens the windows.` +
+      (r.estimateS * 2 >= r.fullEstimateS
+        ? ` At this share, measuring the whole matrix (plan without --for-twin) costs ${fmtEta(r.fullEstimateS - r.estimateS)} more and predicts nothing.`
+        : '') +
       (r.kvCapacityTokens === undefined
         ? ' The KV capacity is unknown, so the middle and largest contexts take their lowest two levels: give ' +
           '--kv-capacity (or --base-url to probe it) for the largest level that fits and the next one over; ' +

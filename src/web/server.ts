@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { BenchError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
+import { listenError } from '../listen-error.js';
 import { createApp } from './app.js';
 import { RunIndex } from './run-index.js';
 
@@ -71,13 +72,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: o.host, port: o.port }, () => ok(s));
-    s.once('error', (e: NodeJS.ErrnoException) =>
-      fail(
-        new BenchError('USAGE', `cannot listen on ${o.host}:${o.port}: ${e.code ?? e.message}.`, {
-          hint: e.code === 'EADDRINUSE' ? 'Pick another port with --port (0 picks a free one).' : undefined,
-        }),
-      ),
-    );
+    s.once('error', (e: NodeJS.ErrnoException) => fail(listenError('serve', o.host, o.port, e)));
   });
   const port = (server.address() as AddressInfo).port;
   const shown = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host;

@@ -14,7 +14,7 @@ import { runVirtual, virtualSettings } from '../bench/virtual-run.js';
 // request waits a whole answer, 0.4 s or more) for 90% of requests.
 export const SLO: ServiceLevel = { ttftMs: 200, tokensPerS: 40, share: 0.9 };
 
-function profile(flavor: Flavor, seats: number, kvTokens: number): ProfileInput {
+export function profile(flavor: Flavor, seats: number, kvTokens: number): ProfileInput {
   return {
     name: `capacity-${flavor}`,
     description: 'known seats and speeds',

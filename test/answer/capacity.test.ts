@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerOf, answerRows, basisNote, capacityPhrase, type Answer } from '../../src/answer/answer.js';
 import { contextCapacity, type CellJudgement } from '../../src/answer/capacity.js';
-import { engineSettings } from '../../src/answer/engines.js';
+import { engineSettings } from '../../src/engines/index.js';
 import { limitReason, seatsOf } from '../../src/answer/reasons.js';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';

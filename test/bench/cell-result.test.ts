@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeCell, type CellRequest } from '../../src/bench/cell-result.js';
+import { buildDecodeCell, serverErrorsOf, type CellRequest } from '../../src/bench/cell-result.js';
 import type { ServerSample } from '../../src/results/schema.js';
 
 // Two requests streaming 10 tokens every 100 ms through a 1 s window: 200 output tokens in 1 s.
@@ -87,5 +87,39 @@ describe('decode cell: requests sent twice', () => {
     expect(cell([{ ...rs[0]!, resent }, rs[1]!]).staleReconnects).toBe(1);
     expect(cell(rs.map((r) => ({ ...r, resent }))).staleReconnects).toBe(2);
     expect('staleReconnects' in cell(rs)).toBe(false);
+  });
+});
+
+describe("a cell's failed requests in the server's own words", () => {
+  const failed = (message: string, status = 500): CellRequest => ({
+    sentAtMs: 0,
+    endAtMs: 10,
+    ok: false,
+    chunks: [],
+    errorKind: 'stream_error_event',
+    serverError: { message, status },
+  });
+
+  it('distinct messages with their counts, most frequent first, at most five', () => {
+    const reqs = [
+      ...Array.from({ length: 3 }, () => failed('Context size has been exceeded.')),
+      failed('other', 400),
+      ...['a', 'b', 'c', 'd', 'e'].map((m) => failed(m)),
+      { ...failed('ours, not the server'), serverError: undefined, errorKind: 'timeout_idle' as const },
+    ];
+    const said = serverErrorsOf(reqs);
+    expect(said).toHaveLength(5);
+    expect(said[0]).toEqual({
+      message: 'Context size has been exceeded.',
+      count: 3,
+      kind: 'stream_error_event',
+      status: 500,
+    });
+    expect(said.map((s) => s.message)).not.toContain('ours, not the server');
+  });
+
+  it('none where nothing failed: no field on the cell', () => {
+    expect(serverErrorsOf(requests(false))).toEqual([]);
+    expect(cellOf(samples).serverErrors).toBeUndefined();
   });
 });

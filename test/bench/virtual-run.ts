@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StreamSession } from '../../src/client/decode/stream-session.js';
+import { sessionOptionsOf, StreamSession } from '../../src/client/decode/stream-session.js';
 import type { StreamRequestOptions } from '../../src/client/stream.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/transport/timeouts.js';
 import type { RequestRecord } from '../../src/client/types.js';
@@ -41,7 +41,7 @@ export interface StreamHold {
 export function memoryStream(sim: SimContext, clock: VirtualClock, hold?: StreamHold): StreamFn {
   return (opts: StreamRequestOptions) =>
     new Promise<RequestRecord>((resolve) => {
-      const session = new StreamSession(opts);
+      const session = new StreamSession(sessionOptionsOf(opts));
       const sentAtMs = clock.now();
       const closeFns: Array<() => void> = [];
       let settled = false;

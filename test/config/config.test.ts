@@ -86,7 +86,7 @@ describe('resolveOptions', () => {
       const err = e as BenchError;
       expect(err.code).toBe('CONFIG_INVALID');
       expect(err.message).toContain('maxOutput: expected a token count like 8K, 1M or 8192');
-      expect(err.message).toContain('contexts[1]: expected a token count');
+      expect(err.message).toContain('contexts: the 2nd value "banana": expected a token count');
       expect(err.message).toContain('durration: unknown key (did you mean duration?)');
       expect(err.message).toContain('apiKey: API keys are never read from a config file');
       expect(err.message).not.toContain('sk-nope-12345');
@@ -95,7 +95,7 @@ describe('resolveOptions', () => {
 
   it('reports bad flag values with the flag name', () => {
     expect(() => parse(['--max-output', 'lots', '--concurrency', '1,0'])).toThrow(
-      /--concurrency\[1\]: expected a value >= 1; --max-output: expected a token count/,
+      /--concurrency: the 2nd value "0": expected a value >= 1; --max-output: expected a token count/,
     );
     expect(() => parse(['--base-url', 'ftp://x'])).toThrow(/--base-url: expected an http/);
   });
@@ -226,5 +226,34 @@ describe('kinds and per-command readings', () => {
       '(default: predicted-<twin name>)',
     );
     expect(addOptions(new Command('report'), 'report').options.every((o) => !o.mandatory)).toBe(true);
+  });
+});
+
+// A config file that is not YAML said "… is not valid YAML: Flow sequence … at line 2, column 1:" and stopped at
+// the colon, where the yaml library goes on with the lines: the problem, where, and the lines, in one line.
+describe('a config file that is not YAML', () => {
+  const refusal = (text: string) => {
+    try {
+      parse(['--config', file('broken.yaml', text)]);
+    } catch (e) {
+      expect(e).toBeInstanceOf(BenchError);
+      expect((e as BenchError).code).toBe('CONFIG_INVALID');
+      return (e as BenchError).message;
+    }
+    throw new Error('the config file was read');
+  };
+
+  it('says the problem, where, and the lines around it, without a trailing colon', () => {
+    const msg = refusal('contexts: [8K\nduration: 10\n');
+    expect(msg).toBe(
+      `config file ${join(dir, 'broken.yaml')} is not valid YAML: line 2, column 1: flow sequence in block collection must be sufficiently indented and end with a ] (line 1: "contexts: [8K", line 2: "duration: 10")`,
+    );
+    expect(msg).not.toContain('\n');
+  });
+
+  it('a duplicate key names its line', () => {
+    expect(refusal('duration: 10\nduration: 20\n')).toContain(
+      'is not valid YAML: line 2, column 1: map keys must be unique (line 1: "duration: 10", line 2: "duration: 20")',
+    );
   });
 });

@@ -90,7 +90,7 @@ describe('run errors', () => {
     ]);
     expectOneLineError(r, 'CONFIG_INVALID', 2);
     expect(r.stderr).toContain('--duration');
-    expect(r.stderr).toContain('--concurrency[0]');
+    expect(r.stderr).toContain('--concurrency: expected a value >= 1');
   });
 
   it(

@@ -14,7 +14,7 @@ import {
   type Pasted,
 } from '../helpers/as-pasted.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { engineSettings } from '../../src/answer/engines.js';
+import { engineSettings } from '../../src/engines/index.js';
 import { optionsFor } from '../../src/config/options.js';
 import { startSim } from '../../src/sim/index.js';
 import { fastFlags, tempDir } from './run-helpers.js';

@@ -3,7 +3,7 @@ import { answerOf, type Answer } from '../../src/answer/answer.js';
 import { contextCapacity } from '../../src/answer/capacity.js';
 import { emptyCell } from '../../src/results/empty-cell.js';
 import { DEFAULT_SERVICE_LEVEL, type SloVerdict } from '../../src/stats/slo.js';
-import { engineSettings } from '../../src/answer/engines.js';
+import { engineSettings } from '../../src/engines/index.js';
 import { optionsFor, type CommandName } from '../../src/config/options.js';
 import type { ServiceLevel } from '../../src/results/schema.js';
 import { parseServiceLevel } from '../../src/stats/slo.js';

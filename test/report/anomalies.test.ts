@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { prefillWarnings } from '../../src/bench/prefill.js';
+import { contextLabel } from '../../src/format/index.js';
 import { findAnomalies } from '../../src/report/anomalies.js';
+import { renderReport } from '../../src/report/index.js';
 import { syntheticResult } from './synthetic.js';
 import { SEEDS, seedResult } from './seeds.js';
 
@@ -69,5 +72,30 @@ describe('anomaly rules', () => {
     const later = findAnomalies(r).find((a) => a.kind === 'prefill-outlier')!.text;
     expect(later).toContain('likely a one-off');
     expect(later).not.toContain('cold start');
+  });
+});
+
+// A demo's 1K point with one repeat 35% off said so twice: as PREFILL REPEATS and again as a NOTE (the runner's
+// warning), in the HTML anomalies and in the terminal. Once each now; the runner still stores the warning.
+describe('a prefill repeat outlier is said once', () => {
+  const r = syntheticResult();
+  const point = r.prefill.find((p) => p.repeats.some((x) => x.outlier))!;
+  r.warnings.push(...prefillWarnings(point, contextLabel(point.contextTokens)));
+
+  it('the runner stores its warning, and the anomalies list the flag without the note', () => {
+    expect(r.warnings).toContain(
+      'prefill 4K: a repeat differs from the median by more than 25% (flagged as outlier)',
+    );
+    const said = findAnomalies(r).filter((a) => a.text.includes('from the median'));
+    expect(said.map((a) => a.kind)).toEqual(['prefill-repeat-outlier']);
+    // Other warnings are still notes.
+    expect(findAnomalies(r).at(-1)!.text).toContain('missed its target');
+  });
+
+  it('once in the terminal and once in the HTML', () => {
+    const mentions = (text: string) => text.match(/(from|differs from) the median/g)?.length ?? 0;
+    expect(mentions(renderReport(r, 'txt', { width: 200 }))).toBe(1);
+    const html = renderReport(r, 'html');
+    expect(mentions(html.slice(html.indexOf('id="anomalies"')))).toBe(1);
   });
 });

@@ -114,3 +114,65 @@ describe('compare', () => {
     expect(txt).toContain('Total tok/s ratio C/A');
   });
 });
+
+// compare's text cut the H200 seed's launch command inside a name ("num_specu" / "lative_tokens") and put a flag
+// at a line's end with its value on the next: a launch command breaks between words, a flag beside its value.
+describe('compare text: launch commands', () => {
+  it('break between words, a flag on the line of its value', () => {
+    const [a, b] = [rtx(), h200()];
+    const txt = stripAnsi(renderCompare([a, b], 'txt', { width: 80 }));
+    const block = txt.slice(txt.indexOf('  Launch command\n'), txt.indexOf('\nVerdicts'));
+    const lines = block.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    for (const cmd of [a.launchCommand!, b.launchCommand!])
+      for (const name of cmd.match(/[\w.-]+/g)!) expect(lines.some((l) => l.includes(name))).toBe(true);
+    for (const pair of ['--max-model-len 1048576', '--tool-call-parser glm47', '--port 8000'])
+      expect(lines.filter((l) => l.includes(pair))).toHaveLength(2);
+  });
+});
+
+// compare of two servers of different models said nothing of it: the ratios read as the server's speed.
+describe('compare: runs that are not like for like', () => {
+  const line = (a: ReturnType<typeof rtx>, b: ReturnType<typeof rtx>) =>
+    stripAnsi(renderCompare([a, b], 'txt', { width: 80 }))
+      .replace(/\n {2}(?=\S)/g, ' ') // the line wrapped to 80 columns, read as one
+      .split('\n')
+      .filter((l) => l.includes('Not like for like'));
+
+  it('says once, in every format, that B served another model (and on other GPUs)', () => {
+    const [a, b] = [rtx(), h200()];
+    const expected =
+      `Not like for like: B served another model (${b.target.model}; A: ${a.target.model}), on other GPUs ` +
+      `(${b.hardware.gpuName}; A: ${a.hardware.gpuName}); every B/A ratio includes the change of model and GPUs.`;
+    expect(a.engine.name).toBe(b.engine.name); // both vLLM: the engine is not named
+    expect(line(a, b)).toEqual([`! ${expected}`]);
+    const md = renderCompare([a, b], 'md').split('\n');
+    expect(md.filter((l) => l.includes('Not like for like'))).toHaveLength(1);
+    expect(md.find((l) => l.includes('Not like for like'))).toMatch(
+      /^> ⚠ Not like for like: B served another model /,
+    );
+    const html = renderCompare([a, b], 'html');
+    expect(html.match(/Not like for like/g)).toHaveLength(1);
+    const li = html.match(/<li class="sev-warn">(Not like for like:.*?)<\/li>/)![1]!.replace(/<[^>]+>/g, '');
+    expect(li).toBe(expected); // identifiers kept whole on a line (escText's spans), the text as in the terminal
+  });
+
+  it('says nothing for a rerun, a served-name alias, or one change at a time', () => {
+    const a = h200();
+    expect(line(a, h200())).toEqual([]);
+    const alias = h200();
+    alias.target.model = `someorg/${a.target.model.toUpperCase()}`;
+    expect(line(a, alias)).toEqual([]);
+    const engine = h200();
+    engine.engine.name = 'sglang';
+    expect(line(a, engine)).toEqual([]);
+    const gpu = h200();
+    gpu.hardware.gpuName = 'B200';
+    expect(line(a, gpu)).toEqual([]);
+    const both = structuredClone(engine);
+    both.hardware.gpuName = 'B200';
+    expect(line(a, both)).toEqual([
+      `! Not like for like: B with another engine (sglang; A: ${a.engine.name}), on other GPUs (B200; A: ${a.hardware.gpuName}); every B/A ratio includes the change of engine and GPUs.`,
+    ]);
+  });
+});

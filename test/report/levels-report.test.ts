@@ -149,7 +149,10 @@ describe('anomalies of load levels', () => {
     );
     expect(cache('sim-llamacpp')).toContain('llama.cpp keeps it on unless --no-cache-prompt');
     expect(cache('ollama')).toContain(
-      'Ollama keeps it by its own rules; a larger KV cache (OLLAMA_CONTEXT_LENGTH',
+      'Ollama keeps it on, with no setting to turn it off; a larger KV cache (OLLAMA_CONTEXT_LENGTH',
+    );
+    expect(cache('mystery-server')).toContain(
+      "The server's own settings decide what it keeps; a larger KV cache (the memory it gives the KV cache)",
     );
   });
 

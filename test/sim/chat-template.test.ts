@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { commonPrefixTokens, countChatTokens, countTokens, renderChat } from '../../src/sim/tokenizer.js';
+import { commonPrefix, countChatTokens, countTokens, renderChat, tokenIds } from '../../src/sim/tokenizer.js';
 import { chatBody, harness, jsonEvents } from './handler-helpers.js';
+
+const commonPrefixTokens = (a: string, b: string) => commonPrefix(tokenIds(a), tokenIds(b));
 
 const ask = (content: string) => [{ role: 'user', content }];
 const A = 'alfa told a long tale of the sea and ship'; // 10 tokens of up to 4 characters
@@ -67,6 +69,16 @@ describe('chat template tokens', () => {
       h.call('POST', '/v1/chat/completions', chatBody({ messages: ask(B), stream: false })).body,
     );
     expect(r.usage.prompt_tokens_details.cached_tokens).toBe(0);
+  });
+});
+
+describe('token ids', () => {
+  it('one id per counted token: its characters and whether whitespace comes before it, not which', () => {
+    for (const t of ['', ' ', 'a', 'abcdefgh ij ', '  lead', 'x\n\ny\t', renderChat(ask(A))])
+      expect(tokenIds(t).length).toBe(countTokens(t));
+    expect(Array.from(tokenIds('a\n the'))).toEqual(Array.from(tokenIds('a the')));
+    expect(tokenIds(' the')[0]).not.toBe(tokenIds('the')[0]);
+    expect(tokenIds('abcdefgh')[1]).toBe(tokenIds('efgh')[0]); // a 4-character run then a new token
   });
 });
 

@@ -72,6 +72,18 @@ describe('engine loop (real-time driver) in virtual time', () => {
     expect(r.got).toEqual([[66, 1]]);
   });
 
+  it('a timer that wakes an idle loop late still admits at the arrival: the schedule keeps to it', () => {
+    const clock = new LateClock(25);
+    const loop = new EngineLoop(new Scheduler(testProfile()), clock);
+    const r = new Recorder(clock);
+    loop.submit({ ...req('a', 16, 2), arrivalMs: 50 }, r);
+    clock.advance(1000);
+    // Admitted at 50 (the wake came at 75); its steps end at 66 and 76, both due when the next (late) timer
+    // fires at 91, so they go out in one pass.
+    expect(r.admittedAt).toBe(50);
+    expect(r.got).toEqual([[91, 2]]);
+  });
+
   it('admits in the order requests reach the engine: a short prompt sent later passes one still in the API server', () => {
     // a is sent first but spends 80 ms in the API server (a long prompt); b, sent after it, arrives at 30.
     // Queued by send order, the idle engine woke for b at 30, found a at the head still on its way, admitted

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
-import { llamacppKv } from '../../src/sim/serving-limits.js';
+import { llamacppSlots } from '../../src/engines/llamacpp.js';
 import { countChatTokens } from '../../src/sim/tokenizer.js';
 import { chatBody, events, harness, jsonEvents } from './handler-helpers.js';
 
@@ -10,7 +10,7 @@ const user = (n: number) => [{ role: 'user', content: words(n) }];
 describe('llama.cpp KV sizing (llama-context.cpp arithmetic)', () => {
   it('split KV pads each slot to 256 and resizes the pool; unified shares -c; a slot is capped at n_ctx_train', () => {
     const split = (c: number, np: number, train = 1 << 20) =>
-      llamacppKv({ kvCapacityTokens: c, maxNumSeqs: np, maxModelLen: train, kvUnified: false });
+      llamacppSlots({ ctx: c, slots: np, nCtxTrain: train, unified: false });
     // -c 200000 -np 4: n_ctx 200192, per slot GGML_PAD(50048, 256) = 50176, pool 4 x 50176.
     expect(split(200_000, 4)).toMatchObject({ nCtx: 200_704, nCtxSeq: 50_176, nCtxSlot: 50_176, slots: 4 });
     // Seen on a real server: -c 8192 -np 3 gives n_ctx 8448 and 2816 per slot; -np 2 gives 4096.
@@ -18,7 +18,7 @@ describe('llama.cpp KV sizing (llama-context.cpp arithmetic)', () => {
     expect(split(8192, 2)).toMatchObject({ nCtx: 8192, nCtxSeq: 4096 });
     expect(split(262_144, 4, 32_768)).toMatchObject({ nCtxSeq: 65_536, nCtxSlot: 32_768 });
     // A llama-server with -c 65536, 4 unified slots, a 32,768-token model.
-    const u = llamacppKv({ kvCapacityTokens: 65_536, maxNumSeqs: 4, maxModelLen: 32_768, kvUnified: true });
+    const u = llamacppSlots({ ctx: 65_536, slots: 4, nCtxTrain: 32_768, unified: true });
     expect(u).toMatchObject({ nCtx: 65_536, nCtxSeq: 65_536, nCtxSlot: 32_768, unified: true });
   });
 });

@@ -50,6 +50,9 @@ describe('--link-vars', () => {
     expect(kvUnified(unified)).toBe(true);
     expect(applyLinks(links, unified, {}).maxModelLen).toBe(131072);
     expect(kvUnified(set({ kvu: 'false' }))).toBe(false);
+    // llama.cpp's padding, as the server and the sim size a slot: GGML_PAD(8192 / 3, 256) = 2,816, not 2,730
+    expect(applyLinks(links, set({ '-np': 3, '-c': 8192 }), {}).maxModelLen).toBe(2816);
+    expect(applyLinks(links, set({ '-np': 3, '-c': 8000, '--kv-unified': true }), {}).maxModelLen).toBe(8192);
   });
 
   it('an environment variable links too (Ollama), and a configuration without the flag is left alone', () => {

@@ -25,13 +25,14 @@ describe('resolveApiKey: flag > file > OPENAI_API_KEY > LLM_BENCH_API_KEY', () =
     expect(redactSecrets('Bearer sk-registered-777')).toBe('Bearer <redacted>');
   });
 
-  it('a missing or empty key file is a usage error naming the file, not the key', () => {
+  it("a missing or empty key file is the flag's bad value, naming the file, not the key", () => {
     for (const f of [join(dir, 'absent'), (writeFileSync(join(dir, 'empty'), '\n'), join(dir, 'empty'))]) {
       try {
         resolveApiKey({ apiKeyFile: f, env: {} });
         expect.unreachable();
       } catch (e) {
-        expect(isBenchError(e) && e.code).toBe('USAGE');
+        expect(isBenchError(e) && e.code).toBe('CONFIG_INVALID');
+        expect((e as Error).message).toContain(f);
       }
     }
   });

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { capacityFromLaunch, shellWords } from '../../src/target/launch-capacity.js';
+import { limitsFromLaunch, shellWords } from '../../src/engines/index.js';
 import { formatProbe } from '../../src/target/probe-format.js';
 import { probeTarget } from '../../src/target/probe.js';
 import { runCliInProcess, unwrapped } from '../helpers/cli.js';
 
 const noHw = { source: 'none' as const };
 const lc = (cmd: string, nCtxTrain?: number) =>
-  capacityFromLaunch('llamacpp', cmd, nCtxTrain ? { nCtxTrain } : {})?.tokens;
+  limitsFromLaunch('llamacpp', cmd, nCtxTrain ? { nCtxTrain } : {})?.kvTokens;
 
 describe('KV capacity from a launch command', () => {
   it('llama-server: -c/--ctx-size, -np/--parallel and --kv-unified with llama.cpp padding', () => {
@@ -18,24 +18,34 @@ describe('KV capacity from a launch command', () => {
     expect(lc('llama-server -m m.gguf -np 4', 32_768)).toBe(32_768); // -c 0: the training context
     expect(lc('llama-server -m m.gguf -np 4')).toBeUndefined(); // -c 0 and no training context known
     expect(lc('node dist/cli.js sim --flavor llamacpp -c 4096')).toBeUndefined(); // not llama-server
-    expect(capacityFromLaunch('llamacpp', 'llama-server -c 65536 -np 4 --kv-unified')?.source).toContain(
+    expect(limitsFromLaunch('llamacpp', 'llama-server -c 65536 -np 4 --kv-unified')?.source).toContain(
       '--kv-unified',
     );
   });
 
   it('vLLM, SGLang and TGI where a flag sizes the pool', () => {
     expect(
-      capacityFromLaunch('vllm', 'vllm serve m --num-gpu-blocks-override 1000 --block-size 32')?.tokens,
+      limitsFromLaunch('vllm', 'vllm serve m --num-gpu-blocks-override 1000 --block-size 32')?.kvTokens,
     ).toBe(32_000);
-    expect(capacityFromLaunch('vllm', 'vllm serve m --gpu-memory-utilization 0.9')).toBeUndefined();
+    expect(limitsFromLaunch('vllm', 'vllm serve m --gpu-memory-utilization 0.9')).toBeUndefined();
+    expect(limitsFromLaunch('vllm', 'vllm serve m --max-num-seqs 8')).toMatchObject({ seats: 8 });
+    expect(limitsFromLaunch('vllm', 'vllm serve m --max-num-seqs 8')?.kvTokens).toBeUndefined();
     expect(
-      capacityFromLaunch('sglang', 'python -m sglang.launch_server --model-path m --max-total-tokens 500000')
-        ?.tokens,
+      limitsFromLaunch('sglang', 'python -m sglang.launch_server --model-path m --max-total-tokens 500000')
+        ?.kvTokens,
     ).toBe(500_000);
     expect(
-      capacityFromLaunch('tgi', 'text-generation-launcher --model-id m --max-batch-total-tokens 90000')
-        ?.tokens,
+      limitsFromLaunch('tgi', 'text-generation-launcher --model-id m --max-batch-total-tokens 90000')
+        ?.kvTokens,
     ).toBe(90_000);
+  });
+
+  it('Ollama: only what its command line states (its variables are often in the environment instead)', () => {
+    expect(
+      limitsFromLaunch('ollama', 'OLLAMA_NUM_PARALLEL=4 OLLAMA_CONTEXT_LENGTH=8192 ollama serve'),
+    ).toMatchObject({ seats: 4, contextLimit: 8192, kvTokens: 32_768, layout: 'per-request' });
+    expect(limitsFromLaunch('ollama', 'OLLAMA_NUM_PARALLEL=2 ollama serve')?.kvTokens).toBeUndefined();
+    expect(limitsFromLaunch('ollama', '/usr/bin/ollama serve')).toBeUndefined(); // not its default of 1
   });
 
   it('shell words undo the quoting of a redacted /proc command line', () => {

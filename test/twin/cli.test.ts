@@ -103,12 +103,18 @@ describe('fit and predict commands', () => {
       ['predict', '--twin', 'x.yaml', '--kv-capacity', '0x'],
       '--kv-capacity: expected tokens like 3000000 or 3M',
     ],
-    [['predict', '--twin', 'x.yaml', '--concurrency', '1,0'], '--concurrency[1]: expected a value >= 1'],
+    [
+      ['predict', '--twin', 'x.yaml', '--concurrency', '1,0'],
+      '--concurrency: the 2nd value "0": expected a value >= 1',
+    ],
     [
       ['fit', 'a.json', '-o', 't.yaml', '--kv-capacity', '1.5x'],
       '--kv-capacity: expected a token count like 8K',
     ],
-    [['fit', 'a.json', '-o', 't.yaml', '--cells', '8Kx16,8K'], '--cells[1]: expected a cell like 8Kx16'],
+    [
+      ['fit', 'a.json', '-o', 't.yaml', '--cells', '8Kx16,8K'],
+      '--cells: the 2nd value "8K": expected a cell like 8Kx16',
+    ],
     [['fit', 'a.json', '-o', 't.yaml', '--context-slope', '-1'], '--context-slope: expected a value >= 0'],
   ])('a bad value is one line and exit 2, as in run: %j', async (args, message) => {
     const r = await runCliInProcess(args);

@@ -100,6 +100,9 @@ export async function measureCell(
   return { sent, cell, warnings, fatal: stoppedAnswering(`decode ${label}`, env.dir) };
 }
 
+// The kinds of failure the server answered in its own words (an HTTP error body, an error event in the stream).
+const SERVER_SAID: ReadonlySet<string> = new Set(['http_status', 'stream_error_event']);
+
 function cellRequest(x: Sent): CellRequest {
   const r = x.record;
   return {
@@ -109,6 +112,14 @@ function cellRequest(x: Sent): CellRequest {
     ok: r.ok,
     ...(r.firstTokenAtMs !== undefined ? { firstTokenAtMs: r.firstTokenAtMs } : {}),
     ...(r.error ? { errorKind: r.error.kind } : {}),
+    ...(r.error && SERVER_SAID.has(r.error.kind)
+      ? {
+          serverError: {
+            message: r.error.message.replace(/^HTTP \d+: /, ''),
+            ...(r.error.status !== undefined ? { status: r.error.status } : {}),
+          },
+        }
+      : {}),
     ...(r.promptTokens !== undefined ? { promptTokens: r.promptTokens } : {}),
     ...(r.cachedTokens !== undefined ? { cachedTokens: r.cachedTokens } : {}),
     ...(r.resent ? { resent: r.resent } : {}),

@@ -10,6 +10,7 @@ import { errorOf, parseErrorBody, type ErrorBody } from '../../failures/error-bo
 import { LineDecoder } from './line-decoder.js';
 import { SseDecoder } from './sse-decoder.js';
 import { TokenLedger, type TokenSource } from './token-ledger.js';
+import { checkOptions, keysOf } from '../../option-keys.js';
 
 export interface SessionOptions {
   keepText?: boolean;
@@ -18,6 +19,18 @@ export interface SessionOptions {
   tokenize?: (text: string) => Promise<number | undefined>;
   charsPerTokenEstimate?: number; // last resort when neither usage nor tokenize gives a count
 }
+
+export const SESSION_KEYS = keysOf<SessionOptions>({
+  keepText: true,
+  keepChunkTexts: true,
+  fastPath: true,
+  tokenize: true,
+  charsPerTokenEstimate: true,
+});
+
+/** The session's own options out of a request's (streamRequest takes both in one object). */
+export const sessionOptionsOf = (o: SessionOptions): SessionOptions =>
+  Object.fromEntries(SESSION_KEYS.filter((k) => k in o).map((k) => [k, o[k as keyof SessionOptions]]));
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
@@ -50,6 +63,7 @@ export class StreamSession {
   private readonly templates: TemplateCache | undefined;
 
   constructor(private readonly opts: SessionOptions = {}) {
+    checkOptions('StreamSession', opts, SESSION_KEYS);
     this.templates = opts.fastPath === false ? undefined : new TemplateCache();
     this.ledger = new TokenLedger(
       opts.keepText === true || opts.keepChunkTexts === true || opts.tokenize !== undefined,

@@ -187,6 +187,18 @@ function errorsTable(c: DecodeCell): string {
   return `<table class="errs"><tbody>${Object.entries(c.errors ?? {})
     .filter(([, n]) => n)
     .map(([k, n]) => `<tr><th scope="row"><code>${esc(k)}</code></th><td>${esc(fmtInt(n ?? 0))}</td></tr>`)
+    .join('')}</tbody></table>${serverWordsTable(c)}`;
+}
+
+// The server's own words for the failed requests, message by message (the error bodies and events it sent).
+function serverWordsTable(c: DecodeCell): string {
+  const said = c.serverErrors ?? [];
+  if (!said.length) return '';
+  return `<h4>The server said</h4><table class="errs"><tbody>${said
+    .map(
+      (s) =>
+        `<tr><th scope="row">${esc(s.message)}</th><td>${esc(fmtInt(s.count))} × <code>${esc(s.kind)}</code>${s.status ? ` ${esc(String(s.status))}` : ''}</td></tr>`,
+    )
     .join('')}</tbody></table>`;
 }
 

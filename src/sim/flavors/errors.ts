@@ -1,3 +1,4 @@
+import { flavorFacts } from '../../engines/index.js';
 import type { Flavor } from '../profile-schema.js';
 
 export type ErrorKind = 'auth' | 'model' | 'too-long' | 'bad-request' | 'overload' | 'server' | 'unavailable';
@@ -17,30 +18,9 @@ export interface HttpError {
 
 const json = (status: number, v: unknown): HttpError => ({ status, body: JSON.stringify(v) });
 
+// Each engine's own wording (src/engines).
 function tooLongMessage(f: Flavor, i: ErrorInfo): string {
-  const n = i.maxModelLen ?? 0;
-  const m = i.promptTokens ?? 0;
-  const x = i.maxTokens;
-  switch (f) {
-    case 'vllm':
-      return x !== undefined && m <= n
-        ? `'max_tokens' or 'max_completion_tokens' is too large: ${x}. This model's maximum context length is ${n} tokens and your request has ${m} input tokens (${x} > ${n} - ${m}). (parameter=max_tokens, value=${x})`
-        : `This model's maximum context length is ${n} tokens. However, your request has ${m} input tokens. Please reduce the length of the input messages.`;
-    case 'sglang':
-      return x !== undefined && m <= n
-        ? `Requested token count exceeds the model's maximum context length of ${n} tokens. You requested a total of ${m + x} tokens: ${m} tokens from the input messages and ${x} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`
-        : `The input (${m} tokens) is longer than the model's context length (${n} tokens).`;
-    case 'llamacpp':
-      return `request (${m} tokens) exceeds the available context size (${n} tokens), try increasing it`;
-    case 'tgi':
-      return x !== undefined && m <= n
-        ? `\`inputs\` tokens + \`max_new_tokens\` must be <= ${n}. Given: ${m} \`inputs\` tokens and ${x} \`max_new_tokens\``
-        : `\`inputs\` must have less than ${n} tokens. Given: ${m}`;
-    case 'ollama':
-      return `the input length exceeds the context length`;
-    case 'trtllm':
-      return `The sum of prompt length (${m}) and query length (0) max_tokens (${x ?? 0}) should not exceed max_seq_len (${n})`;
-  }
+  return flavorFacts(f).errors.tooLong!(i.maxModelLen ?? 0, i.promptTokens ?? 0, i.maxTokens);
 }
 
 // Status code and body of each engine's errors (docs/engines.md "Error bodies").
@@ -102,7 +82,7 @@ function llamacppError(kind: ErrorKind, msg: string, i: ErrorInfo): HttpError {
     return json(400, {
       error: {
         code: 400,
-        type: 'exceed_context_size_error',
+        type: flavorFacts('llamacpp').errors.contextExceededTypes![0],
         message: msg,
         n_prompt_tokens: i.promptTokens ?? 0,
         n_ctx: i.maxModelLen ?? 0,
@@ -168,11 +148,7 @@ function defaultMessage(f: Flavor, kind: ErrorKind, i: ErrorInfo): string {
         ? `model "${i.model ?? ''}" not found, try pulling it first`
         : `The model \`${i.model ?? ''}\` does not exist.`;
     case 'overload':
-      return f === 'ollama'
-        ? 'server busy, please try again.  maximum pending requests exceeded'
-        : f === 'tgi'
-          ? 'Model is overloaded'
-          : 'Server overloaded';
+      return flavorFacts(f).errors.overloadMessage ?? 'Server overloaded';
     case 'unavailable':
       return 'Service unavailable';
     case 'server':

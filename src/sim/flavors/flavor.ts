@@ -1,7 +1,9 @@
+import { flavorFacts } from '../../engines/index.js';
 import type { Flavor } from '../profile-schema.js';
 import type { ConnectionClose } from '../conn-close.js';
 
-// Protocol facts per engine (docs/engines.md), as data the stream writer and router read.
+// Protocol facts per engine (docs/engines.md), as data the stream writer and router read. What the client also
+// needs to know (the reasoning field, which request fields the engine honours) comes from src/engines.
 export interface FlavorSpec {
   name: Flavor;
   ownedBy: string;
@@ -25,7 +27,7 @@ export interface FlavorSpec {
   rejectUnknownFields: boolean;
   validatesModel: boolean;
   streamOptionsNeedsStream: boolean;
-  cachedTokensInUsage: 'always' | 'flag' | 'never';
+  cachedTokensInUsage: 'always' | 'flag' | 'never' | 'non-stream'; // non-stream: llama.cpp, always there
   reasoningTokensInUsage: boolean;
   // vLLM with a reasoning parser (PR #45802, 2026): usage.completion_tokens_details.reasoning_tokens
   reasoningTokensDetails: boolean;
@@ -39,10 +41,11 @@ export interface FlavorSpec {
   keepAliveHeader: string | null; // the Keep-Alive response header, when the server sets its own
 }
 
-const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
+type FromFacts = 'reasoningField' | 'minTokens' | 'ignoreEos' | 'maxCompletionTokens';
+
+const base: Omit<FlavorSpec, 'name' | 'ownedBy' | FromFacts> = {
   role: 'empty',
   roleChunkSuffix: '\n\n',
-  reasoningField: 'reasoning',
   finishSeparate: false,
   continuousUsage: false,
   includeUsageDefault: false,
@@ -52,9 +55,6 @@ const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
   emptyChunkId: false,
   fingerprint: 'none',
   fingerprintValue: '',
-  minTokens: true,
-  ignoreEos: true,
-  maxCompletionTokens: true,
   completionsDefaultMaxTokens: 16,
   rejectUnknownFields: false,
   validatesModel: false,
@@ -71,7 +71,7 @@ const base: Omit<FlavorSpec, 'name' | 'ownedBy'> = {
   keepAliveHeader: null,
 };
 
-export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
+const SPECS: Record<Flavor, Omit<FlavorSpec, FromFacts>> = {
   vllm: {
     ...base,
     name: 'vllm',
@@ -87,7 +87,6 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     ...base,
     name: 'sglang',
     ownedBy: 'sglang',
-    reasoningField: 'reasoning_content',
     finishSeparate: true,
     continuousUsage: true,
     reasoningTokensInUsage: true,
@@ -97,18 +96,17 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     name: 'llamacpp',
     ownedBy: 'llamacpp',
     role: 'null',
-    reasoningField: 'reasoning_content',
     finishSeparate: true,
     doneAfterError: false,
     keepAlive: ': ping\n\n',
     perTokenEvents: true,
     fingerprint: 'always',
     fingerprintValue: 'b7000-sim',
-    minTokens: false,
     completionsDefaultMaxTokens: null,
     headersAtAdmission: true,
     firstErrorAsHttp: true,
     timings: true,
+    cachedTokensInUsage: 'non-stream',
     // llama-server b10470: its cpp-httplib closes after the 2nd response (48 of 50 tries), FIN 0.1-0.5 ms after
     // the last chunk, whatever its Keep-Alive header says (docs/engines.md "HTTP stacks")
     closeConnections: { afterResponses: 2 },
@@ -119,12 +117,9 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     name: 'tgi',
     ownedBy: 'tgi',
     role: 'every',
-    reasoningField: null,
     keepAlive: ':\n\n',
     perTokenEvents: true,
     emptyChunkId: true,
-    minTokens: false,
-    ignoreEos: false,
     completionsDefaultMaxTokens: null,
     cachedTokensInUsage: 'never',
     tooLongInStream: true,
@@ -138,9 +133,6 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     doneAfterError: false,
     fingerprint: 'always',
     fingerprintValue: 'fp_ollama',
-    minTokens: false,
-    ignoreEos: false,
-    maxCompletionTokens: false,
     completionsDefaultMaxTokens: null,
     validatesModel: true,
     cachedTokensInUsage: 'never',
@@ -152,7 +144,6 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     ownedBy: 'tensorrt_llm',
     role: 'omit',
     roleChunkSuffix: ' \n\n',
-    reasoningField: 'reasoning_content',
     continuousUsage: true,
     includeUsageDefault: true,
     doneAfterError: false,
@@ -162,3 +153,19 @@ export const FLAVOR_SPECS: Record<Flavor, FlavorSpec> = {
     cachedTokensInUsage: 'always',
   },
 };
+
+export const FLAVOR_SPECS = Object.fromEntries(
+  Object.entries(SPECS).map(([f, spec]) => {
+    const e = flavorFacts(f as Flavor);
+    return [
+      f,
+      {
+        ...spec,
+        reasoningField: (e.reasoningField ?? null) as FlavorSpec['reasoningField'],
+        minTokens: e.extensions.minTokens,
+        ignoreEos: e.extensions.ignoreEos,
+        maxCompletionTokens: e.extensions.maxCompletionTokens,
+      },
+    ];
+  }),
+) as Record<Flavor, FlavorSpec>;

@@ -240,7 +240,8 @@ function llamacpp(ctx: SimContext): string {
   const s = ctx.engine.sched;
   const c = s.counters;
   const e = new Expo()
-    .metric('llamacpp:prompt_tokens_total', 'counter', 'Number of prompt tokens processed.', c.promptTokens)
+    // llama-server counts the prompt tokens it computed, not those its slot or prompt cache held
+    .metric('llamacpp:prompt_tokens_total', 'counter', 'Number of prompt tokens processed.', c.promptComputed)
     .metric(
       'llamacpp:tokens_predicted_total',
       'counter',

@@ -1,20 +1,10 @@
 import { okJson, posInt, str } from '../discovery-util.js';
-import type { Discovery, EngineAdapter } from '../types.js';
+import { generic as facts } from '../../engines/generic.js';
+import type { Discovery } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// Any other OpenAI-compatible server: only what the OpenAI API promises, no extensions that a strict
-// server could reject. `--engine NAME` forces an engine's extensions when detection cannot see it.
-export const generic: EngineAdapter = {
-  name: 'generic',
-  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens where the server reports it',
-  extensions: {
-    ignoreEos: false,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: false,
-  },
-  metricNames: {},
-  fingerprintPaths: [],
+// Any other OpenAI-compatible server: its facts are src/engines/generic.ts.
+export const generic = adapterOf(facts, {
   fingerprint: () => Promise.resolve('fallback (no engine-specific endpoint answered)'),
   async discover(ctx, model) {
     const d: Discovery = { metricsAvailable: false };
@@ -30,5 +20,4 @@ export const generic: EngineAdapter = {
     }
     return d;
   },
-  outputCapFields: () => ['max_tokens'],
-};
+});

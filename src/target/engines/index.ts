@@ -1,6 +1,6 @@
 import { BenchError } from '../../errors.js';
-import type { EngineAdapter, EngineName } from '../types.js';
-import { ENGINE_NAMES } from '../types.js';
+import { ENGINE_NAMES, engineNamed } from '../../engines/index.js';
+import type { EngineAdapter } from '../types.js';
 import { generic } from './generic.js';
 import { llamacpp } from './llamacpp.js';
 import { ollama } from './ollama.js';
@@ -14,20 +14,9 @@ import { vllm } from './vllm.js';
 // TRT-LLM's /metrics is JSON, told apart before vLLM's Prometheus /metrics; generic answers last.
 export const ADAPTERS: readonly EngineAdapter[] = [tgi, llamacpp, ollama, sglang, trtllm, vllm, generic];
 
-const ALIASES: Record<string, EngineName> = {
-  'llama.cpp': 'llamacpp',
-  'llama-cpp': 'llamacpp',
-  'llama-server': 'llamacpp',
-  'tensorrt-llm': 'trtllm',
-  tensorrt_llm: 'trtllm',
-  'trt-llm': 'trtllm',
-  openai: 'generic',
-};
-
 export function adapterByName(name: string): EngineAdapter {
-  const key = name.trim().toLowerCase();
-  const canonical = (ALIASES[key] ?? key) as EngineName;
-  const found = ADAPTERS.find((a) => a.name === canonical);
+  const canonical = engineNamed(name);
+  const found = canonical && ADAPTERS.find((a) => a.name === canonical);
   if (!found) {
     throw new BenchError('USAGE', `unknown engine "${name}".`, {
       hint: `Use one of: ${ENGINE_NAMES.join(', ')}.`,

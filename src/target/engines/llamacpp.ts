@@ -1,31 +1,10 @@
 import { obj, okJson, posInt, promAt, str, tokenizeTimeoutMs, userMessage } from '../discovery-util.js';
-import type { Discovery, EngineAdapter, ModelEntry, ProbeContext } from '../types.js';
+import { llamacpp as facts } from '../../engines/llamacpp.js';
+import type { Discovery, ModelEntry, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// llama.cpp `llama-server` facts: docs/engines.md.
-export const llamacpp: EngineAdapter = {
-  name: 'llamacpp',
-  repository: 'github.com/ggml-org/llama.cpp',
-  reasoningField: 'reasoning_content',
-  cachedTokensSource: 'timings.cache_n (the streaming usage chunk has no details)',
-  extensions: {
-    ignoreEos: true,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: true,
-  },
-  metricNames: {
-    running: ['llamacpp:requests_processing'],
-    waiting: ['llamacpp:requests_deferred'],
-    kvUsage: ['llamacpp:kv_cache_usage_ratio'],
-    specDrafts: ['llamacpp:spec_decode_num_drafts_total'],
-    specDraftTokens: ['llamacpp:spec_decode_num_draft_tokens_total'],
-    specAccepted: ['llamacpp:spec_decode_num_accepted_tokens_total'],
-    promptTokens: ['llamacpp:prompt_tokens_total'],
-    generationTokens: ['llamacpp:tokens_predicted_total'],
-  },
-  ownedBy: ['llamacpp'],
-  fingerprintPaths: ['/props'],
+// llama.cpp `llama-server`: its facts are src/engines/llamacpp.ts.
+export const llamacpp = adapterOf(facts, {
   async fingerprint(ctx) {
     const props = okJson(await ctx.get('/props'));
     return props && ('build_info' in props || 'default_generation_settings' in props)
@@ -40,7 +19,9 @@ export const llamacpp: EngineAdapter = {
     d.version = m?.[1] ?? build;
     d.commit = m?.[2];
     const slotCtx = posInt(obj(props.default_generation_settings)?.n_ctx) ?? (await firstSlotCtx(ctx));
-    const slots = posInt(props.total_slots) ?? 1;
+    const stated = posInt(props.total_slots);
+    const slots = stated ?? 1;
+    if (stated) Object.assign(d, { seats: stated, seatsSource: 'GET /props total_slots' });
     if (slotCtx) {
       d.maxModelLen = slotCtx;
       d.maxModelLenSource = 'GET /props default_generation_settings.n_ctx (per slot)';
@@ -71,8 +52,7 @@ export const llamacpp: EngineAdapter = {
     }
     return d;
   },
-  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
-};
+});
 
 // What /props tells of the pool. A slot holds min(its KV, n_ctx_train): unified KV (the default since late 2025 when
 // -np is not given) lets each slot address the whole pool, split KV (-np N) gives each slot n_ctx/N. So a slot below
@@ -86,8 +66,10 @@ export function kvFromSlots(
   slots: number,
   props: Record<string, unknown>,
   model: ModelEntry,
-): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound'> {
+): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource' | 'kvCapacityBound' | 'kvLayout'> {
   const flag = props.kv_unified ?? obj(props.default_generation_settings)?.kv_unified;
+  const layout =
+    typeof flag === 'boolean' ? { kvLayout: flag ? ('unified' as const) : ('split' as const) } : {};
   const train = posInt(obj(model.raw.meta)?.n_ctx_train);
   const capped = train === undefined || slotCtx >= train; // the slot may hide a larger pool
   const bound = capped ? 'lower-bound' : 'exact';
@@ -102,12 +84,14 @@ export function kvFromSlots(
       kvCapacityTokens: slotCtx,
       kvCapacitySource: `GET /props n_ctx (unified KV shared by ${slots} slots${capped ? ', at least this' : ''})`,
       kvCapacityBound: bound,
+      ...layout,
     };
   }
   return {
     kvCapacityTokens: slotCtx * slots,
     kvCapacitySource: `GET /props n_ctx × total_slots (${slots} slots)`,
     kvCapacityBound: flag === false ? bound : 'inferred',
+    ...layout,
   };
 }
 

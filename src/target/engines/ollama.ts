@@ -1,22 +1,10 @@
 import { obj, okJson, posInt, str } from '../discovery-util.js';
-import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+import { OLLAMA_DEFAULT_PARALLEL, ollama as facts } from '../../engines/ollama.js';
+import type { Discovery, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// Ollama (OpenAI compatibility layer) facts: docs/engines.md. No /metrics, no tokenizer, no KV endpoint.
-export const ollama: EngineAdapter = {
-  name: 'ollama',
-  repository: 'github.com/ollama/ollama',
-  reasoningField: 'reasoning',
-  // max_completion_tokens is not in its request struct: only max_tokens caps the output.
-  cachedTokensSource: 'not reported (usage.prompt_tokens includes cached tokens)',
-  extensions: {
-    ignoreEos: false,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: false,
-  },
-  metricNames: {},
-  fingerprintPaths: ['/api/version'],
+// Ollama (OpenAI compatibility layer): its facts are src/engines/ollama.ts. No /metrics, no tokenizer, no KV endpoint.
+export const ollama = adapterOf(facts, {
   async fingerprint(ctx) {
     const v = okJson(await ctx.get('/api/version'));
     return str(v?.version) ? 'GET /api/version' : undefined;
@@ -43,13 +31,12 @@ export const ollama: EngineAdapter = {
       }
     }
     d.warnings = [
-      'Ollama runs OLLAMA_NUM_PARALLEL requests at once (default 1); the rest queue.',
+      `Ollama runs ${facts.settings.seats} requests at once (default ${OLLAMA_DEFAULT_PARALLEL}); the rest queue.`,
       'Ollama truncates over-long prompts instead of rejecting them.',
     ];
     return d;
   },
-  outputCapFields: () => ['max_tokens'],
-};
+});
 
 interface Loaded {
   name?: string;

@@ -9,41 +9,18 @@ import {
   useTokenize,
   userMessage,
 } from '../discovery-util.js';
-import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+import { sglang as facts } from '../../engines/sglang.js';
+import type { Discovery, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// SGLang facts: docs/engines.md.
+// SGLang: its facts are src/engines/sglang.ts.
 const SGLANG_KEYS = [
   'max_total_num_tokens',
   'mem_fraction_static',
   'disable_radix_cache',
   'max_running_requests',
 ];
-
-export const sglang: EngineAdapter = {
-  name: 'sglang',
-  repository: 'github.com/sgl-project/sglang',
-  reasoningField: 'reasoning_content',
-  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens, only with --enable-cache-report',
-  extensions: {
-    ignoreEos: true,
-    minTokens: true,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: true,
-  },
-  metricNames: {
-    running: ['sglang:num_running_reqs'],
-    waiting: ['sglang:num_queue_reqs'],
-    kvUsage: ['sglang:token_usage'],
-    // Prefix-cache hit ratio from token counters: cached prompt tokens over all prompt tokens.
-    prefixHits: ['sglang:cached_tokens_total'],
-    prefixQueries: ['sglang:prompt_tokens_total'],
-    specAcceptLength: ['sglang:spec_accept_length'],
-    promptTokens: ['sglang:prompt_tokens_total'],
-    generationTokens: ['sglang:generation_tokens_total'],
-  },
-  ownedBy: ['sglang'],
-  fingerprintPaths: ['/server_info', '/get_server_info'],
+export const sglang = adapterOf(facts, {
   async fingerprint(ctx) {
     const hit = await serverInfo(ctx);
     return hit && SGLANG_KEYS.some((k) => k in hit.info) ? `GET ${hit.path}` : undefined;
@@ -61,6 +38,8 @@ export const sglang: EngineAdapter = {
       Object.assign(d, { maxModelLen: fromModels, maxModelLenSource: 'GET /v1/models max_model_len' });
     else if (fromInfo)
       Object.assign(d, { maxModelLen: fromInfo, maxModelLenSource: `GET ${hit?.path} context_length` });
+    const seats = posInt(info.max_running_requests) ?? posInt(states.max_running_requests);
+    if (seats) Object.assign(d, { seats, seatsSource: `GET ${hit?.path} max_running_requests` });
     const pool = posInt(info.max_total_num_tokens) ?? posInt(states.max_total_num_tokens);
     if (pool)
       Object.assign(d, { kvCapacityTokens: pool, kvCapacitySource: `GET ${hit?.path} max_total_num_tokens` });
@@ -81,7 +60,7 @@ export const sglang: EngineAdapter = {
       );
     }
     if (info.disable_radix_cache === true)
-      (d.warnings ??= []).push('Prefix caching is off (--disable-radix-cache).');
+      (d.warnings ??= []).push(`Prefix caching is off (${facts.prefixCache.off}).`);
     const plain = await sglangTokenize(ctx, model.id, 'hello', 'completions');
     if (plain !== undefined) {
       // A build that ignores `messages` answers with the content's count or nothing: only more than the content
@@ -92,8 +71,7 @@ export const sglang: EngineAdapter = {
     }
     return d;
   },
-  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
-};
+});
 
 // Newer builds: /server_info; the old /get_server_info stays as an alias.
 async function serverInfo(

@@ -1,31 +1,17 @@
 import { okJson, posInt, promAt, str, tokenizeTimeoutMs } from '../discovery-util.js';
 import { parsePrometheus, sumOf } from '../prometheus.js';
-import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+import { tgi as facts } from '../../engines/tgi.js';
+import type { Discovery, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// Hugging Face TGI (router v3) facts: docs/engines.md.
+// Hugging Face TGI (router v3): its facts are src/engines/tgi.ts.
 const TGI_WANTED = new Set([
   'tgi_batch_current_size',
   'tgi_queue_size',
   'tgi_batch_current_max_tokens',
   'tgi_batch_max_total_tokens',
 ]);
-export const tgi: EngineAdapter = {
-  name: 'tgi',
-  repository: 'github.com/huggingface/text-generation-inference',
-  // No `min_tokens` / `ignore_eos` (silently ignored) and no continuous usage.
-  cachedTokensSource: 'not reported',
-  extensions: {
-    ignoreEos: false,
-    minTokens: false,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: true,
-  },
-  metricNames: {
-    running: ['tgi_batch_current_size'],
-    waiting: ['tgi_queue_size'],
-  },
-  fingerprintPaths: ['/info'],
+export const tgi = adapterOf(facts, {
   async fingerprint(ctx, listing) {
     const info = okJson(await ctx.get('/info'));
     if (info && 'model_id' in info && ('max_total_tokens' in info || 'router' in info)) return 'GET /info';
@@ -62,8 +48,6 @@ export const tgi: EngineAdapter = {
     }
     return d;
   },
-  // max_completion_tokens is only an alias here; one field is enough.
-  outputCapFields: () => ['max_tokens'],
   readSample(body) {
     const prom = parsePrometheus(body, TGI_WANTED);
     if (prom.size === 0) return undefined;
@@ -78,7 +62,7 @@ export const tgi: EngineAdapter = {
     if (used !== null && budget) s.kvUsage = used / budget;
     return s;
   },
-};
+});
 
 async function tgiTokenize(ctx: ProbeContext, text: string): Promise<number | undefined> {
   const r = await ctx.post('/tokenize', { inputs: text }, tokenizeTimeoutMs(ctx, text.length));

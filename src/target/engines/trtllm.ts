@@ -2,35 +2,15 @@ import { tryJson } from '../../failures/error-body.js';
 import { obj, okJson, okText, posInt, promAt, str, tokenizeTimeoutMs } from '../discovery-util.js';
 import { hasAny } from '../prometheus.js';
 import { readPromSample } from '../read-sample.js';
-import type { Discovery, EngineAdapter, MetricNames, ProbeContext } from '../types.js';
+import { trtllm as facts } from '../../engines/trtllm.js';
+import type { Discovery, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// TensorRT-LLM `trtllm-serve` facts: docs/engines.md. Its /metrics is JSON iteration stats; Prometheus is at
-// /prometheus/metrics (opt-in). Unknown request fields are a 400, so the body carries only known ones.
-const PROM_NAMES: MetricNames = {
-  running: ['trtllm_num_requests_running'],
-  waiting: ['trtllm_num_requests_waiting'],
-  kvUsage: ['trtllm_kv_cache_utilization'],
-  specDraftTokens: ['trtllm_spec_decode_num_draft_tokens_total'],
-  specAccepted: ['trtllm_spec_decode_num_accepted_tokens_total'],
-  promptTokens: ['trtllm_prompt_tokens_total'],
-  generationTokens: ['trtllm_generation_tokens_total'],
-};
+// TensorRT-LLM `trtllm-serve`: its facts are src/engines/trtllm.ts. Its /metrics is JSON iteration stats; Prometheus
+// is at /prometheus/metrics (opt-in). Unknown request fields are a 400, so the body carries only known ones.
+const PROM_NAMES = facts.metricNames;
 
-export const trtllm: EngineAdapter = {
-  name: 'trtllm',
-  repository: 'github.com/NVIDIA/TensorRT-LLM',
-  reasoningField: 'reasoning_content',
-  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens (always)',
-  extensions: {
-    ignoreEos: true,
-    minTokens: true,
-    streamOptions: true,
-    continuousUsage: false,
-    maxCompletionTokens: true,
-  },
-  metricNames: PROM_NAMES,
-  ownedBy: ['tensorrt_llm', 'trtllm'],
-  fingerprintPaths: ['/metrics', '/prometheus/metrics'],
+export const trtllm = adapterOf(facts, {
   async fingerprint(ctx) {
     if (iterationStats(okText(await ctx.get('/metrics'))) !== undefined)
       return 'GET /metrics (JSON iteration stats)';
@@ -85,8 +65,6 @@ export const trtllm: EngineAdapter = {
     }
     return d;
   },
-  // max_tokens is the alias every build accepts; sending both names could trip extra="forbid".
-  outputCapFields: () => ['max_tokens'],
   readSample(body) {
     const stats = iterationStats(body);
     if (stats === undefined) return readPromSample(body, PROM_NAMES);
@@ -112,7 +90,7 @@ export const trtllm: EngineAdapter = {
     }
     return s;
   },
-};
+});
 
 // JSON array of per-iteration stats (possibly empty right after a drain), or undefined if not that shape.
 function iterationStats(text: string | undefined): Array<Record<string, unknown>> | undefined {

@@ -9,35 +9,12 @@ import {
   useTokenize,
   userMessage,
 } from '../discovery-util.js';
-import type { Discovery, EngineAdapter, ProbeContext } from '../types.js';
+import { vllm as facts } from '../../engines/vllm.js';
+import type { Discovery, ProbeContext } from '../types.js';
+import { adapterOf } from './adapter.js';
 
-// vLLM facts: docs/engines.md.
-export const vllm: EngineAdapter = {
-  name: 'vllm',
-  repository: 'github.com/vllm-project/vllm',
-  reasoningField: 'reasoning', // `reasoning_content` before PR #27752; the client reads both
-  cachedTokensSource: 'usage.prompt_tokens_details.cached_tokens, only with --enable-prompt-tokens-details',
-  extensions: {
-    ignoreEos: true,
-    minTokens: true,
-    streamOptions: true,
-    continuousUsage: true,
-    maxCompletionTokens: true,
-  },
-  metricNames: {
-    running: ['vllm:num_requests_running'],
-    waiting: ['vllm:num_requests_waiting'],
-    kvUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
-    prefixHits: ['vllm:prefix_cache_hits_total', 'vllm:gpu_prefix_cache_hits_total'],
-    prefixQueries: ['vllm:prefix_cache_queries_total', 'vllm:gpu_prefix_cache_queries_total'],
-    specDrafts: ['vllm:spec_decode_num_drafts_total'],
-    specDraftTokens: ['vllm:spec_decode_num_draft_tokens_total'],
-    specAccepted: ['vllm:spec_decode_num_accepted_tokens_total'],
-    promptTokens: ['vllm:prompt_tokens_total'],
-    generationTokens: ['vllm:generation_tokens_total'],
-  },
-  ownedBy: ['vllm'],
-  fingerprintPaths: ['/metrics'],
+// vLLM: its facts are src/engines/vllm.ts.
+export const vllm = adapterOf(facts, {
   async fingerprint(ctx) {
     const prom = await promAt(ctx, '/metrics');
     if (prom && [...prom.keys()].some((k) => k.startsWith('vllm:'))) return 'GET /metrics';
@@ -63,8 +40,7 @@ export const vllm: EngineAdapter = {
     }
     return d;
   },
-  outputCapFields: (api) => (api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens']),
-};
+});
 
 // Labels of the constant gauge carry every CacheConfig field; one label set per engine (DP rank).
 export function vllmKvCapacity(prom: PromIndex): Pick<Discovery, 'kvCapacityTokens' | 'kvCapacitySource'> {

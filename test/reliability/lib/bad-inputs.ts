@@ -99,8 +99,8 @@ export const BAD_INPUTS: BadInput[] = [
     code: 'CONFIG_INVALID',
     mentions: [
       /contxts: unknown key \(did you mean contexts\?\)/,
-      /concurrency\[1\]/,
-      /concurrency\[2\]/,
+      /concurrency: the 2nd value "zero"/,
+      /concurrency: the 3rd value -2/,
       /duration/,
       /maxOutput/,
       /apiKey/,
@@ -134,7 +134,11 @@ export const BAD_INPUTS: BadInput[] = [
       '8K,huge',
     ],
     code: 'CONFIG_INVALID',
-    mentions: [/--duration: expected a duration like 30, 30s or 2m/, /--concurrency\[1\]/, /--contexts\[1\]/],
+    mentions: [
+      /--duration: expected a duration like 30, 30s or 2m/,
+      /--concurrency: the 2nd value "0"/,
+      /--contexts: the 2nd value "huge"/,
+    ],
   },
   {
     name: 'unknown flag gets "did you mean"',
@@ -213,8 +217,8 @@ export const BAD_INPUTS: BadInput[] = [
   {
     name: '--api-key-file that does not exist',
     args: (f, d) => [...run(f.closed), '--api-key-file', join(d, 'nokey')],
-    code: 'USAGE',
-    mentions: [/--api-key-file/],
+    code: 'CONFIG_INVALID',
+    mentions: [/cannot read --api-key-file .*nokey: no such file or folder/],
   },
   {
     name: 'report of a file that is not a result',
