@@ -66,7 +66,7 @@ export interface RowRateAnswer extends Ladder<LevelJudgement> {
 }
 
 // The users at once of a row's closed loop: a context's decode cells, else the row's closed levels.
-function usersOf(r: RunResult, row: string, slo: ServiceLevel): UsersAtOnce | undefined {
+function usersOf(r: LevelsOf, row: string, slo: ServiceLevel): UsersAtOnce | undefined {
   if (/^\d+$/.test(row)) {
     const c = capacities(r, slo).find((x) => x.contextTokens === Number(row));
     if (c?.capacity) return { users: c.capacity.cell.concurrency, atLeast: c.atLeast };
@@ -81,8 +81,11 @@ function usersOf(r: RunResult, row: string, slo: ServiceLevel): UsersAtOnce | un
 }
 const concurrencyOf = (l: LoadLevel): number => (l.load.model === 'closed' ? l.load.concurrency : NaN);
 
+// The parts of a result the answer in requests per second reads (serve's index keeps no more).
+export type LevelsOf = Pick<RunResult, 'levels' | 'decode' | 'predicted'>;
+
 /** Per row with open levels, the highest rate meeting the level, in the order the rows first appear. */
-export function rateAnswers(r: RunResult, slo: ServiceLevel): RowRateAnswer[] {
+export function rateAnswers(r: LevelsOf, slo: ServiceLevel): RowRateAnswer[] {
   const rows = [...new Set((r.levels ?? []).filter((l) => l.load.model === 'open').map((l) => l.row))];
   return rows.map((row) => {
     const levels = (r.levels ?? [])

@@ -1,11 +1,14 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/report/index.js';
-import { levelsResult } from '../helpers/level-results.js';
+import { startServe, type RunningServe } from '../../src/web/server.js';
+import { closedOnlyResult, levelsResult } from '../helpers/level-results.js';
+import { writeRun } from '../web/fake-runs.js';
 import { layoutProblems } from './layout-check.js';
 
 // The load levels of an HTML report at a phone's width and a desktop's (docs/workloads.md "Reports"): the answer in
@@ -17,6 +20,8 @@ const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url
 const WIDTHS = [390, 1400] as const;
 
 let browser: Browser;
+let serve: RunningServe;
+let root: string;
 
 async function open(url: string, width: number): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 900 } });
@@ -37,9 +42,15 @@ describe.skipIf(!existsSync(CHROMIUM))('load levels in the HTML report at 390 an
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
+    root = mkdtempSync(join(tmpdir(), 'levels-serve-'));
+    writeRun(root, 'rates', levelsResult());
+    writeRun(root, 'closed', closedOnlyResult());
+    serve = await startServe({ roots: [root], host: '127.0.0.1', port: 0, allowRemote: false });
   });
   afterAll(async () => {
     await browser?.close();
+    await serve?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it('the report: answer, tables and charts with nothing clipped or overlapping', async () => {
@@ -62,6 +73,27 @@ describe.skipIf(!existsSync(CHROMIUM))('load levels in the HTML report at 390 an
         await page.close();
       }
     }
+    expect(problems).toEqual([]);
+  });
+
+  it("serve's list and run page with rates: nothing clipped, overlapping or broken", async () => {
+    const problems: string[] = [];
+    for (const [name, path] of [
+      ['list', '/'],
+      ['run', '/report?run=rates'],
+    ] as const)
+      for (const w of WIDTHS) {
+        const page = await open(new URL(path, serve.url).href, w);
+        try {
+          problems.push(...(await layoutProblems(page)).map((p) => `${name} @${w}: ${p}`));
+          await page.screenshot({
+            path: `${ARTIFACTS}levels-serve-${name}-${w}.png`,
+            fullPage: name === 'list',
+          });
+        } finally {
+          await page.close();
+        }
+      }
     expect(problems).toEqual([]);
   });
 });
