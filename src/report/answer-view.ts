@@ -13,6 +13,7 @@ import {
 import { esc, escBreakable, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { answerTitle, RATES_HEADING, rateAnswerRows } from './rate-answer-view.js';
+import { ratePhrase, rowLabel } from '../answer/levels.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
 // context how many users at once meet it, why not more and what to change. A what-if from a twin, when the caller
@@ -241,7 +242,12 @@ export interface CompareAnswer {
   levels: string[]; // the service level each run is judged by, in words (one line when they agree)
   headers: string[]; // 'Context', then each run's label
   rows: string[][]; // per context: its label, then each run's users at once and why not more
+  // Per row with rates in any run: its label, then each run's highest rate meeting the level (docs/workloads.md "The
+  // answer in requests per second"); absent where no run has rates.
+  rates?: string[][];
 }
+
+const RATE_ROW_HEAD = 'Row';
 
 /** Users at once under the service level, run by run: what `compare` shows first. */
 export function compareAnswer(
@@ -261,8 +267,24 @@ export function compareAnswer(
       return c ? `${capacityPhrase(c)} (${c.reason.short})` : '—';
     }),
   ]);
-  return { levels, headers: ['Context', ...runs.map((r) => r.label)], rows };
+  const rateRows = [...new Set(answers.flatMap((a) => (a.rates ?? []).map((x) => x.row)))];
+  const rates = rateRows.map((row) => [
+    rowLabel(row),
+    ...answers.map((a) => {
+      const x = a.rates?.find((y) => y.row === row);
+      return x ? ratePhrase(x) : '—';
+    }),
+  ]);
+  return {
+    levels,
+    headers: ['Context', ...runs.map((r) => r.label)],
+    rows,
+    ...(rates.length ? { rates } : {}),
+  };
 }
+
+const compareTitle = (c: CompareAnswer) =>
+  c.rates ? ANSWER_TITLE.replace('users at once', 'users at once and requests per second') : ANSWER_TITLE;
 
 export function compareAnswerText(
   c: CompareAnswer,
@@ -270,16 +292,27 @@ export function compareAnswerText(
   paint: TextPaint,
   wrap: (t: string, w: number, i?: string) => string[],
 ): string[] {
-  const out = [paint(ANSWER_TITLE, 'bold')];
+  const out = [paint(compareTitle(c), 'bold')];
   for (const l of c.levels) out.push(...wrap(l, width - 2, '    ').map((x) => `  ${x}`));
-  for (const row of c.rows)
-    row.slice(1).forEach((v, i) => {
-      const lines = wrap(`${c.headers[i + 1]}: ${v}`, width - 9, '   ');
-      out.push(
-        `  ${(i === 0 ? row[0]! : '').padEnd(7)}${lines[0] ?? ''}`,
-        ...lines.slice(1).map((l) => `         ${l}`),
-      );
-    });
+  const runLines = (rows: string[][]) => {
+    for (const row of rows) {
+      // A label longer than the column (a workload's) takes a line of its own above its runs.
+      const own = row[0]!.length > 6;
+      if (own) out.push(...wrap(row[0]!, width - 2, '    ').map((x) => `  ${x}`));
+      row.slice(1).forEach((v, i) => {
+        const lines = wrap(`${c.headers[i + 1]}: ${v}`, width - 9, '   ');
+        out.push(
+          `  ${(i === 0 && !own ? row[0]! : '').padEnd(7)}${lines[0] ?? ''}`,
+          ...lines.slice(1).map((l) => `         ${l}`),
+        );
+      });
+    }
+  };
+  runLines(c.rows);
+  if (c.rates) {
+    out.push(paint(`  ${RATES_HEADING}:`, 'dim'));
+    runLines(c.rates);
+  }
   return out;
 }
 
@@ -294,21 +327,46 @@ export function compareAnswerMd(c: CompareAnswer): string[] {
       c.rows.map((r) => r.map(mdEscape)),
     ),
     '',
+    ...(c.rates
+      ? [
+          `**${mdEscape(RATES_HEADING)}**`,
+          '',
+          mdTable(
+            [RATE_ROW_HEAD, ...c.headers.slice(1)],
+            c.rates.map((r) => r.map(mdEscape)),
+          ),
+          '',
+        ]
+      : []),
   ];
+}
+
+// One run per column: the row's label, then each run's answer.
+function runsTableHtml(
+  id: string,
+  headers: readonly string[],
+  rows: string[][],
+  label: (s: string) => string,
+): string {
+  return `<div class="tbl-wrap"><table class="data answer" id="${id}"><thead><tr>${headers
+    .map((h) => `<th scope="col">${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr><th scope="row">${label(r[0]!)}</th>${r
+          .slice(1)
+          .map((v, i) => `<td data-label="${esc(headers[i + 1]!)}">${escText(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('')}</tbody></table></div>`;
 }
 
 export function compareAnswerHtml(c: CompareAnswer): string {
   const head = c.levels.map((l) => `<p class="answer-slo">${esc(l)}</p>`).join('');
-  const table = `<div class="tbl-wrap"><table class="data answer" id="compare-answer"><thead><tr>${c.headers
-    .map((h) => `<th scope="col">${esc(h)}</th>`)
-    .join('')}</tr></thead><tbody>${c.rows
-    .map(
-      (r) =>
-        `<tr><th scope="row">${esc(r[0]!)}</th>${r
-          .slice(1)
-          .map((v, i) => `<td data-label="${esc(c.headers[i + 1]!)}">${escText(v)}</td>`)
-          .join('')}</tr>`,
-    )
-    .join('')}</tbody></table></div>`;
-  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${table}</section>`;
+  const table = runsTableHtml('compare-answer', c.headers, c.rows, esc);
+  const rates = c.rates
+    ? `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3>` +
+      runsTableHtml('compare-rates', [RATE_ROW_HEAD, ...c.headers.slice(1)], c.rates, escBreakable)
+    : '';
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(compareTitle(c))}</h2></div>${head}${table}${rates}</section>`;
 }

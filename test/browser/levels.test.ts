@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/report/index.js';
 import { startServe, type RunningServe } from '../../src/web/server.js';
-import { closedOnlyResult, levelsResult } from '../helpers/level-results.js';
+import { closedOnlyResult, levelsResult, levelsResultB } from '../helpers/level-results.js';
 import { writeRun } from '../web/fake-runs.js';
 import { layoutProblems } from './layout-check.js';
 
@@ -45,6 +45,7 @@ describe.skipIf(!existsSync(CHROMIUM))('load levels in the HTML report at 390 an
     root = mkdtempSync(join(tmpdir(), 'levels-serve-'));
     writeRun(root, 'rates', levelsResult());
     writeRun(root, 'closed', closedOnlyResult());
+    writeRun(root, 'rates-b', levelsResultB());
     serve = await startServe({ roots: [root], host: '127.0.0.1', port: 0, allowRemote: false });
   });
   afterAll(async () => {
@@ -76,11 +77,12 @@ describe.skipIf(!existsSync(CHROMIUM))('load levels in the HTML report at 390 an
     expect(problems).toEqual([]);
   });
 
-  it("serve's list and run page with rates: nothing clipped, overlapping or broken", async () => {
+  it("serve's list, run page and compare page with rates: nothing clipped, overlapping or broken", async () => {
     const problems: string[] = [];
     for (const [name, path] of [
       ['list', '/'],
       ['run', '/report?run=rates'],
+      ['compare', '/compare?run=rates&run=rates-b'],
     ] as const)
       for (const w of WIDTHS) {
         const page = await open(new URL(path, serve.url).href, w);
