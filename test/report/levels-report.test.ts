@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Lexer, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { findAnomalies } from '../../src/report/anomalies.js';
@@ -5,6 +8,7 @@ import { renderReport } from '../../src/report/index.js';
 import { CSV_HEADERS } from '../../src/report/csv.js';
 import { parseResult, type RunResult } from '../../src/results/schema.js';
 import { parseCsv } from '../helpers/csv-read.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { closedOnlyResult, levelsResult, PREFIX_ROW } from '../helpers/level-results.js';
 
 // Markdown, HTML and the anomalies of a result with load levels (docs/workloads.md "Reports"). The fixture's
@@ -218,5 +222,23 @@ describe('CSV and JSON with load levels', () => {
       [2.83, { rate: 3.08, verdict: 'fails' }],
     ]);
     expect(JSON.parse(renderReport(closedOnlyResult(), 'json'))).not.toHaveProperty('answer');
+  });
+});
+
+describe('report --slo on the command line', () => {
+  it('judges the levels again in csv and json from result.json alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'levels-cli-'));
+    const file = join(dir, 'result.json');
+    writeFileSync(file, JSON.stringify(levelsResult()));
+    const json = await runCliInProcess(['report', file, '--format', 'json', '--slo', 'ttft=500ms']);
+    expect(json.code).toBe(0);
+    const answer = (JSON.parse(json.stdout) as { answer: { rates: Array<{ highestRate: number }> } }).answer;
+    expect(answer.rates.map((x) => x.highestRate)).toEqual([2, 2.83]);
+    const csv = await runCliInProcess(['report', file, '--format', 'csv', '--slo', 'ttft=500ms']);
+    const [head, ...rows] = parseCsv(csv.stdout);
+    const row = rows.find((r) => r[head!.indexOf('Load')] === '3.08 req/s')!;
+    expect([row[head!.indexOf('Verdict')], row[head!.indexOf('Goodput req/s')]]).toEqual(['fails', '0']);
+    const txt = await runCliInProcess(['report', file, '--slo', 'ttft=500ms', '--width', '80']);
+    expect(txt.stdout).toContain('2.83 req/s meets the service');
   });
 });
