@@ -14,8 +14,8 @@ const INTEGRATION = [
   'test/integration/prefill-gate.test.ts', // three real-time runs against sims on their own threads
   'test/integration/demo.test.ts', // a full real-time matrix over sockets (17 s idle); runner logic: test/bench/*
   'test/integration/statuses.test.ts', // real sockets and metrics scraping; the rules: test/bench/statuses-virtual
-  'test/bench/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
-  'test/bench/workers-cli.test.ts',
+  'test/bench/drive/workers.test.ts', // worker threads booting tsx; the cell itself: test/bench/decode-cell.test.ts
+  'test/bench/drive/workers-cli.test.ts',
   'test/integration/estimate-vs-sim.test.ts',
   'test/twin/plan-for-twin-virtual.test.ts', // the printed short runs through the runner in virtual time, twice
   'test/twin/predict-seed.test.ts', // a twin fitted on a real seed (10 s of CPU) and judged on the cells it did not see
@@ -25,7 +25,7 @@ const INTEGRATION = [
   'test/integration/sweep.test.ts', // servers launched as process groups, killed, resumed
   'test/browser/**/*.test.ts',
   'test/integration/real-stacks.test.ts', // child processes: uvicorn, cpp-httplib, Go, nginx, haproxy
-  'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/agents
+  'test/integration/agents.test.ts', // agent processes (run --agents K --local); the protocol: test/bench/drive/agents
   'test/integration/conformance/*.test.ts', // the conformance matrix against those stacks (harness.ts)
   'test/integration/connect-timeout.test.ts', // a child process: a listener that never accepts
   'test/integration/launch-command-process.test.ts', // a child process read through /proc

@@ -74,10 +74,13 @@ const MUST_NOT: Record<string, readonly string[]> = {
   // knows no socket; stream.ts and http.ts at the top compose them. Neither sub-folder imports the other.
   'client/transport': ['client/decode', 'client/stream', 'client/http'],
   'client/decode': [...IO, 'client/transport', 'client/stream', 'client/http'],
-  // Agents are remote slot runners (docs/distributed.md): below the run and its phases, which use them.
-  'bench/agents': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
-  // The protocol's pure parts: offsets, slot shares, the merge and the wire schemas (no I/O, no network).
-  ...Object.fromEntries(['offsets', 'shard', 'merge', 'protocol'].map((f) => [`bench/agents/${f}`, IO])),
+  // The executors (bench/drive: in this thread, workers/, agents/) run sessions for the run and its phases, below
+  // them; the cycle check below keeps drive/ from importing the rest of bench/ at all.
+  'bench/drive': ['bench/run', 'bench/phases', 'cli', 'report', 'web'],
+  // The agents' protocol's pure parts: offsets, shares, the merge and the wire schemas (no I/O, no network).
+  ...Object.fromEntries(
+    ['offsets', 'shard', 'merge', 'protocol'].map((f) => [`bench/drive/agents/${f}`, IO]),
+  ),
 };
 
 // Pure folders: no I/O of their own (files, sockets, processes, threads), so they are tested without any.
@@ -150,6 +153,36 @@ export function wrongImport(rel: string, target: string): string | undefined {
   return `${rel} imports ${target}: ${from} may import ${allowed.join(', ') || 'only the base modules'}`;
 }
 
+// Folders that import each other, both ways through any path: the strongly connected groups of the folder graph
+// (Tarjan), each of two or more folders.
+export function folderCycles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) group.push(w);
+    if (group.length > 1) out.push(group.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+// The executors' folders and the runner above them (docs/architecture.md "Layers"): one way only, so a session
+// runner never needs the cell or the run that uses it.
+const NO_CYCLES = ['bench', 'bench/drive', 'bench/drive/workers', 'bench/drive/agents'];
+
 describe('layering', () => {
   it('finds imports of every kind (the parser itself)', () => {
     const f = join(SRC, 'bench/x.ts');
@@ -185,12 +218,44 @@ describe('layering', () => {
     expect(wrongImport('cli/run.ts', 'bench/run')).toBeUndefined();
     expect(wrongImport('engines/vllm.ts', 'target/types')).toMatch(/engines may import only the base/);
     expect(wrongImport('failures/classify.ts', 'engines/index')).toBeUndefined();
-    expect(wrongImport('bench/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
-    expect(wrongImport('bench/agents/shard.ts', 'node:net')).toMatch(/stays below/);
+    expect(wrongImport('bench/drive/agents/hub.ts', 'bench/run')).toMatch(/stays below/);
+    expect(wrongImport('bench/drive/agents/shard.ts', 'node:net')).toMatch(/stays below/);
     expect(wrongImport('client/decode/sse-decoder.ts', 'client/transport/h1-pool')).toMatch(/stays below/);
     expect(wrongImport('workloads/read.ts', 'node:fs')).toBeUndefined();
     expect(wrongImport('workloads/spec.ts', 'node:fs')).toMatch(/pure/);
     expect(wrongImport('load/sessions.ts', 'workloads/read')).toMatch(/pure/);
+  });
+
+  it('finds folders that import each other (the cycle finder itself)', () => {
+    const g = (pairs: string[]) => {
+      const m = new Map<string, Set<string>>();
+      for (const p of pairs) {
+        const [a, b] = p.split('>') as [string, string];
+        m.set(a, (m.get(a) ?? new Set()).add(b));
+      }
+      return m;
+    };
+    expect(folderCycles(g(['a>b', 'b>c']))).toEqual([]);
+    expect(folderCycles(g(['a>b', 'b>c', 'c>a', 'c>d']))).toEqual([['a', 'b', 'c']]);
+    expect(folderCycles(g(['a>b', 'b>a', 'c>d', 'd>c', 'b>c']))).toEqual([
+      ['c', 'd'],
+      ['a', 'b'],
+    ]);
+  });
+
+  it('has no import cycle between the executors and the runner', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of files(SRC)) {
+      const from = dirname(relative(SRC, file));
+      if (!NO_CYCLES.includes(from)) continue;
+      for (const target of importsOf(file, readFileSync(file, 'utf8'))) {
+        const into = dirname(target);
+        if (into !== from && NO_CYCLES.includes(into))
+          edges.set(from, (edges.get(from) ?? new Set()).add(into));
+      }
+    }
+    expect(edges.get('bench/drive/agents')?.has('bench/drive')).toBe(true); // the scan sees the folders
+    expect(folderCycles(edges)).toEqual([]);
   });
 
   it('gives every folder of src/ a rule', () => {

@@ -1,14 +1,10 @@
 // The runner's decode cell (src/bench/decode-cell.ts, the same Sender and closed loop as `run`) against a server,
 // with seeded prompt text built locally: what bench:memory and bench:workers drive.
-import type { PromptSource } from '../../src/bench/context.js';
+import type { PromptSource } from '../../src/bench/drive/context.js';
 import { realClock } from '../../src/clock.js';
-import {
-  runDecodeCell,
-  type CellMonitor,
-  type DecodeCellRun,
-  type DecodeCellSpec,
-} from '../../src/bench/decode-cell.js';
-import { Sender } from '../../src/bench/sender.js';
+import { runDecodeCell, type DecodeCellRun, type DecodeCellSpec } from '../../src/bench/decode-cell.js';
+import type { CellMonitor } from '../../src/bench/drive/runner.js';
+import { Sender } from '../../src/bench/drive/sender.js';
 import { streamRequest } from '../../src/client/stream.js';
 import { buildPromptText } from '../../src/prompts/index.js';
 import { probeTarget } from '../../src/target/probe.js';

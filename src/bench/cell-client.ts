@@ -3,7 +3,7 @@ import { clientCellFigures } from '../client/cell-figures.js';
 import type { ClientLoad } from '../client/self-check.js';
 import type { DecodeCell } from '../results/schema.js';
 import type { MeasureWindow } from '../stats/window.js';
-import type { Sent } from './sender.js';
+import type { Sent } from './drive/sender.js';
 
 // What a cell's client knows beyond its window figures, after the window closed (off the timed path): the
 // estimated token splits pinned with the server's tokenizer where it has one, then whether the client itself was

@@ -4,7 +4,7 @@ import { fitPrefillModel, priorPrefillModel, type PrefillModel } from '../plan/p
 import type { TargetInfo } from '../target/types.js';
 import { measurePrefill } from './prefill.js';
 import { createPromptSource } from './prompt-source.js';
-import { Sender } from './sender.js';
+import { Sender } from './drive/sender.js';
 
 // Two lengths far enough apart to show how per-token time grows, short enough to cost seconds on a slow host.
 const PROBE_LENGTHS = [1024, 4096];

@@ -4,9 +4,9 @@ import { prefillKey } from '../results/cell-key.js';
 import type { PrefillPoint, PrefillRepeat } from '../results/schema.js';
 import { prefillRepeatWarning } from '../results/warnings.js';
 import { median, sortSamples } from '../stats/sorted.js';
-import { fatalCode, fatalError } from './fatal.js';
+import { fatalCode, fatalError } from './drive/fatal.js';
 import { shortenedTarget } from './prefill-shorten.js';
-import type { Sender, Sent } from './sender.js';
+import type { Sender, Sent } from './drive/sender.js';
 
 // docs/method.md "Prefill": a repeat that differs from the median by more than 25% is flagged.
 export const PREFILL_OUTLIER_FRACTION = 0.25;

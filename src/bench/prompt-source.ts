@@ -1,6 +1,6 @@
 import { createPromptFactory } from '../prompts/index.js';
 import type { TargetInfo } from '../target/types.js';
-import type { PromptSource } from './context.js';
+import type { PromptSource } from './drive/context.js';
 
 // The prompt factory (src/prompts) with the target's tokenizer when it has one; prompts are cached per
 // (context, slot) so a slot's text is built once and reused by every cell of its context.

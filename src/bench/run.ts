@@ -25,9 +25,9 @@ import { referenceFromCells } from '../stats/queue.js';
 import { createMetricsSampler, type MetricsSampler } from '../target/metrics-sampler.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
-import { type StreamFn } from './context.js';
-import type { CellMonitor } from './decode-cell.js';
-import { fatalCode, fatalError } from './fatal.js';
+import { type StreamFn } from './drive/context.js';
+import type { CellMonitor } from './drive/runner.js';
+import { fatalCode, fatalError } from './drive/fatal.js';
 import type { Checkpoint } from './phases/checkpoint.js';
 import type { CellEnv } from './phases/measure-cell.js';
 import { measureRepeats } from './phases/measure-repeats.js';
@@ -35,7 +35,7 @@ import { measurePrefillPoint } from './phases/measure-prefill.js';
 import { openRun, type OpenedRun } from './phases/open-run.js';
 import { TooLong } from './phases/too-long.js';
 import { createPromptSource } from './prompt-source.js';
-import { Sender, type Sent } from './sender.js';
+import { Sender, type Sent } from './drive/sender.js';
 import {
   prefillRepeatsOf,
   RENAMED_RUN_KEYS,
@@ -46,7 +46,7 @@ import {
 import { checkOptions, keysOf } from '../option-keys.js';
 import { emptyCell } from '../results/empty-cell.js';
 import { failedRequests } from '../cell-rules.js';
-import type { AgentHub } from './agents/hub.js';
+import type { AgentHub } from './drive/agents/hub.js';
 
 export interface BenchRunDeps {
   clock?: Clock;

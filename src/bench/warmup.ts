@@ -1,6 +1,6 @@
 import type { BenchError } from '../errors.js';
-import { fatalCode, fatalError } from './fatal.js';
-import type { Sender, Sent } from './sender.js';
+import { fatalCode, fatalError } from './drive/fatal.js';
+import type { Sender, Sent } from './drive/sender.js';
 
 // docs/method.md "Cache warm-up": every slot prompt 1..N of the context, max_tokens 1, before each cell.
 // Sent all at once: cached slots cost a step, new ones are prefilled now rather than inside the ramp.

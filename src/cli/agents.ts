@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { AgentHub } from '../bench/agents/hub.js';
-import type { AgentServer } from '../bench/agents/http-hub.js';
+import type { AgentHub } from '../bench/drive/agents/hub.js';
+import type { AgentServer } from '../bench/drive/agents/http-hub.js';
 import { realClock } from '../clock.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import type { Options, OptionKey } from '../config/options.js';
@@ -103,9 +103,9 @@ export async function runAsAgent(
     { streamRequest },
     { ClientMonitor },
   ] = await Promise.all([
-    import('../bench/agents/agent.js'),
-    import('../bench/agents/http-link.js'),
-    import('../bench/agents/skew.js'),
+    import('../bench/drive/agents/agent.js'),
+    import('../bench/drive/agents/http-link.js'),
+    import('../bench/drive/agents/skew.js'),
     import('../client/stream.js'),
     import('../client/self-check.js'),
   ]);
@@ -170,8 +170,8 @@ export async function coordinate(
   token ??= newToken();
   registerSecret(token);
   const [{ AgentHub }, { serveAgents, listenAddress }] = await Promise.all([
-    import('../bench/agents/hub.js'),
-    import('../bench/agents/http-hub.js'),
+    import('../bench/drive/agents/hub.js'),
+    import('../bench/drive/agents/http-hub.js'),
   ]);
   const hub = new AgentHub({
     agents: role.agents,

@@ -8,13 +8,15 @@ import {
   readFileSync,
   renameSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BenchError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
-import { RunResult, type ErrorKind } from './schema.js';
+import { RequestLine } from './request-line.js';
+import { RunResult } from './schema.js';
+
+export { RequestLine };
 
 export const RESULT_FILE = 'result.json';
 export const REQUEST_LOG_FILE = 'requests.jsonl';
@@ -59,38 +61,6 @@ export function writeResult(dir: string, result: RunResult): string {
   return path;
 }
 
-// One line of requests.jsonl: enough to recompute every figure of its cell (docs/method.md "Figures of a cell").
-export interface RequestLine {
-  cell: string; // "prefill 8192" | "decode 8192x4"
-  phase: 'prefill' | 'warmup' | 'ramp' | 'window';
-  contextTokens: number;
-  concurrency?: number;
-  repeat?: number; // 1..R when the cell was measured R > 1 times (--repeats); one cell key for all of them
-  slot: number;
-  requestId: string;
-  sentAtMs: number; // epoch ms: the request's bytes went to the socket (TTFT starts here)
-  calledAtMs?: number; // epoch ms: the client was asked to send (before undici's deferred write)
-  // Sent twice: the first write (epoch ms), on a reused connection, met this close before a byte of answer;
-  // sentAtMs is the second write's, on a new connection.
-  firstSentAtMs?: number;
-  resentAfter?: string;
-  firstTokenAtMs?: number;
-  endAtMs: number;
-  chunks: Array<[number, number]>; // [ms after sentAtMs, tokens] of each token-bearing chunk
-  outputTokens: number;
-  reasoningTokens?: number;
-  promptTokens?: number;
-  cachedTokens?: number;
-  tokenCountSource: string;
-  chunkAttribution?: 'exact' | 'estimated'; // which chunk carried which token (src/client/attribution.ts)
-  unpinnedTokens?: number; // tokens placed by the character split, when estimated
-  finishReason?: string;
-  status: 'ok' | 'error';
-  errorKind?: ErrorKind;
-  httpStatus?: number;
-  error?: string;
-}
-
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 export function appendRequestLines(path: string, lines: readonly RequestLine[]): void {
@@ -105,44 +75,75 @@ export function appendRequestLines(path: string, lines: readonly RequestLine[]):
   }
 }
 
-// Chunk times come back as absolute epoch ms.
-export function readRequestLines(path: string): RequestLine[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: RequestLine[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const l = JSON.parse(line) as RequestLine;
-      l.chunks = l.chunks.map(([dt, n]) => [l.sentAtMs + dt, n]);
-      out.push(l);
-    } catch {
-      // a torn last line after kill -9: the cell it belongs to is redone on resume
-    }
-  }
-  return out;
+// A line that does not read (not JSON, or not a RequestLine), with its 1-based number in the file.
+export interface BadRequestLine {
+  line: number;
+  why: string;
 }
 
-// On resume: keep only the lines of finished cells (a cell interrupted mid-way is measured again).
-export function keepRequestLines(path: string, keep: (cell: string) => boolean): void {
+// Each line of the file validated: the good ones (chunk times as absolute epoch ms) and the bad ones. A last line
+// cut short by a kill -9 (no newline after it, not JSON) is neither: it was never written whole.
+function readLog(path: string): { lines: Array<{ raw: string; line: RequestLine }>; bad: BadRequestLine[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    writeFileSync(path, '');
-    return;
+    return { lines: [], bad: [] };
   }
-  const kept = text.split('\n').filter((line) => {
-    if (line.trim() === '') return false;
+  const rows = text.split('\n');
+  const lines: Array<{ raw: string; line: RequestLine }> = [];
+  const bad: BadRequestLine[] = [];
+  rows.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    let data: unknown;
     try {
-      return keep((JSON.parse(line) as { cell: string }).cell);
-    } catch {
-      return false;
+      data = JSON.parse(raw);
+    } catch (e) {
+      if (i === rows.length - 1) return; // torn: the cell it belongs to is redone on resume
+      bad.push({ line: i + 1, why: `not JSON (${(e as Error).message})` });
+      return;
     }
+    const r = RequestLine.safeParse(data);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      bad.push({ line: i + 1, why: `${issue?.path.join('.') || 'line'}: ${issue?.message ?? 'invalid'}` });
+      return;
+    }
+    const l = r.data;
+    l.chunks = l.chunks.map(([dt, n]) => [l.sentAtMs + dt, n]);
+    lines.push({ raw, line: l });
   });
+  return { lines, bad };
+}
+
+/**
+ * requests.jsonl read back, every line validated; chunk times come back as absolute epoch ms. A bad line is one
+ * RESULT_INVALID error naming the file and the line, unless `keepGood` (then the good lines are returned and
+ * `onBad` hears of the others). A missing file is an empty log.
+ */
+export function readRequestLines(
+  path: string,
+  o: { keepGood?: boolean; onBad?: (bad: BadRequestLine) => void } = {},
+): RequestLine[] {
+  const { lines, bad } = readLog(path);
+  const first = bad[0];
+  if (first && !o.keepGood)
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${path} line ${first.line} is not a request record: ${first.why}.`,
+      {
+        hint: 'The file was edited or damaged; docs/result-schema.md "requests.jsonl" says what a line holds.',
+      },
+    );
+  for (const b of bad) o.onBad?.(b);
+  return lines.map((l) => l.line);
+}
+
+// On resume: keep only the good lines of finished cells (a cell interrupted mid-way is measured again); returns
+// the lines dropped because they did not read (a torn last line is not counted: a kill -9 leaves one).
+export function keepRequestLines(path: string, keep: (cell: string) => boolean): BadRequestLine[] {
+  const { lines, bad } = readLog(path);
+  const kept = lines.filter((l) => keep(l.line.cell)).map((l) => l.raw);
   writeFileAtomic(path, kept.length ? kept.join('\n') + '\n' : '');
+  return bad;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeCell } from '../../src/bench/cell-result.js';
 import { runDecodeCell, type DecodeCellRun, type DecodeCellSpec } from '../../src/bench/decode-cell.js';
-import { Sender } from '../../src/bench/sender.js';
+import { Sender } from '../../src/bench/drive/sender.js';
 import {
   VIRTUAL_START_MS,
   memoryStream,

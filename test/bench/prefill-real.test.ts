@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { realClock } from '../../src/clock.js';
-import type { PromptSource } from '../../src/bench/context.js';
+import type { PromptSource } from '../../src/bench/drive/context.js';
 import { measurePrefill, prefillWarnings } from '../../src/bench/prefill.js';
 import { promptTokensFromError, shortenedTarget } from '../../src/bench/prefill-shorten.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';
-import { Sender } from '../../src/bench/sender.js';
+import { Sender } from '../../src/bench/drive/sender.js';
 import { streamRequest } from '../../src/client/stream.js';
 import { parseErrorBody } from '../../src/failures/error-body.js';
 import { startSim, type SimHandle } from '../../src/sim/index.js';

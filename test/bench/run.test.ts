@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { StreamFn } from '../../src/bench/context.js';
+import type { StreamFn } from '../../src/bench/drive/context.js';
 import { BenchRun } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
 import { silentProgress } from '../../src/progress/sink.js';

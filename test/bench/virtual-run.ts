@@ -9,7 +9,12 @@ import { sessionOptionsOf, StreamSession } from '../../src/client/decode/stream-
 import type { StreamRequestOptions } from '../../src/client/stream.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, firstTokenTimeoutMs } from '../../src/client/transport/timeouts.js';
 import type { RequestRecord } from '../../src/client/types.js';
-import type { StreamFn } from '../../src/bench/context.js';
+import type { StreamFn } from '../../src/bench/drive/context.js';
+import { Sender } from '../../src/bench/drive/sender.js';
+import { runLevel, type LevelRunSpec, type SessionsOn } from '../../src/bench/run-level.js';
+import type { LevelSpec } from '../../src/load/index.js';
+import { preparePromptBank, type PromptBankSnapshot } from '../../src/prompts/index.js';
+import { readWorkload, type WorkloadSpec } from '../../src/workloads/index.js';
 import { createPromptSource } from '../../src/bench/prompt-source.js';
 import { BenchRun, type BenchRunDeps, type RunOutcome } from '../../src/bench/run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
@@ -329,3 +334,107 @@ export async function runVirtual(settings: RunSettings, o: VirtualRunOptions = {
   const sim = rig.sim;
   return { ...(outcome ? { outcome } : {}), ...(error !== undefined ? { error } : {}), result, dir, sim };
 }
+
+// One load level through the real session loop (src/bench/run-level.ts runLevel) on the sim's engine in virtual
+// time, with the prompt bank measured on the sim's tokenizer: what the runner's level phase runs, without the run
+// around it. The rig keeps every body sent and every answer a conversation kept, by request id.
+export interface LevelRig {
+  rig: VirtualRig;
+  sender: Sender;
+  bank: PromptBankSnapshot;
+  bodies: Map<string, Record<string, unknown>>; // request id -> the body sent
+  answers: Map<string, string>; // request id -> the answer's text, where the session kept it
+  run(spec: LevelRunSpec, sessionsOn?: SessionsOn): Promise<Awaited<ReturnType<typeof runLevel>>>;
+}
+
+export async function levelRig(
+  sim: NonNullable<Parameters<typeof virtualRig>[0]>['sim'] = {},
+): Promise<LevelRig> {
+  const rig = virtualRig({ sim: { seed: 5, ...sim } });
+  const info = simTargetInfo(rig.sim);
+  const bodies = new Map<string, Record<string, unknown>>();
+  const answers = new Map<string, string>();
+  const inner = memoryStream(rig.sim, rig.clock);
+  const stream: StreamFn = async (opts) => {
+    bodies.set(opts.requestId!, opts.body);
+    const r = await inner(opts);
+    if (r.text !== undefined) answers.set(opts.requestId!, r.text);
+    return r;
+  };
+  const sender = new Sender(
+    { baseUrl: BASE_URL, api: 'chat', ignoreEos: true, sampling: {}, idPrefix: 'lv' },
+    info,
+    { prompt: async (c: number, slot: number) => ({ text: `slot ${slot} `.repeat(c / 3), estTokens: c }) },
+    stream,
+    rig.clock,
+  );
+  const bank = await preparePromptBank({
+    runId: 'levels',
+    seed: 7,
+    baseUrl: BASE_URL,
+    model: info.model,
+    api: 'chat',
+    tokenize: (t) => info.tokenize!(t, 'chat'),
+  });
+  return {
+    rig,
+    sender,
+    bank,
+    bodies,
+    answers,
+    run: (spec, sessionsOn) =>
+      rig.drive(
+        runLevel(sender, rig.clock, spec, undefined, new AbortController().signal, undefined, sessionsOn),
+      ),
+  };
+}
+
+const workloadOf = (w: string): WorkloadSpec => {
+  const r = readWorkload(w);
+  if (typeof r === 'string') throw new Error(r);
+  return r;
+};
+
+// An open level of a workload given as --workload writes it, at `rate` arrivals a second over warm-up + window.
+export function openLevel(o: {
+  workload: string;
+  rate: number;
+  arrival?: 'poisson' | 'constant';
+  warmupMs: number;
+  durationMs: number;
+  maxOutput: number;
+  contextTokens?: number;
+}): LevelSpec {
+  return {
+    runId: 'levels',
+    seed: 11,
+    row: o.contextTokens !== undefined ? String(o.contextTokens) : o.workload,
+    key: `${o.workload}@${o.rate}/s`,
+    load: { model: 'open', rate: o.rate, arrival: o.arrival ?? 'poisson' },
+    horizonMs: o.warmupMs + o.durationMs,
+    workload: { spec: workloadOf(o.workload) },
+    maxOutput: o.maxOutput,
+    ...(o.contextTokens !== undefined ? { contextTokens: o.contextTokens } : {}),
+  };
+}
+
+// What runLevel is given for it: sessions tagged as a level's, the bank, the window and an optional cap.
+export const levelRun = (
+  level: LevelSpec,
+  bank: PromptBankSnapshot,
+  o: { warmupMs: number; durationMs: number; maxInFlight?: number },
+): LevelRunSpec => ({
+  drive: {
+    cell: level.key,
+    label: level.key,
+    level,
+    firstTokenTimeoutMs: 60_000,
+    tagSessions: true,
+    bank,
+    ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
+  },
+  label: `level ${level.key}`,
+  durationMs: o.durationMs,
+  warmupMs: o.warmupMs,
+  drainTimeoutMs: 10_000,
+});

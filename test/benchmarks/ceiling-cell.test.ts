@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DecodeCellRun } from '../../src/bench/decode-cell.js';
-import type { Sent } from '../../src/bench/sender.js';
+import type { Sent } from '../../src/bench/drive/sender.js';
 import type { ClientLoad } from '../../src/client/self-check.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import type { TruthRecord } from '../../src/sim/index.js';
@@ -63,9 +63,11 @@ const load = (loopDelayP99Ms: number, cpuPctPerThread = 20): ClientLoad => ({
 });
 const run = (sent: Sent[], clientLoad?: ClientLoad): DecodeCellRun => ({
   window,
+  zeroMs: window.openMs,
   sent,
   rampTimedOut: false,
   errorLimitHit: false,
+  drainTimedOut: false,
   samples: [],
   interrupted: false,
   ...(clientLoad ? { clientLoad } : {}),

@@ -1,9 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DecodeCellSpec } from '../../src/bench/decode-cell.js';
-import type { SendSpec, SenderConfig } from '../../src/bench/sender.js';
+import type { SendSpec, SenderConfig } from '../../src/bench/drive/sender.js';
 import type { CliOnlyKey, RunInput, RunSettings } from '../../src/bench/settings.js';
-import type { InitMessage } from '../../src/bench/workers/protocol.js';
-import type { SlotSpec } from '../../src/bench/workers/slot-loop.js';
+import type { InitMessage } from '../../src/bench/drive/workers/protocol.js';
 import type { DefaultedKey, OPTION_TABLE, OptionKey, Options } from '../../src/config/options.js';
 import type { RunConfig, RunResult } from '../../src/results/schema.js';
 
@@ -49,9 +48,7 @@ describe('run options are declared once (the option table)', () => {
     expectTypeOf<DecodeCellSpec['duration']>().toEqualTypeOf<Run['duration']>();
     expectTypeOf<DecodeCellSpec['rampTimeout']>().toEqualTypeOf<Run['rampTimeout']>();
     expectTypeOf<DecodeCellSpec['workers']>().toEqualTypeOf<Run['workers']>();
-    expectTypeOf<SlotSpec['maxOutput']>().toEqualTypeOf<Run['maxOutput']>();
-    expectTypeOf<InitMessage['maxOutput']>().toEqualTypeOf<Run['maxOutput']>();
-    expectTypeOf<InitMessage>().toExtend<SlotSpec>();
+    expectTypeOf<InitMessage['spec']['level']['maxOutput']>().toEqualTypeOf<Run['maxOutput']>();
     expectTypeOf<SendSpec['maxOutput']>().toEqualTypeOf<Run['maxOutput']>();
     expectTypeOf<SenderConfig['api']>().toEqualTypeOf<Run['api']>();
     expectTypeOf<SenderConfig['ignoreEos']>().toEqualTypeOf<Run['ignoreEos']>();

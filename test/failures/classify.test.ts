@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fatalCode } from '../../src/bench/fatal.js';
+import { fatalCode } from '../../src/bench/drive/fatal.js';
 import type { RequestRecord } from '../../src/client/types.js';
 import { classifyError, errorOf, parseErrorBody } from '../../src/failures/index.js';
 import { errorFor } from '../../src/sim/flavors/errors.js';

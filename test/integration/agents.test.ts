@@ -11,7 +11,7 @@ import { fastFlags, readRun, runDirs, startTestSim, tempDir, truthById } from '.
 
 // `run --agents K --local` as a user runs it: real agent processes over the coordinator's HTTP endpoint on
 // 127.0.0.1, against the sim, checked against the sim's ground truth (docs/distributed.md). The protocol's logic
-// in virtual time: test/bench/agents/.
+// in virtual time: test/bench/drive/agents/.
 
 const STEP_OVERRIDES = {
   decodeStepMs: [

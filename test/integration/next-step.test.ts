@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { warmUpWarnings } from '../../src/bench/warmup.js';
-import type { Sent } from '../../src/bench/sender.js';
+import type { Sent } from '../../src/bench/drive/sender.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { SEEDS } from '../report/seeds.js';
 import { tempDir } from './run-helpers.js';

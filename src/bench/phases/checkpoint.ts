@@ -3,7 +3,7 @@ import type { Plan } from '../../plan/plan.js';
 import { decodeKey, parseCellKey } from '../../results/cell-key.js';
 import { REQUEST_LOG_FILE, appendRequestLines, keepRequestLines, writeResult } from '../../results/io.js';
 import type { DecodeCell, PrefillPoint, RunResult } from '../../results/schema.js';
-import { toRequestLine, type Sent } from '../sender.js';
+import { toRequestLine, type Sent } from '../drive/sender.js';
 
 // The run's state on disk: it owns the result, saves it atomically after every finished point or cell, and
 // keeps requests.jsonl to the finished ones (a cell cut by a kill or Ctrl-C is measured again on resume).
@@ -24,11 +24,16 @@ export class Checkpoint {
     this.cellsDone = new Map(result.decode.map((c) => [decodeKey(c.contextTokens, c.concurrency), c]));
     this.order = new Map(plan.cells.map((c, i) => [decodeKey(c.contextTokens, c.concurrency), i]));
     this.logPath = join(dir, REQUEST_LOG_FILE);
-    keepRequestLines(this.logPath, (cell) => {
+    const bad = keepRequestLines(this.logPath, (cell) => {
       const k = parseCellKey(cell);
       if (k?.kind === 'decode') return this.hasCell(k.contextTokens, k.concurrency);
       return k?.kind === 'prefill' && this.hasPrefill(k.contextTokens);
     });
+    if (bad[0])
+      this.warn(
+        `${REQUEST_LOG_FILE}: ${bad.length} line${bad.length > 1 ? 's' : ''} that did not read dropped on ` +
+          `resume (line ${bad[0].line}: ${bad[0].why})`,
+      );
     this.resultPath = this.save();
   }
 

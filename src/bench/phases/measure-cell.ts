@@ -9,14 +9,15 @@ import type { QueueReference } from '../../stats/queue.js';
 import type { MetricsSampler } from '../../target/metrics-sampler.js';
 import { buildDecodeCell, type CellRequest } from '../cell-result.js';
 import { pinEstimatedChunks, withClientFigures, type Tokenize } from '../cell-client.js';
-import { clientThreads, runDecodeCell, type CellMonitor } from '../decode-cell.js';
-import type { Sender, Sent } from '../sender.js';
+import { runDecodeCell } from '../decode-cell.js';
+import { clientThreads, type CellMonitor } from '../drive/runner.js';
+import type { Sender, Sent } from '../drive/sender.js';
 import type { RunSettings } from '../settings.js';
 import { settle } from '../settle.js';
 import { warmUp, warmUpWarnings } from '../warmup.js';
 import type { Measured } from './outcome.js';
-import { cellAgentsField } from '../agents/cell-agents.js';
-import type { AgentHub } from '../agents/hub.js';
+import { cellAgentsField } from '../drive/agents/cell-agents.js';
+import type { AgentHub } from '../drive/agents/hub.js';
 
 export interface CellEnv {
   sender: Sender;
@@ -56,7 +57,7 @@ export async function measureCell(
     env.sampler,
     stop,
     env.monitor?.(clientThreads(s.workers)),
-    env.agents ? (spec) => env.agents!.slots(sender, clock, spec, s.workers) : undefined,
+    env.agents ? (spec) => env.agents!.sessions(sender, clock, spec, s.workers) : undefined,
   );
   if (run.interrupted) return { sent: [], interrupted: true }; // measured again on resume
   env.phase(`settle after ${label}`, `decode ${label}`);

@@ -3,7 +3,7 @@ import type { PlannedPrefill } from '../../plan/plan.js';
 import type { PrefillPoint } from '../../results/schema.js';
 import { measurePrefill, prefillWarnings } from '../prefill.js';
 import { stoppedAnswering, unreachable } from './measure-cell.js';
-import type { Sender } from '../sender.js';
+import type { Sender } from '../drive/sender.js';
 import type { Measured } from './outcome.js';
 import type { TooLong } from './too-long.js';
 

@@ -1,7 +1,7 @@
 import type { DecodeCell } from '../../results/schema.js';
 import { isoTime } from '../../clock.js';
 import { mergeCellRepeats } from '../cell-repeats.js';
-import type { Sent } from '../sender.js';
+import type { Sent } from '../drive/sender.js';
 import { measureCell } from './measure-cell.js';
 
 // One decode cell measured `repeats` times back to back (--repeats), kept as one merged cell. Each repeat is a

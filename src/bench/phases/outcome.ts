@@ -1,5 +1,5 @@
 import type { BenchError } from '../../errors.js';
-import type { Sent } from '../sender.js';
+import type { Sent } from '../drive/sender.js';
 
 // What a measuring phase hands back: the requests it sent (for requests.jsonl) and its cell, or the fatal error
 // that ends the context or the run. Errors travel this one way, as data; the run loop alone throws them.

@@ -1,0 +1,180 @@
+import type { ErrorCode } from '../../errors.js';
+import { sleep, type Clock } from '../../clock.js';
+import { planLevel, type RequestPlan } from '../../load/sessions.js';
+import type { RequestPhase } from '../../results/request-line.js';
+import { fatalCode } from './fatal.js';
+import type { InFlightCap } from './in-flight-cap.js';
+import type { PlanPrompts } from './plan-prompts.js';
+import type { DriveSpec } from './runner.js';
+import type { Sender, SendSpec, Sent } from './sender.js';
+import { ALL, sessionsIn } from './share.js';
+
+// The session loop (docs/workloads.md "Sessions"), on the main thread, in workers and on agents alike: a session
+// waits for its start, sends its turns one after another (each when the previous one has ended, after its think
+// time), keeps a conversation's answers for its next turn, backs off after an error, and stops at the close. A
+// closed level's session starts at once and runs until the close (docs/method.md "Sustained decode cell": re-send
+// at once after a success or an abort); a scheduled level's starts at its arrival, on absolute times of the clock,
+// never "sleep after work". Which errors stop the level is the caller's decision (onError), since an error limit
+// counts across all sessions.
+export interface ShareHooks {
+  closing(): boolean; // the level has closed: no new turn
+  windowOpen(): boolean; // a closed level's window is open: its requests from now on are window requests
+  onFirstToken(session: number, atMs: number): void;
+  onSent(s: Sent): void;
+  // Returns true when this session must stop (fatal error or error limit).
+  onError(s: Sent, fatal: ErrorCode | undefined): boolean;
+}
+
+export interface ShareContext {
+  sender: Sender;
+  clock: Clock;
+  spec: DriveSpec;
+  prompts: PlanPrompts;
+  inflight: AbortSignal; // aborts every request in flight: the close
+  early: AbortSignal; // the level ends early (fatal, error limit, interrupt): waits stop
+  zeroMs: number; // the level's zero on this clock: a session's start is zeroMs + its offset
+  cap?: InFlightCap;
+}
+
+// Bounds the closed loop against a server that fails instantly: the cell stops (Failed) after this many errors
+// across all its sessions.
+export const errorLimit = (n: number): number => Math.max(10, 2 * n);
+
+export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
+
+// Waits until an instant of the clock (at once when it has passed), never less: a real timer runs up to a
+// millisecond early (libuv counts whole milliseconds from the time it cached at the start of the loop's turn), so
+// the rest is waited out on the loop's next turns, not on another timer (at least 1 ms). A virtual clock's timer
+// runs at its instant exactly.
+async function sleepUntil(clock: Clock, atMs: number, signal: AbortSignal): Promise<void> {
+  await sleep(clock, atMs - clock.now(), signal);
+  while (!signal.aborted && clock.now() < atMs) await new Promise((r) => setImmediate(r));
+}
+
+// How long before its arrival a session starts: time to build its first prompt, so that it is sent on time.
+const PREPARE_MS = 20;
+
+/** Runs this runner's sessions to their end: all at once (closed), or each at its start (scheduled). */
+export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<void> {
+  const plan = planLevel(ctx.spec.level);
+  const sessions = sessionsIn(ctx.spec.share ?? ALL, plan.sessions);
+  const starts = plan.startsMs;
+  if (!starts) {
+    await Promise.all([...sessions].map((s) => runSession(s, plan.sessionPlans(s), ctx, hooks)));
+    return;
+  }
+  // One timer at a time, whatever the arrivals: sessions are numbered in time order (src/load), and each waits
+  // for its own first turn only once it is due.
+  const closeAt = ctx.spec.window ? ctx.zeroMs + ctx.spec.window.closeAfterMs : Infinity;
+  const running: Array<Promise<void>> = [];
+  for (const s of sessions) {
+    const at = ctx.zeroMs + starts[s - 1]!;
+    if (at >= closeAt) break;
+    await sleepUntil(ctx.clock, at - PREPARE_MS, ctx.early);
+    if (hooks.closing() || ctx.early.aborted) break;
+    running.push(runSession(s, plan.sessionPlans(s), ctx, hooks));
+  }
+  await Promise.all(running);
+}
+
+async function runSession(
+  session: number,
+  plans: Iterable<RequestPlan>,
+  ctx: ShareContext,
+  hooks: ShareHooks,
+): Promise<void> {
+  const { clock, spec, early } = ctx;
+  const window = spec.window && {
+    openMs: ctx.zeroMs + spec.window.openAfterMs,
+    closeMs: ctx.zeroMs + spec.window.closeAfterMs,
+  };
+  const load = spec.level.load;
+  let consecutive = 0;
+  let seen = false;
+  let conversation: number | undefined;
+  let answers: string[] = [];
+  let broken = false; // a turn of this conversation failed: its later turns have no history to send
+  let endedAtMs: number | undefined;
+  for (const plan of plans) {
+    if (plan.conversation !== conversation) {
+      conversation = plan.conversation;
+      answers = [];
+      broken = false;
+    } else if (broken) continue;
+    if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
+    if (hooks.closing()) return;
+    let scheduledAtMs: number | undefined;
+    if (plan.atMs !== undefined) scheduledAtMs = ctx.zeroMs + plan.atMs;
+    else if (plan.thinkMs !== undefined && endedAtMs !== undefined) scheduledAtMs = endedAtMs + plan.thinkMs;
+    if (window && scheduledAtMs !== undefined && scheduledAtMs >= window.closeMs) return;
+    // The text before the wait: building a long prompt at the scheduled instant would make the send late by it.
+    const prompt = await ctx.prompts(plan, answers);
+    if (scheduledAtMs !== undefined) {
+      await sleepUntil(clock, scheduledAtMs, early);
+      if (hooks.closing() || early.aborted) return;
+    }
+    let releasedAtMs: number | undefined;
+    if (ctx.cap) {
+      if (!(await ctx.cap.acquire(AbortSignal.any([ctx.inflight, early])))) return;
+      releasedAtMs = clock.now();
+    }
+    const at = scheduledAtMs ?? clock.now();
+    if (window && at >= window.closeMs) {
+      ctx.cap?.release();
+      return;
+    }
+    const phase: RequestPhase = window
+      ? at >= window.openMs
+        ? 'window'
+        : 'warmup'
+      : hooks.windowOpen()
+        ? 'window'
+        : 'ramp';
+    const send: SendSpec = {
+      cell: spec.cell,
+      phase,
+      contextTokens: plan.inputTokens,
+      ...(load.model === 'closed' ? { concurrency: load.concurrency } : {}),
+      slot: session,
+      maxOutput: plan.maxOutput,
+      signal: ctx.inflight,
+      firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
+      onFirstToken: (atMs) => {
+        if (seen) return;
+        seen = true;
+        hooks.onFirstToken(session, atMs);
+      },
+      ...(spec.tagSessions
+        ? {
+            session,
+            turn: plan.turn,
+            level: spec.level.key,
+            inputTarget: plan.inputTokens,
+            cacheableTokens: plan.cacheableTokens,
+            ...(scheduledAtMs !== undefined ? { scheduledAtMs } : {}),
+            ...(releasedAtMs !== undefined ? { releasedAtMs } : {}),
+          }
+        : {}),
+    };
+    let s: Sent;
+    try {
+      s = await ctx.sender.send(send, { prompt, keepText: plan.prompt.kind === 'turn' });
+    } finally {
+      ctx.cap?.release();
+    }
+    endedAtMs = s.record.endAtMs;
+    if (s.record.text !== undefined) {
+      answers.push(s.record.text); // the next turn's history, on this thread only (plainSent drops it)
+      delete s.record.text;
+    }
+    hooks.onSent(s);
+    const kind = s.record.error?.kind;
+    if (s.record.ok || kind === 'aborted') {
+      consecutive = 0;
+      continue;
+    }
+    broken = conversation !== undefined;
+    consecutive += 1;
+    if (hooks.onError(s, fatalCode(s.record))) return;
+  }
+}
