@@ -141,7 +141,7 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
     compareAnswerHtml(compareAnswer(m.runs, slo)),
     runKpis(m),
     differencesCard(m),
-    ...allVerdicts(m).map(verdictCard),
+    ...allVerdicts(m, slo).map(verdictCard),
   ];
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
@@ -213,7 +213,9 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
   return card(
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
-    'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
+    vs.verdicts.some((v) => v.level)
+      ? 'Faster, slower or no significant difference, per cell (total tok/s), prefill point and load level (goodput, TTFT p50 and p90, E2E p50, output tok/s; docs/method.md "Verdicts").'
+      : 'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
     `<ul class="verdicts">${summaryGroups(lines)
       .map(
         (g) =>

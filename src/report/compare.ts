@@ -86,7 +86,7 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
       : 'None: the runs share hardware, engine and run settings.',
     '',
   );
-  for (const vs of allVerdicts(m))
+  for (const vs of allVerdicts(m, slo))
     out.push(
       `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
       '',
@@ -164,7 +164,7 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
       out.push(...fit(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
   }
-  for (const vs of allVerdicts(m)) {
+  for (const vs of allVerdicts(m, opts.slo)) {
     out.push('', paint(`Verdicts ${vs.b.label} vs ${vs.a.label}`, 'bold'));
     for (const l of verdictSummary(vs)) {
       const item = l.startsWith('  '); // a worst slowdown, under its heading

@@ -5,9 +5,14 @@ import {
   type PrefillPoint,
   type Quantiles,
   type RunResult,
+  type ServiceLevel,
 } from '../results/schema.js';
 import { contextLabel } from '../format/index.js';
+import { serviceLevelFor } from '../answer/answer.js';
+import { rowLabel } from '../answer/levels.js';
+import { formatServiceLevel } from '../stats/slo.js';
 import { errorTotal, prefillPoints } from './model.js';
+import { levelRowsView, type LevelView } from './levels-model.js';
 
 // One row per measurement: the seeds' "All measurements" columns (raw numbers, units in the header),
 // then every figure beyond the seeds. RFC 4180: CRLF line ends, fields quoted when needed.
@@ -148,17 +153,132 @@ function intervalFields(c: DecodeCell): Array<number | null> {
   });
 }
 
-export function renderCsv(r: RunResult): string {
+export function renderCsv(r: RunResult, opts: { slo?: ServiceLevel } = {}): string {
   const tag = r.predicted ? ' (predicted)' : ''; // a prediction stays labelled when the rows leave the report
   const cells = [...r.decode].sort(
     (a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency,
   );
+  // Load levels add their own columns after the cells' (a result without levels keeps the cells' header).
+  const slo = serviceLevelFor(r, opts.slo).slo;
+  const levels = levelRowsView(r, slo).flatMap((row) => row.levels);
+  const headers = levels.length ? [...CSV_HEADERS, ...LEVEL_CSV_HEADERS] : CSV_HEADERS;
+  const pad = levels.length ? LEVEL_CSV_HEADERS.map(() => null) : [];
   const rows: unknown[][] = [
-    CSV_HEADERS,
-    ...prefillPoints(r).map((p) => prefillRow(p, tag)),
-    ...cells.map((c) => decodeRow(c, tag)),
+    headers,
+    ...prefillPoints(r).map((p) => [...prefillRow(p, tag), ...pad]),
+    ...cells.map((c) => [...decodeRow(c, tag), ...pad]),
+    ...levels.map((v) => levelRow(v, slo, tag)),
   ];
-  return rows.map((row) => csvLine(CSV_HEADERS, row)).join('\r\n') + '\r\n';
+  return rows.map((row) => csvLine(headers, row)).join('\r\n') + '\r\n';
+}
+
+// A load level's own figures (docs/workloads.md "Figures of a load level"), beyond the columns it shares with a
+// cell; the goodput, share and verdict under the report's service level, judged from the level's requests.
+export const LEVEL_CSV_HEADERS = [
+  'Row',
+  'Load',
+  'Load model',
+  'Rate asked req/s',
+  'Arrival',
+  'Offered req/s',
+  'Achieved req/s',
+  'Goodput req/s',
+  'Met service level ratio',
+  'Met service level 95% lo ratio',
+  'Met service level 95% hi ratio',
+  'Verdict',
+  'Service level',
+  'Arrived',
+  'Completed',
+  'Failed',
+  'Unfinished',
+  'TTFT from send p50 ms',
+  'ITL p50 ms',
+  'ITL p90 ms',
+  'ITL p99 ms',
+  'E2E p50 ms',
+  'E2E p90 ms',
+  'E2E p99 ms',
+  'Prefix cache expected tokens',
+  'Prefix cache served tokens',
+  'Prefix cache source',
+  'Client lag p50 ms',
+  'Client lag p99 ms',
+  'Client lag limit ms',
+  'Evidence',
+];
+
+function levelRow(v: LevelView, slo: ServiceLevel, tag: string): unknown[] {
+  const l = v.level;
+  const load = l.load;
+  const share = v.judgement.share?.basis === 'requests' ? v.judgement.share : undefined;
+  const byHeader: Partial<Record<(typeof CSV_HEADERS)[number], unknown>> = {
+    Phase: `Load level${tag}`,
+    Context: rowLabel(l.row),
+    'Context tokens': /^\d+$/.test(l.row) ? Number(l.row) : null,
+    'Requests at once': load.model === 'closed' ? load.concurrency : null,
+    Status: l.status,
+    'Total tok/s': l.totalTokensPerS,
+    'Per request tok/s': l.perRequestTokensPerS.p50,
+    'TTFT ms': l.ttftMs.p50,
+    'Time between tokens ms': l.itlMs.p50,
+    'Completed requests': l.requests.completed,
+    'Output tokens': l.outputTokens,
+    'Measured for s': (l.windowCloseMs - l.windowOpenMs) / 1000,
+    'Prompt tokens': l.cache?.promptTokens ?? null,
+    'TTFT p50 ms': l.ttftMs.p50,
+    'TTFT p90 ms': l.ttftMs.p90,
+    'TTFT p99 ms': l.ttftMs.p99,
+    'Per request tok/s p50': l.perRequestTokensPerS.p50,
+    'Per request tok/s p90': l.perRequestTokensPerS.p90,
+    'Per request tok/s p99': l.perRequestTokensPerS.p99,
+    'Requests sent': l.requests.arrived,
+    Errors: l.errors ? errorTotal(l.errors) : null,
+    ...Object.fromEntries(ERROR_KINDS.map((k) => [`Errors ${k}`, l.errors?.[k]])),
+    'Max waiting': l.queue?.maxWaiting ?? null,
+    Error: l.error,
+    'Total tok/s 95% lo': l.totalTokensPerSInterval?.lo,
+    'Total tok/s 95% hi': l.totalTokensPerSInterval?.hi,
+    'TTFT ms 95% lo': l.ttftMs.intervals.p50?.lo,
+    'TTFT ms 95% hi': l.ttftMs.intervals.p50?.hi,
+    'Per request tok/s 95% lo': l.perRequestTokensPerS.intervals.p50?.lo,
+    'Per request tok/s 95% hi': l.perRequestTokensPerS.intervals.p50?.hi,
+    'Client bound': l.status === 'Client-bound',
+  };
+  return [
+    ...CSV_HEADERS.map((h) => byHeader[h] ?? null),
+    l.row,
+    v.load,
+    load.model,
+    load.model === 'open' ? load.rate : null,
+    load.model === 'open' ? load.arrival : null,
+    l.offeredRate,
+    l.achievedRate,
+    v.goodput,
+    share?.share ?? null,
+    share?.interval?.lo ?? null,
+    share?.interval?.hi ?? null,
+    v.verdict,
+    formatServiceLevel(slo),
+    l.requests.arrived,
+    l.requests.completed,
+    l.requests.failed,
+    l.requests.unfinished,
+    l.ttftFromSendMs.p50,
+    l.itlMs.p50,
+    l.itlMs.p90,
+    l.itlMs.p99,
+    l.e2eMs.p50,
+    l.e2eMs.p90,
+    l.e2eMs.p99,
+    l.cache?.expectedTokens ?? null,
+    l.cache?.servedTokens ?? null,
+    l.cache?.source ?? null,
+    l.lag.p50Ms,
+    l.lag.p99Ms,
+    l.lag.limitMs,
+    l.evidence,
+  ];
 }
 
 function prefillRow(p: PrefillPoint, tag: string): unknown[] {

@@ -2,6 +2,7 @@ import type { RunResult, ServiceLevel } from '../results/schema.js';
 import type { WhatIfNote } from './answer-view.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
+import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, TEXT_OPTION_KEYS, type TextOptions } from './text.js';
 import type { ReportFormat } from '../output-formats.js';
@@ -27,9 +28,9 @@ export function renderReport(result: RunResult, format: ReportFormat, opts: Repo
     case 'txt':
       return renderText(result, opts);
     case 'csv':
-      return renderCsv(result);
+      return renderCsv(result, opts);
     case 'json':
-      return JSON.stringify(result, null, 2) + '\n';
+      return renderJson(result, opts);
   }
 }
 

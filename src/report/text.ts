@@ -7,6 +7,7 @@ import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart, wrap } 
 import { answerOf } from '../answer/answer.js';
 import type { ServiceLevel } from '../results/schema.js';
 import { answerTextLines, type WhatIfNote } from './answer-view.js';
+import { levelTextLines } from './levels-text.js';
 import {
   cellMap,
   decodeConcurrency,
@@ -80,12 +81,13 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   const all = measurementLines(r, width);
   const heading = (s: string) => ['', paint(s, 'bold')];
   const dimWrapped = (l: string) => wrap(l, width - 2, '  ').map((x) => paint(`  ${x}`, 'dim'));
+  const answer = answerOf(r, opts.slo);
   const out: string[] = [
     ...wrap(`Speed test matrix · ${reportTitle(r)}`, width, '  ').map((l) => paint(l, 'bold')),
     ...wrap(subtitle(r), width, '  '),
     // The answer comes first: what most readers came for (docs/report.md "The answer").
     '',
-    ...answerTextLines(answerOf(r, opts.slo), width, paint, wrap, opts.whatIf),
+    ...answerTextLines(answer, width, paint, wrap, opts.whatIf),
     ...metadataLines(r, width, paint, heading),
   ];
   if (r.launchCommand)
@@ -111,6 +113,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
     for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
       out.push(...dimWrapped(l));
   }
+  out.push(...levelTextLines(r, answer.slo, width, paint));
   if (anomalies.length) out.push(...heading('Anomalies'), ...anomalyLines(anomalies, width, paint));
   if (all.lines.length > 1) {
     out.push(...heading('All measurements'));
