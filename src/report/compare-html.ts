@@ -1,3 +1,4 @@
+import type { ServiceLevel } from '../results/schema.js';
 import { anomaliesByCell, findAnomalies } from './anomalies.js';
 import { compareAnswerHtml, type CompareAnswer } from './answer-view.js';
 import {
@@ -127,11 +128,15 @@ function prefillTable(m: CompareModel): string {
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
+// slo: the level the answer and the load levels' verdicts are judged by (else each run's own); answer: the runs'
+// answers under it, judged once by the caller (compareAnswerOf).
 export function renderCompareHtml(
   m: CompareModel,
   page: PageOptions = {},
-  answer: CompareAnswer = compareAnswerOf(m),
+  o: { slo?: ServiceLevel | undefined; answer?: CompareAnswer } = {},
 ): string {
+  const { slo } = o;
+  const answer = o.answer ?? compareAnswerOf(m, slo);
   const a = m.runs[0]!;
   const parts: string[] = [
     topHeader(
@@ -145,7 +150,7 @@ export function renderCompareHtml(
     compareAnswerHtml(answer),
     runKpis(m),
     differencesCard(m),
-    ...allVerdicts(m).map(verdictCard),
+    ...allVerdicts(m, slo).map(verdictCard),
   ];
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
@@ -217,7 +222,9 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
   return card(
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
-    'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
+    vs.verdicts.some((v) => v.level)
+      ? 'Faster, slower or no significant difference, per cell (total tok/s), prefill point and load level (goodput, TTFT p50 and p90, E2E p50, output tok/s; docs/method.md "Verdicts").'
+      : 'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
     `<ul class="verdicts">${summaryGroups(lines)
       .map(
         (g) =>

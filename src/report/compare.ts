@@ -1,4 +1,4 @@
-import type { RunResult } from '../results/schema.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { compareAnswerMd, compareAnswerText, type CompareAnswer } from './answer-view.js';
 import { renderCompareHtml } from './compare-html.js';
 import {
@@ -60,7 +60,7 @@ function ratioMatrixMd(m: CompareModel, bi: number): string {
   ]);
 }
 
-function renderCompareMd(m: CompareModel, answer: CompareAnswer): string {
+function renderCompareMd(m: CompareModel, answer: CompareAnswer, slo?: ServiceLevel): string {
   const out: string[] = ['# Speed test comparison', ''];
   out.push(
     mdTable(
@@ -87,7 +87,7 @@ function renderCompareMd(m: CompareModel, answer: CompareAnswer): string {
       : 'None: the runs share hardware, engine and run settings.',
     '',
   );
-  for (const vs of allVerdicts(m))
+  for (const vs of allVerdicts(m, slo))
     out.push(
       `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
       '',
@@ -165,7 +165,7 @@ function renderCompareText(m: CompareModel, opts: TextOptions, answer: CompareAn
       out.push(...fit(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
   }
-  for (const vs of allVerdicts(m)) {
+  for (const vs of allVerdicts(m, opts.slo)) {
     out.push('', paint(`Verdicts ${vs.b.label} vs ${vs.a.label}`, 'bold'));
     for (const l of verdictSummary(vs)) {
       const item = l.startsWith('  '); // a worst slowdown, under its heading
@@ -246,7 +246,7 @@ export function renderCompare(results: RunResult[], format: CompareFormat, opts:
   checkOptions('renderCompare', opts, TEXT_OPTION_KEYS);
   const m = compareModel(results);
   const answer = compareAnswerOf(m, opts.slo); // each run's answer, once
-  if (format === 'md') return renderCompareMd(m, answer);
-  if (format === 'html') return renderCompareHtml(m, {}, answer);
+  if (format === 'md') return renderCompareMd(m, answer, opts.slo);
+  if (format === 'html') return renderCompareHtml(m, {}, { slo: opts.slo, answer });
   return renderCompareText(m, opts, answer);
 }

@@ -1,8 +1,8 @@
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { givenAnalysis, type Analysis } from '../answer/analysis.js';
-import { analysisJson } from './answer-json.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/template.js';
+import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, TEXT_OPTION_KEYS, type TextOptions } from './text.js';
 import type { ReportFormat } from '../output-formats.js';
@@ -39,8 +39,7 @@ export function renderReport(result: RunResult, format: ReportFormat, opts: Repo
     case 'csv':
       return renderCsv(result, analysis);
     case 'json':
-      // The result file as it is, and the answer judged under the level (docs/report.md "Formats").
-      return JSON.stringify({ ...result, answer: analysisJson(analysis) }, null, 2) + '\n';
+      return renderJson(result, analysis);
   }
 }
 

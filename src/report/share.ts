@@ -6,6 +6,7 @@ import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { answerLinesMd, answerProseMd } from './answer-view.js';
+import { rateAnswerRows } from './rate-answer-view.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
 import { cellKey } from '../cell-rules.js';
@@ -74,7 +75,12 @@ export function renderShare(
   o: { slo?: ServiceLevel; analysis?: Analysis; reportCommand?: string } = {},
 ): string {
   const a = givenAnalysis(r, o);
-  const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, '', ...answerLinesMd(a)];
+  const rates = rateAnswerRows(a);
+  const out: string[] = [
+    `### ${mdEscape(reportTitle(r))}: how many users at once${rates.length ? ' and requests per second' : ''}`,
+    '',
+    ...answerLinesMd(a),
+  ];
   const rows = answerRows(a);
   if (rows.length)
     out.push(
@@ -89,6 +95,15 @@ export function renderShare(
             changeMd(x.change, whatIfOf(a, c)),
           ];
         }),
+      ),
+      '',
+    );
+  // The answer in requests per second, per row with rates (docs/workloads.md "The answer in requests per second").
+  if (rates.length)
+    out.push(
+      mdTable(
+        ['Row', 'Requests per second', 'Users at once'],
+        rates.map((x) => [mdEscape(x.row), `**${mdEscape(x.phrase)}**`, mdEscape(x.users)]),
       ),
       '',
     );

@@ -8,6 +8,7 @@ import type { ServiceLevel } from '../results/schema.js';
 import { answerTextLines } from './answer-view.js';
 import { givenAnalysis, type Analysis } from '../answer/analysis.js';
 import type { AnswerOptions } from './index.js';
+import { levelTextLines } from './levels-text.js';
 import {
   cellMap,
   decodeConcurrency,
@@ -111,6 +112,7 @@ export function renderText(r: RunResult, opts: TextOptions & AnswerOptions = {})
     for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
       out.push(...dimWrapped(l));
   }
+  out.push(...levelTextLines(r, a.slo, width, paint));
   if (anomalies.length) out.push(...heading('Anomalies'), ...anomalyLines(anomalies, width, paint));
   if (all.lines.length > 1) {
     out.push(...heading('All measurements'));

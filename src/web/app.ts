@@ -171,7 +171,7 @@ async function compareRoute(o: AppOptions, c: Context) {
   const slo = pageSlo(o, c);
   if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
   const m = compareModel(picked.map((e) => loadResult(e.file)));
-  return c.html(renderCompareHtml(m, appPageOptions(), compareAnswerOf(m, slo)));
+  return c.html(renderCompareHtml(m, appPageOptions(), { slo, answer: compareAnswerOf(m, slo) }));
 }
 
 // A sweep's report, each configuration linked to its run's report.

@@ -11,7 +11,6 @@ import {
   rateVerdict,
 } from '../../src/answer/levels.js';
 import { levelKey } from '../../src/cell-rules.js';
-import { renderReport } from '../../src/report/index.js';
 import { parseResultText } from '../../src/results/read.js';
 import type { LevelLoad, LevelStatus, LoadLevel, RunResult } from '../../src/results/schema.js';
 
@@ -104,29 +103,6 @@ describe('load levels under a service level', () => {
     expect(rateEvidence(a!)).toBe('100% of 100 requests met it at 2 req/s (goodput 1 req/s)');
     expect(answerOf(r, SLO).rates?.[0]?.capacity?.level.key).toBe(`${ROW}@2/s`);
     expect(answerOf(base(), SLO).rates).toBeUndefined();
-  });
-
-  it('report --format json carries them, judged under its level', () => {
-    const r = { ...base(), levels: LEVELS };
-    type Rates = {
-      answer: { rates: Array<Record<string, unknown> & { levels: Array<{ verdict: string }> }> };
-    };
-    const json = JSON.parse(renderReport(r, 'json', { slo: SLO })) as Rates;
-    expect(json.answer.rates).toHaveLength(1);
-    expect(json.answer.rates[0]).toMatchObject({
-      row: ROW,
-      rate: 2,
-      atLeast: false,
-      phrase: '2 req/s (4 too close to call; 16 req/s client-bound)',
-      users: { users: 4, atLeast: false },
-    });
-    expect(json.answer.rates[0]!.levels.map((l) => l.verdict)).toEqual([
-      'meets',
-      'meets',
-      'too close to call',
-      'fails',
-      'not judged',
-    ]);
   });
 
   it('says "fails it", "at least" and "not even" where the levels do', () => {

@@ -67,17 +67,17 @@ describe('report --slo applies to every format', () => {
     const at = (n: number) => rows.find((r) => r['Requests at once'] === String(n))!;
     expect(at(8)).toMatchObject({
       'Service level': 'tok/s=100,share=90%',
-      'Service level verdict': 'meets',
-      'Service level share met': '1', // the median request (an imported report): met
+      Verdict: 'meets',
+      'Met service level ratio': '', // the median request (an imported report): no share to give
       'Users at once (context)': '8 users',
     });
-    expect(at(16)).toMatchObject({ 'Service level verdict': 'fails', 'Service level share met': '0' });
+    expect(at(16)).toMatchObject({ Verdict: 'fails' });
     const own = csvRows(await report('csv')).find(
       (r) => r.Phase === 'Sustained decode' && r.Context === '8K' && r['Requests at once'] === '8',
     )!;
     expect(own).toMatchObject({
       'Service level': 'ttft=2s,tok/s=20,share=90%',
-      'Service level verdict': 'fails',
+      Verdict: 'fails',
       'Users at once (context)': '4 users',
     });
     // Prefill rows are not judged.
@@ -89,8 +89,9 @@ describe('report --slo applies to every format', () => {
       runId: string;
       decode: unknown[];
       answer: {
-        serviceLevel: { tokensPerS?: number; ttftMs?: number; from: string };
-        contexts: Array<{
+        serviceLevel: { tokensPerS?: number; ttftMs?: number };
+        serviceLevelFrom: string;
+        usersAtOnce: Array<{
           contextTokens: number;
           users: number | null;
           limit: number | null;
@@ -101,16 +102,17 @@ describe('report --slo applies to every format', () => {
     const given = JSON.parse(await report('json', LEVEL)) as Json;
     expect(given.runId).toMatch(/^imported-/);
     expect(given.decode).toHaveLength(64);
-    expect(given.answer.serviceLevel).toMatchObject({ tokensPerS: 100, from: 'given' });
-    expect(given.answer.serviceLevel.ttftMs).toBeUndefined();
-    expect(given.answer.contexts[0]).toMatchObject({
+    expect(given.answer.serviceLevel).toEqual({ tokensPerS: 100, share: 0.9 });
+    expect(given.answer.serviceLevelFrom).toBe('given');
+    expect(given.answer.usersAtOnce[0]).toMatchObject({
       contextTokens: 8192,
       users: 8,
       limit: 16,
       reason: { kind: 'speed' },
     });
     const own = JSON.parse(await report('json')) as Json;
-    expect(own.answer.serviceLevel).toMatchObject({ ttftMs: 2000, tokensPerS: 20, from: 'default' });
-    expect(own.answer.contexts[0]).toMatchObject({ users: 4, limit: 8, reason: { kind: 'ttft' } });
+    expect(own.answer.serviceLevel).toMatchObject({ ttftMs: 2000, tokensPerS: 20 });
+    expect(own.answer.serviceLevelFrom).toBe('default');
+    expect(own.answer.usersAtOnce[0]).toMatchObject({ users: 4, limit: 8, reason: { kind: 'ttft' } });
   });
 });

@@ -12,6 +12,7 @@ import { loadResult } from '../../src/results/read.js';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { runCliInProcess } from '../helpers/cli.js';
 import { SEEDS, seedResult } from './seeds.js';
+import { closedOnlyResult, levelsResult, PREFIX_ROW } from '../helpers/level-results.js';
 
 // `share`: valid Markdown under 40 lines, rendered by a real Markdown parser (marked) and read back.
 const tables = (md: string) => Lexer.lex(md).filter((t): t is Tokens.Table => t.type === 'table');
@@ -146,5 +147,27 @@ describe('share', () => {
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/i);
     expect(html).toContain('Service level (--slo): at least 100 tok/s each, for 90% of requests');
+  });
+
+  it('a run with rates: requests per second per row beside the users at once, judged by --slo', () => {
+    const md = renderShare(levelsResult());
+    expect(md.trimEnd().split('\n').length).toBeLessThan(SHARE_MAX_LINES);
+    expect(md).toMatch(
+      /^### Llama-3\.1-8B on H100 · rates: how many users at once and requests per second\n/,
+    );
+    const rates = tables(md).find((t) => t.header[0]!.text === 'Row')!;
+    expect(rates.rows.map(text)).toEqual([
+      ['8K', '**2 req/s (3 too close to call)**', '4 users'],
+      [PREFIX_ROW, '**3.08 req/s (3.36 fails; 8 req/s client-bound)**', '4 users'],
+    ]);
+    // Within 500 ms: 3 req/s's first tokens (700 ms) and 3.08 req/s's (520 ms) miss it
+    const strict = tables(renderShare(levelsResult(), { slo: { ttftMs: 500, share: 0.9 } })).find(
+      (t) => t.header[0]!.text === 'Row',
+    )!;
+    expect(strict.rows.map((r) => text(r)[1])).toEqual([
+      '**2 req/s (3 fails)**',
+      '**2.83 req/s (3.08 fails; 8 req/s client-bound)**',
+    ]);
+    expect(renderShare(closedOnlyResult())).not.toContain('req/s');
   });
 });
