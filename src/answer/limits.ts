@@ -1,4 +1,4 @@
-import { kvDemandTokens } from '../cell-rules.js';
+import { kvDemandTokens, queuedSeats } from '../cell-rules.js';
 import {
   engineOf,
   kvLayoutOf,
@@ -9,7 +9,7 @@ import {
   type EngineFacts,
   type KvLayout,
 } from '../engines/index.js';
-import { contextLabel, fmtInt } from '../format/index.js';
+import { cellName, contextLabel, fmtInt } from '../format/index.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 
 // What a result tells of the server's limits under its engine's model (src/engines; docs/method.md "Why the limit is
@@ -18,8 +18,9 @@ import type { DecodeCell, RunResult } from '../results/schema.js';
 
 export interface ServerLimits {
   engine: EngineFacts;
-  seats?: number; // requests it runs at once, as it states it
+  seats?: number; // requests it runs at once, as it states it, else as the run saw them (seatsSeen)
   seatsSource?: string;
+  seatsSeen?: boolean; // the seats are what the run saw queue (about that many), not what the server states
   kvTokens?: number; // the pool (llama.cpp: what -c sizes)
   kvExact: boolean;
   kvSource?: string;
@@ -47,7 +48,47 @@ export function provenShared(
   return undefined;
 }
 
+// A queue for KV room rather than for a seat (one-pool engines and TGI's budget): the requests it ran at once with
+// their prompts and half their answers (a request is on average halfway through its output) fill at least this share
+// of the KV, or its KV usage gauge reached 95%.
+const KV_FULL_SHARE = 0.8;
+const KV_FULL_USAGE = 0.95;
+
+/** Whether a cell whose server ran `seats` at once queued for KV room: its running requests' contexts fill the
+ * pool (a one-pool engine, or TGI's token budget; llama.cpp slots never wait for KV). */
+export function kvBoundQueue(l: ServerLimits, cell: DecodeCell, seats: number, maxOutput: number): boolean {
+  const layout = l.layout ?? (l.engine.name === 'generic' ? 'pool' : undefined);
+  if (layout !== 'pool' && layout !== 'token-budget') return false;
+  const share = l.kvTokens ? (seats * (cell.contextTokens + maxOutput / 2)) / l.kvTokens : 0;
+  const usage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
+  return share >= KV_FULL_SHARE || usage >= KV_FULL_USAGE;
+}
+
+// The seats are the server's, whatever the context: where it does not state them, the most it ran at once in a cell
+// that queued for a seat (not for KV room, where it runs fewer) at any context is what it has, about; none where a
+// cell above them ran without a queue (docs/method.md "Why the limit is there").
+function seatsSeenInRun(r: RunResult, l: ServerLimits): { seats: number; source: string } | undefined {
+  const seen = r.decode.flatMap((cell) => {
+    const s = queuedSeats(cell)?.seats;
+    return s !== undefined && s > 0 && !kvBoundQueue(l, cell, s, r.config.maxOutput) ? [{ cell, s }] : [];
+  });
+  if (!seen.length) return undefined;
+  const seats = Math.max(...seen.map((x) => x.s));
+  if (r.decode.some((c) => c.status === 'Valid' && c.concurrency > seats)) return undefined;
+  const at = seen.filter((x) => x.s === seats).map((x) => cellName(x.cell));
+  const list = at.length > 1 ? `${at.slice(0, -1).join(', ')} and ${at.at(-1)}` : at[0]!;
+  return { seats, source: `seen in this run: Requests queued at ${list}` };
+}
+
 export function serverLimits(r: RunResult): ServerLimits {
+  const lim = statedLimits(r);
+  if (lim.seats !== undefined) return lim;
+  const seen = seatsSeenInRun(r, lim);
+  return seen ? { ...lim, seats: seen.seats, seatsSource: seen.source, seatsSeen: true } : lim;
+}
+
+// What the server and its launch command state, and what the run proved of its KV layout.
+function statedLimits(r: RunResult): ServerLimits {
   const engine = engineOf(r.engine.name);
   const launch = r.launchCommand ? engine.readLaunch(shellWords(r.launchCommand), {}) : undefined;
   const seats = r.target.seats ?? launch?.seats;

@@ -5,7 +5,7 @@ import type { CellJudgement, ContextCapacity } from './capacity.js';
 import type { ShareJudgement } from '../stats/slo.js';
 import { engineSettings, type EngineSettings } from '../engines/index.js';
 import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
-import { bindingAt, needFor, serverLimits, type Binding, type ServerLimits } from './limits.js';
+import { bindingAt, kvBoundQueue, needFor, serverLimits, type Binding, type ServerLimits } from './limits.js';
 export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
@@ -42,9 +42,6 @@ export interface LimitReason {
 
 type Settings = EngineSettings & { engine: string };
 
-// A KV-bound queue: the running requests' prompts and half their answers (a request is on average halfway through
-// its output) fill at least this share of the KV cache.
-const KV_FULL_SHARE = 0.8;
 // A chunk gap p99 this many times the median with decode too slow: steps that stopped for a prefill.
 const STALL_GAP_FACTOR = 4;
 
@@ -287,10 +284,10 @@ function kvReason(r: RunResult, lim: ServerLimits, cell: DecodeCell, e: Settings
       kind: 'seats-kv',
       users: N,
       seats: lim.seats,
-      short: `${lim.seats} ${seatsWord(lim)} and the KV cache both bind at ${users(N)}`,
+      short: `${lim.seatsSeen ? 'about ' : ''}${lim.seats} ${seatsWord(lim)} and the KV cache both bind at ${users(N)}`,
       text:
         `${users(N)} at ${ctx} need ${N} running at once and ${fmtInt(b.need)} tokens of KV cache (answers up to ` +
-        `${contextLabel(maxOut)}). The server runs ${lim.seats} at once (${lim.seatsSource}): a request beyond them ` +
+        `${contextLabel(maxOut)}). The server runs ${lim.seatsSeen ? 'about ' : ''}${lim.seats} at once (${lim.seatsSource}): a request beyond them ` +
         `waits for one to finish, whatever the KV cache; and ${kvWords(lim, b, C, N, maxOut)}.${held}`,
       change: `${e.engine}: ${setting} together (one alone does not do it: more KV cache runs no more at once, more ${seatsWord(lim)} do not fit)`,
       setting,
@@ -402,15 +399,12 @@ function queueReason(
   if (seats === undefined) return undefined;
   const maxOut = r.config.maxOutput;
   const kvTokens = lim.kvTokens;
-  const kvShare = kvTokens ? (seats * (C + maxOut / 2)) / kvTokens : 0;
-  const kvUsage = Math.max(0, ...(cell.serverSamples ?? []).map((s) => s.kvUsage ?? 0));
   const wait =
     cell.ttft?.p90 != null ? `TTFT p90 ${fmtMs(cell.ttft.p90)}` : `median TTFT ${fmtMs(cell.ttftMs)}`;
   const at = met ? `At ${users(N)} the level is met, but the server` : `At ${users(N)} the server`;
   const more = met ? '; more users would only wait longer in its queue.' : '.';
-  const layout = lim.layout ?? (lim.engine.name === 'generic' ? 'pool' : undefined);
-  const budget = layout === 'token-budget';
-  if ((layout === 'pool' || budget) && (kvShare >= KV_FULL_SHARE || kvUsage >= 0.95)) {
+  const budget = lim.layout === 'token-budget';
+  if (kvBoundQueue(lim, cell, seats, maxOut)) {
     const need = kvDemandTokens(C, N, maxOut);
     return {
       kind: 'kv-queue',

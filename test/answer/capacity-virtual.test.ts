@@ -81,20 +81,34 @@ describe('capacity under a service level and why it stops there (virtual time, s
     },
   );
 
-  it('vLLM with both limits one level short: the KV what-if names the seats that still queue it', async () => {
+  it('vLLM with both limits one level short: the seats seen at 1K bind at 2K with the KV cache, and the what-if changes both', async () => {
     // 4 seats; 10,000 tokens of KV hold 8 x (1K + 32) = 8,448 but not 8 x (2K + 32) = 16,640. 1K x 8 queues for a
-    // seat (the twin pins 4 seats from it); 2K x 8 is Over capacity. A KV cache of 16,640 tokens alone leaves 8 users
-    // on 4 seats, half of them waiting a whole answer (0.4 s) against 200 ms: the seats must go up too.
+    // seat: the server runs 4 at once, at any context (4 x (1K + 16) = 4,160 is 42% of the KV: not a queue for KV
+    // room). 2K x 8 is Over capacity, and 8 users there need 8 seats as well: a KV cache of 16,640 tokens alone
+    // would leave 4 of them waiting a whole answer (0.4 s) against 200 ms (docs/method.md "Why the limit is there").
     const { result } = await measureCapacity('vllm', 4, 10_000, [1024, 2048]);
     const a = answerOf(result, SLO);
     expect(a.contexts.map((c) => [c.capacity?.cell.concurrency, c.reason.kind])).toEqual([
       [4, 'queue'],
-      [4, 'kv'],
+      [4, 'seats-kv'],
     ]);
-    const whatIf = whatIfNotes(result, a).map((w) => w.text);
-    expect(whatIf[1]).toMatch(
-      /^2K with a KV cache of 16,640 tokens \(10,000 now\): a twin of this run predicts 8 users at [\d.]+ tok\/s each, first token [\d,]+ ms \([\d.,]+ total\), but requests still queue: the server runs 4 at once, so raise --max-num-seqs too\. With --max-num-seqs 8 as well: 8 users at [\d.]+ tok\/s each, first token [\d,]+ ms \([\d.,]+ total\), all running at once: meets it \(median request, predicted\)\.$/,
+    const r = a.contexts[1]!.reason;
+    expect(r).toMatchObject({
+      users: 8,
+      seats: 4,
+      short: 'about 4 seats and the KV cache both bind at 8 users',
+      need: { seats: 8, kvTokens: 16_640 },
+      setting: '--max-num-seqs 8 and a KV cache of 16,640 tokens (--gpu-memory-utilization)',
+    });
+    expect(r.text).toBe(
+      '8 users at 2K need 8 running at once and 16,640 tokens of KV cache (answers up to 32). The server runs about ' +
+        '4 at once (seen in this run: Requests queued at 1K × 8): a request beyond them waits for one to finish, ' +
+        'whatever the KV cache; and its KV cache holds 10,000 tokens. Not run.',
     );
-    expect(whatIf[1]).not.toContain('too close to call');
+    const whatIf = whatIfNotes(result, a).map((w) => w.text);
+    // The what-if tries the reason's change, both settings at once: all 8 run and meet it.
+    expect(whatIf[1]).toMatch(
+      /^2K with --max-num-seqs 8 and a KV cache of 16,640 tokens \(--gpu-memory-utilization\): a twin of this run predicts 8 users at [\d.]+ tok\/s each, first token [\d,]+ ms \([\d.,]+ total\), all running at once: meets it \(median request, predicted\)\.$/,
+    );
   });
 });

@@ -121,6 +121,112 @@ describe('server limits per engine', () => {
   });
 });
 
+describe('the seats a run saw, at any context (the demo: vLLM whose seats no launch command states)', () => {
+  // vLLM, KV 65,536 tokens, answers up to 512 (profiles/demo.yaml): 1K × 16 and 2K × 16 queue behind 8 seats (the
+  // client saw at most 8 streaming; the server's running gauge read 8); 4K × 16 and 8K × 8 are Over capacity.
+  const queued = (C: number, o: Partial<DecodeCell>): DecodeCell => ({
+    ...emptyCell(C, 16, 'Requests queued'),
+    perRequestTokensPerS: 80,
+    totalTokensPerS: 640,
+    ttftMs: 2400,
+    ...o,
+  });
+  const ceiling = {
+    queued: true,
+    referenceTtftMs: 20,
+    referenceFrom: 'the ×8 cell',
+    avgPastReference: 7.6,
+    avgStreaming: 8,
+    peakStreaming: 8,
+    nearPeakShare: 1,
+    maxWaitMs: 2900,
+  };
+  const running8 = [0, 1, 2, 3].map((i) => ({ tMs: i * 250, running: 8, waiting: 8, kvUsage: 0.6 }));
+  const demo = (extra: DecodeCell[] = [], target: Partial<Target> = {}) =>
+    result(
+      'vllm',
+      { maxModelLen: 16_384, kvCapacityTokens: 65_536, kvCapacityBound: 'exact', ...target },
+      {
+        config: { ...syntheticResult().config, maxOutput: 512 },
+        decode: [
+          ...[1, 4, 8].flatMap((n) => [met(1024, n), met(2048, n), met(4096, n)]),
+          queued(1024, { clientQueue: ceiling }),
+          queued(2048, { serverSamples: running8 }),
+          emptyCell(4096, 16, 'Over capacity'),
+          met(8192, 1),
+          met(8192, 4),
+          emptyCell(8192, 8, 'Over capacity'),
+          ...extra,
+        ],
+      },
+    );
+
+  it('8 seats seen at 1K and 2K bind at 4K × 16 with the KV cache: both named, both changed', () => {
+    const r = demo();
+    expect(serverLimits(r)).toMatchObject({
+      seats: 8,
+      seatsSeen: true,
+      seatsSource: 'seen in this run: Requests queued at 1K × 16 and 2K × 16',
+    });
+    const a = answerOf(r);
+    const at = (C: number) => a.contexts.find((c) => c.contextTokens === C)!.reason;
+    // 16 × (4,096 + 512) = 73,728 > 65,536, and 16 > 8 seats
+    expect(at(4096)).toMatchObject({
+      kind: 'seats-kv',
+      users: 16,
+      seats: 8,
+      short: 'about 8 seats and the KV cache both bind at 16 users',
+      need: { seats: 16, kvTokens: 73_728 },
+      setting: '--max-num-seqs 16 and a KV cache of 73,728 tokens (--gpu-memory-utilization)',
+      change:
+        'vLLM: --max-num-seqs 16 and a KV cache of 73,728 tokens (--gpu-memory-utilization) together (one alone ' +
+        'does not do it: more KV cache runs no more at once, more seats do not fit)',
+    });
+    // 8 × (8,192 + 512) = 69,632 > 65,536, and 8 users are within the 8 seats: the KV cache alone
+    expect(at(8192)).toMatchObject({ kind: 'kv', users: 8, need: { kvTokens: 69_632 } });
+    expect(at(1024)).toMatchObject({ kind: 'queue', seats: 8, setting: '--max-num-seqs' });
+  });
+
+  it('the seats the server states win; a queue for KV room and a cell above them running free say nothing of seats', () => {
+    expect(serverLimits(demo([], { seats: 32, seatsSource: 'GET /server_info' }))).toMatchObject({
+      seats: 32,
+      seatsSource: 'GET /server_info',
+    });
+    expect(serverLimits(demo()).seatsSeen).toBe(true);
+    // 8K × 8 queued with 6 running and the KV usage gauge at 97% (6 × (8,192 + 256) = 50,688 tokens, 77% of the
+    // pool, half-way through their answers): a queue for KV room, not 6 seats
+    const kvRoom: DecodeCell = {
+      ...queued(8192, {
+        serverSamples: [0, 1, 2].map((i) => ({ tMs: i * 250, running: 6, waiting: 2, kvUsage: 0.97 })),
+      }),
+      concurrency: 8,
+    };
+    const only8K = result(
+      'vllm',
+      { maxModelLen: 16_384, kvCapacityTokens: 65_536, kvCapacityBound: 'exact' },
+      {
+        config: { ...syntheticResult().config, maxOutput: 512 },
+        decode: [met(8192, 1), met(8192, 4), kvRoom],
+      },
+    );
+    expect(serverLimits(only8K).seats).toBeUndefined();
+    // the same cell with the gauge at 60%: 6 seats, about
+    const seats6 = {
+      ...only8K,
+      decode: [
+        met(8192, 1),
+        met(8192, 4),
+        { ...kvRoom, serverSamples: running8.map((x) => ({ ...x, running: 6 })) },
+      ],
+    };
+    expect(serverLimits(seats6)).toMatchObject({ seats: 6, seatsSeen: true });
+    // 1K × 12 ran all 12 without a queue: the 8 seen at 16 were not the server's seats
+    const free = demo([met(1024, 12)]);
+    expect(serverLimits(free).seats).toBeUndefined();
+    expect(answerOf(free).contexts.find((c) => c.contextTokens === 4096)!.reason.kind).toBe('kv');
+  });
+});
+
 describe("failed requests in the server's own words", () => {
   const failed = (message: string, status: number): DecodeCell => ({
     ...emptyCell(1024, 8, 'Failed'),

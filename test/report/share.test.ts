@@ -84,23 +84,21 @@ describe('share', () => {
     ]);
   });
 
-  it("keeps the what-if's whole advice: a larger KV cache alone still queues, so raise the seats too", () => {
-    // The demo at 4K: 16 users need 73,728 tokens of KV cache (65,536 now); with it, the twin still sees 8 running
-    // at once, and names --max-num-seqs 16 as the second change (docs/method.md "Why the limit is there").
+  it('the demo at 4K: the seats seen at 1K and 2K bind with the KV cache, and the what-if changes both', () => {
+    // 16 users at 4K need 73,728 tokens of KV cache (65,536 now) and 16 seats: the run saw the server run about 8
+    // at once at 1K × 16 and 2K × 16, so a larger KV cache alone would still queue (docs/method.md "Why the limit
+    // is there").
     const r = loadResult(new URL('../fixtures/results/demo-busy.json', import.meta.url).pathname);
     const [answer] = tables(renderShare(r, { analysis: analysisOf(r) }));
     const at4k = text(answer!.rows.find((row) => row[0]!.text === '4K')!);
-    expect(at4k[2]).toBe('KV cache full at 16 users');
+    expect(at4k[2]).toBe('about 8 seats and the KV cache both bind at 16 users');
     expect(at4k[3]).toMatch(
-      /^vLLM: a larger KV cache \(--gpu-memory-utilization, --kv-cache-dtype fp8\); or shorter/,
+      /^vLLM: --max-num-seqs 16 and a KV cache of 73,728 tokens \(--gpu-memory-utilization\) together/,
     );
-    expect(at4k[3]).toContain(
-      '*What if (predicted):* with a KV cache of 73,728 tokens (65,536 now): a twin of this run predicts 16 users',
+    expect(at4k[3]).toMatch(
+      /\*What if \(predicted\):\* with --max-num-seqs 16 and a KV cache of 73,728 tokens \(--gpu-memory-utilization\): a twin of this run predicts 16 users at [\d.]+ tok\/s each.*all running at once: meets it/,
     );
-    expect(at4k[3]).toContain(
-      'but requests still queue: the server runs 8 at once, so raise --max-num-seqs too.',
-    );
-    expect(at4k[3]).toMatch(/With --max-num-seqs 16 as well: 16 users at [\d.]+ tok\/s each.*: meets it/);
+    expect(at4k[3]).not.toContain('still queue');
   });
 
   it('llama.cpp -c 32768 -np 4 at 4K: both limits, both settings and their what-if', async () => {
