@@ -4,6 +4,7 @@ import { parseServiceLevel } from '../stats/slo.js';
 import type { OptionRow, OptionSpec } from './options.js';
 import { cellKey } from '../cell-rules.js';
 import { parseDuration } from '../units.js';
+import { readWorkload } from '../workloads/spec.js';
 
 export { parseDuration } from '../units.js';
 
@@ -59,6 +60,7 @@ const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
 const DURATION_MSG = 'expected a duration like 30, 30s or 2m';
 const PERCENT_MSG = 'expected a percentage from 0 up to 100, such as 5%';
 const CELL_MSG = 'expected a cell like 8Kx16 (context x concurrency)';
+const RATE_MSG = 'expected a rate in requests per second, like 0.5 or 4';
 const CAPACITY_MSG = 'expected tokens like 3000000 or 3M, or a factor like 1.5x';
 
 function isHttpUrl(v: string): boolean {
@@ -126,6 +128,23 @@ export function zodFor(o: OptionSpec): z.ZodType {
       );
     case 'capacity':
       return parsedBy(parseCapacity, CAPACITY_MSG);
+    case 'rate-list':
+      return z.preprocess(
+        listFromString,
+        z
+          .array(
+            z.preprocess(numberFromString, z.number(RATE_MSG).positive(RATE_MSG).finite(RATE_MSG)),
+            'expected a list',
+          )
+          .min(1, 'expected at least one value'),
+      );
+    case 'workload':
+      return z.unknown().transform((v, ctx) => {
+        const r = readWorkload(v);
+        if (typeof r !== 'string') return r;
+        ctx.addIssue({ code: 'custom', message: r });
+        return z.NEVER;
+      });
     case 'slo':
       return z.unknown().transform((v, ctx) => {
         const r =

@@ -4,7 +4,13 @@ import { readFile } from 'node:fs/promises';
 import { fsError } from '../fs-errors.js';
 import type { LoadedWorkload } from './requests.js';
 import type { WorkloadSpec } from './spec.js';
-import { parseScheduleText, parseTraceText, type TraceLine, type TraceNeeds } from './trace-lines.js';
+import {
+  parseScheduleText,
+  parseTraceText,
+  traceKindOf,
+  type TraceLine,
+  type TraceNeeds,
+} from './trace-lines.js';
 
 async function readText(path: string): Promise<string> {
   try {
@@ -22,6 +28,14 @@ export async function readTraceFile(path: string, needs: TraceNeeds = {}): Promi
 /** A --trace schedule: the timestamps of its lines in time order, whatever else they hold. */
 export async function readScheduleFile(path: string): Promise<number[]> {
   return parseScheduleText(await readText(path), path);
+}
+
+/** A --trace file's timestamps (time order) and what else it holds (src/config/traffic.ts TraceKind). */
+export async function readSchedule(
+  path: string,
+): Promise<{ timestampsMs: number[]; kind: ReturnType<typeof traceKindOf> }> {
+  const text = await readText(path);
+  return { timestampsMs: parseScheduleText(text, path), kind: traceKindOf(text, path) };
 }
 
 /** The workload with its file read and checked (a bad line names its number). */
