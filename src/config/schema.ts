@@ -41,6 +41,19 @@ const parsedBy = <T>(parse: (v: unknown) => T | undefined, message: string) =>
     return z.NEVER;
   });
 
+// A list from a flag's "a,b,c" or a YAML list, each value of `item`'s type, at least one.
+const listOf = (item: z.ZodType) =>
+  z.preprocess(listFromString, z.array(item, 'expected a list').min(1, 'expected at least one value'));
+
+// A zod type of a parser that gives the value, or the problem in words.
+const orProblem = <T>(parse: (v: unknown) => T | string) =>
+  z.unknown().transform((v, ctx) => {
+    const r = parse(v);
+    if (typeof r !== 'string') return r;
+    ctx.addIssue({ code: 'custom', message: r });
+    return z.NEVER;
+  });
+
 const tokenCount = (v: unknown): unknown => (typeof v === 'string' ? (parseTokenCount(v) ?? v) : v);
 const numberFromString = (v: unknown): unknown =>
   typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
@@ -100,59 +113,25 @@ export function zodFor(o: OptionSpec): z.ZodType {
     case 'tokens':
       return z.preprocess(tokenCount, withMin(z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)));
     case 'tokens-list':
-      return z.preprocess(
-        listFromString,
-        z
-          .array(
-            z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)),
-            'expected a list',
-          )
-          .min(1, 'expected at least one value'),
-      );
+      return listOf(z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)));
     case 'int-list':
-      return z.preprocess(
-        listFromString,
-        z
-          .array(
-            z.preprocess(numberFromString, withMin(z.number('expected a number').int('expected an integer'))),
-            'expected a list',
-          )
-          .min(1, 'expected at least one value'),
+      return listOf(
+        z.preprocess(numberFromString, withMin(z.number('expected a number').int('expected an integer'))),
       );
     case 'percent':
       return parsedBy(parsePercent, PERCENT_MSG);
     case 'cell-list':
-      return z.preprocess(
-        listFromString,
-        z.array(parsedBy(parseCell, CELL_MSG), 'expected a list').min(1, 'expected at least one value'),
-      );
+      return listOf(parsedBy(parseCell, CELL_MSG));
     case 'capacity':
       return parsedBy(parseCapacity, CAPACITY_MSG);
     case 'rate-list':
-      return z.preprocess(
-        listFromString,
-        z
-          .array(
-            z.preprocess(numberFromString, z.number(RATE_MSG).positive(RATE_MSG).finite(RATE_MSG)),
-            'expected a list',
-          )
-          .min(1, 'expected at least one value'),
-      );
+      return listOf(z.preprocess(numberFromString, z.number(RATE_MSG).positive(RATE_MSG).finite(RATE_MSG)));
     case 'workload':
-      return z.unknown().transform((v, ctx) => {
-        const r = readWorkload(v);
-        if (typeof r !== 'string') return r;
-        ctx.addIssue({ code: 'custom', message: r });
-        return z.NEVER;
-      });
+      return orProblem(readWorkload);
     case 'slo':
-      return z.unknown().transform((v, ctx) => {
-        const r =
-          typeof v === 'string' ? parseServiceLevel(v) : 'expected a service level like ttft=2s,tok/s=20';
-        if (typeof r !== 'string') return r;
-        ctx.addIssue({ code: 'custom', message: r });
-        return z.NEVER;
-      });
+      return orProblem((v) =>
+        typeof v === 'string' ? parseServiceLevel(v) : 'expected a service level like ttft=2s,tok/s=20',
+      );
   }
 }
 
