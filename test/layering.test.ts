@@ -62,6 +62,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'format',
     'load',
     'workloads',
+    'answer', // the rate search's verdicts and its next rate (answer/rate-search.ts)
   ],
   sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'engines', 'format'],
   deploy: [], // a scheduler's job as text, from the options: nothing of the measuring side

@@ -92,25 +92,23 @@ export async function runLevel(
   let drainTimedOut = false;
   let fatal: Parameters<SessionEvents['onError']>[0];
   try {
-    const zeroMs = await runner.start(
-      {
-        early: early.signal,
-        endEarly: () => early.abort(),
-        onFirstToken: (session) => {
-          firstSeen.add(session);
-          if (firstSeen.size === n) rampDone.abort();
-        },
-        onError: (f) => {
-          errors += 1;
-          if (f && !fatal) fatal = f;
-          // A scheduled level's failures are its data (goodput); only a refusal no retry can fix stops it.
-          if (!fatal && (!closed || errors < errorLimit(n))) return false;
-          errorLimitHit = !fatal;
-          early.abort();
-          return true;
-        },
+    const zeroMs = await runner.start({
+      early: early.signal,
+      endEarly: () => early.abort(),
+      onFirstToken: (session) => {
+        firstSeen.add(session);
+        if (firstSeen.size === n) rampDone.abort();
       },
-    );
+      onError: (f) => {
+        errors += 1;
+        if (f && !fatal) fatal = f;
+        // A scheduled level's failures are its data (goodput); only a refusal no retry can fix stops it.
+        if (!fatal && (!closed || errors < errorLimit(n))) return false;
+        errorLimitHit = !fatal;
+        early.abort();
+        return true;
+      },
+    });
     let openMs: number;
     let rampTimedOut = false;
     if (closed) {

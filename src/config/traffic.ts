@@ -107,7 +107,7 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
     const cellsOnly = [
       ...(o.repeats > 1 ? ['--repeats'] : []),
       ...(o.verifyCapacity ? ['--verify-capacity'] : []),
-      ...(o.prefillContexts !== undefined ? ['--prefill-contexts'] : []),
+      ...(o.prefillContexts?.length ? ['--prefill-contexts'] : []),
     ];
     if (cellsOnly.length)
       throw usage(
@@ -115,7 +115,7 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
         `Add --concurrency LIST to measure the closed loop too, or drop ${cellsOnly.join(' and ')}.`,
       );
   }
-  if (workload.kind !== 'fixed' && (o.prefillContexts !== undefined || o.verifyCapacity))
+  if (workload.kind !== 'fixed' && (o.prefillContexts?.length || o.verifyCapacity))
     throw usage(
       `--prefill-contexts and --verify-capacity are the fixed workload's; --workload is ${workload.kind}.`,
       'Drop them: a workload other than fixed measures load levels, not prefill points and cells.',
