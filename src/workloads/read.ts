@@ -1,6 +1,6 @@
 // The one module of workloads/ that reads files (test/layering.test.ts): a workload's length file or trace, and
 // a --trace schedule. Everything else here is pure, so agents and workers rebuild requests from the data alone.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { fsError } from '../fs-errors.js';
 import type { LoadedWorkload } from './requests.js';
 import type { WorkloadSpec } from './spec.js';
@@ -12,9 +12,11 @@ import {
   type TraceNeeds,
 } from './trace-lines.js';
 
+// Read whole and at once, before the run starts: nothing else is waiting (and a virtual-time run's clock, which
+// moves when nothing is pending, is not left waiting on the file system).
 async function readText(path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return Promise.resolve(readFileSync(path, 'utf8'));
   } catch (e) {
     throw fsError('CONFIG_INVALID', `cannot read ${path}`, e);
   }
