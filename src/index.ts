@@ -22,6 +22,9 @@ export type { PromptSpec, PromptFactory, PromptFactoryOptions } from './prompts/
 // Reports: pure renderers over a result file, compare, and the v0.6.2 importer (docs/report.md).
 export { renderReport, renderCompare, REPORT_FORMATS, COMPARE_FORMATS } from './report/index.js';
 export type { ReportFormat, ReportOptions, CompareFormat } from './report/index.js';
+// The answer with its what-ifs, once per result and service level, for renderReport's `analysis` (docs/api.md).
+export { analysisOf } from './answer/analysis.js';
+export type { Analysis } from './answer/analysis.js';
 export { findAnomalies } from './report/anomalies.js';
 export type { Anomaly, AnomalyKind } from './report/anomalies.js';
 export { loadResult } from './results/read.js';

@@ -26,7 +26,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   results: ['failures', 'engines', 'format'],
   // The pure method: figures, statuses, intervals, verdicts, service levels; the plan and its capacity rule.
   stats: ['results'],
-  plan: ['results', 'format'],
+  plan: ['results', 'engines', 'format'],
   // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
   answer: ['twin', 'stats', 'results', 'engines', 'format'],
   // The option table and its resolution (flags over YAML over defaults): below every command that takes options.

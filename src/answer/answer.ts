@@ -92,12 +92,14 @@ export function tooCloseToCall(c: ContextCapacity): string {
   return `too close to call at ${levelList(c.undecided.map((j) => j.cell.concurrency))}`;
 }
 
-/** "16 users", "at least 128 users", "not even 1 user", "too close to call at 2 or 4 users". */
+/** "16 users", "at least 128 users", "not even 1 user", "not even 2 users, the fewest measured", "too close to call
+ * at 2 or 4 users". */
 export function capacityPhrase(c: ContextCapacity): string {
   if (c.capacity && c.atLeast) return `at least ${users(c.capacity.cell.concurrency)}`;
   if (c.capacity) return users(c.capacity.cell.concurrency);
   if (c.undecided.length) return tooCloseToCall(c);
-  return 'not even 1 user';
+  const fewest = c.cells[0]?.cell.concurrency ?? 1;
+  return fewest === 1 ? 'not even 1 user' : `not even ${users(fewest)}, the fewest measured`;
 }
 
 /** "96% of 230 requests met it", for the capacity cell; the median request where there is no per-request data. */

@@ -38,13 +38,20 @@ export function judgeLevel(level: LoadLevel, slo: ServiceLevel): LevelJudgement 
   return { level, verdict: share.verdict, basis: 'medians', share };
 }
 
+/** Goodput under the judgement's service level: the window arrivals that met it per second of the window (the
+ * stored `goodput` is under the run's own level); null where the level was not judged request by request. */
+export function levelGoodput(j: LevelJudgement): number | null {
+  const lengthS = (j.level.windowCloseMs - j.level.windowOpenMs) / 1000;
+  return j.share?.basis === 'requests' && j.share.judged > 0 && lengthS > 0 ? j.share.met / lengthS : null;
+}
+
 /** A level's verdict as the rate search takes it (src/answer/rate-search.ts). */
 export function rateVerdict(level: LoadLevel, slo: ServiceLevel): RateVerdict {
   const j = judgeLevel(level, slo);
   return j.verdict === 'not judged' ? 'client-bound' : j.verdict;
 }
 
-const rateOf = (l: LoadLevel): number => (l.load.model === 'open' ? l.load.rate : NaN);
+export const rateOf = (l: LoadLevel): number => (l.load.model === 'open' ? l.load.rate : NaN);
 
 export interface UsersAtOnce {
   users: number;
@@ -59,7 +66,7 @@ export interface RowRateAnswer extends Ladder<LevelJudgement> {
 }
 
 // The users at once of a row's closed loop: a context's decode cells, else the row's closed levels.
-function usersOf(r: RunResult, row: string, slo: ServiceLevel): UsersAtOnce | undefined {
+function usersOf(r: LevelsOf, row: string, slo: ServiceLevel): UsersAtOnce | undefined {
   if (/^\d+$/.test(row)) {
     const c = capacities(r, slo).find((x) => x.contextTokens === Number(row));
     if (c?.capacity) return { users: c.capacity.cell.concurrency, atLeast: c.atLeast };
@@ -74,8 +81,11 @@ function usersOf(r: RunResult, row: string, slo: ServiceLevel): UsersAtOnce | un
 }
 const concurrencyOf = (l: LoadLevel): number => (l.load.model === 'closed' ? l.load.concurrency : NaN);
 
+// The parts of a result the answer in requests per second reads (serve's index keeps no more).
+export type LevelsOf = Pick<RunResult, 'levels' | 'decode' | 'predicted'>;
+
 /** Per row with open levels, the highest rate meeting the level, in the order the rows first appear. */
-export function rateAnswers(r: RunResult, slo: ServiceLevel): RowRateAnswer[] {
+export function rateAnswers(r: LevelsOf, slo: ServiceLevel): RowRateAnswer[] {
   const rows = [...new Set((r.levels ?? []).filter((l) => l.load.model === 'open').map((l) => l.row))];
   return rows.map((row) => {
     const levels = (r.levels ?? [])
@@ -140,10 +150,8 @@ export function rateSentence(a: RowRateAnswer): string {
 export function rateEvidence(a: RowRateAnswer): string {
   const j = a.capacity ?? a.undecided[0] ?? a.limit;
   if (!j) return '';
-  const goodput =
-    j.level.goodput !== null && j.basis === 'requests'
-      ? ` (goodput ${Number(j.level.goodput.toPrecision(3))} req/s)`
-      : '';
+  const g = levelGoodput(j);
+  const goodput = g !== null ? ` (goodput ${Number(g.toPrecision(3))} req/s)` : '';
   const met = j.share?.basis === 'requests' ? 'met it' : 'meets it';
   return `${judgedText(j)} ${j === a.capacity ? met : 'judged'} at ${rate(j)}${goodput}`;
 }

@@ -1,7 +1,9 @@
 import { kvDemandTokens } from '../cell-rules.js';
 import {
   engineOf,
+  kvLayoutOf,
   llamacppSlots,
+  ownKvShare,
   pad256,
   shellWords,
   type EngineFacts,
@@ -55,12 +57,9 @@ export function serverLimits(r: RunResult): ServerLimits {
       ? (launch.seatsSource ?? launch.source)
       : undefined;
   const kvTokens = r.target.kvCapacityTokens;
-  const perRequest = engine.limits.layouts.some((x) => x === 'split' || x === 'per-request');
+  const perRequest = engine.limits.layouts.some(ownKvShare);
   const slotTokens = perRequest ? r.target.maxModelLen : undefined;
-  let layout: KvLayout | undefined =
-    r.target.kvLayout ??
-    launch?.layout ??
-    (engine.limits.layouts.length === 1 ? engine.limits.layouts[0] : undefined);
+  let layout = kvLayoutOf(engine.name, r.target.kvLayout ?? launch?.layout);
   let layoutProof: string | undefined;
   if (layout === undefined) {
     const shared = provenShared(r, engine, seats, slotTokens);

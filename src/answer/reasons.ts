@@ -152,20 +152,7 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
         change: `${e.engine}: smaller prefill chunks (${e.chunk}) so decode steps run between them`,
         setting: e.chunk,
       };
-    const first = cc.cells.find((c) => c.cell.perRequestTokensPerS !== null && c.cell.status !== 'Failed');
-    return {
-      kind: 'speed',
-      users: N,
-      short: `per-user speed falls to ${fmtTokS(cell.perRequestTokensPerS)} tok/s at ${users(N)}`,
-      text:
-        `At ${users(N)} each request decoded at ${fmtTokS(cell.perRequestTokensPerS)} tok/s` +
-        (first && first !== L
-          ? ` (${fmtTokS(first.cell.perRequestTokensPerS)} at ${users(first.cell.concurrency)})`
-          : '') +
-        `: a larger batch makes every step slower, below the ${slo.tokensPerS} tok/s asked.`,
-      change:
-        'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model; or fewer users per server',
-    };
+    return speedReason(cc, L, slo);
   }
   return {
     kind: 'ttft',
@@ -180,6 +167,68 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
       cell.cacheHitRatio != null && cell.cacheHitRatio < 0.5
         ? `${e.engine}: the prefix cache does not keep the prompts; a larger KV cache (${e.kv.join(', ')})`
         : 'fewer users per server, or faster prefill (more GPUs)',
+  };
+}
+
+// Per-request rates within this share of each other: the batch is not what slows a request (a step that does not
+// grow with the batch, or within the noise of one).
+const SAME_SPEED_SHARE = 0.9;
+const GPU_CHANGE =
+  'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model';
+
+// Each request decodes slower than the level asks. A larger batch makes every step slower only where the rate falls
+// as users are added: at one user, or where it does not fall, it is the model's speed on these GPUs.
+function speedReason(cc: ContextCapacity, L: CellJudgement, slo: ServiceLevel): LimitReason {
+  const N = L.cell.concurrency;
+  const rate = fmtTokS(L.cell.perRequestTokensPerS);
+  const asked = `${slo.tokensPerS} tok/s asked`;
+  const ran = cc.cells.filter((c) => c.cell.perRequestTokensPerS !== null && c.cell.status !== 'Failed');
+  const first = ran[0];
+  const speeds = ran.map((c) => c.cell.perRequestTokensPerS!);
+  const flat = speeds.length > 1 && Math.min(...speeds) >= SAME_SPEED_SHARE * Math.max(...speeds);
+  const base = { kind: 'speed' as const, users: N };
+  if (N === 1)
+    return {
+      ...base,
+      short: `one request alone decodes at ${rate} tok/s`,
+      text: `One request alone decoded at ${rate} tok/s, below the ${asked}: the model's speed on this server's GPUs, not the batch.`,
+      change: GPU_CHANGE,
+    };
+  if (first === L && flat) {
+    const top = ran[ran.length - 1]!.cell.concurrency;
+    return {
+      ...base,
+      short: `each request decodes at about ${rate} tok/s at any load`,
+      text:
+        `At every level measured (${N} to ${top} users) each request decoded at about ${rate} tok/s: the batch does not ` +
+        `slow it, so one request alone would not be faster: below the ${asked}, the model's speed on this server's GPUs.`,
+      change: GPU_CHANGE,
+    };
+  }
+  if (first === L)
+    return {
+      ...base,
+      short: `per-user speed ${rate} tok/s at ${users(N)}, the fewest measured`,
+      text:
+        `At ${users(N)}, the fewest measured, each request decoded at ${rate} tok/s, below the ${asked}; ` +
+        `whether fewer at once decode faster was not measured.`,
+      change: `measure fewer users (--concurrency 1): if one alone is as slow, ${GPU_CHANGE}; else fewer users per server`,
+    };
+  const was = `${fmtTokS(first!.cell.perRequestTokensPerS)} at ${users(first!.cell.concurrency)}`;
+  if (L.cell.perRequestTokensPerS! >= SAME_SPEED_SHARE * first!.cell.perRequestTokensPerS!)
+    return {
+      ...base,
+      short: `per-user speed ${rate} tok/s at ${users(N)}, near the level at any load`,
+      text:
+        `At ${users(N)} each request decoded at ${rate} tok/s (${was}): about as fast as with fewer at once, so the ` +
+        `batch barely slows it; the model's speed on this server's GPUs is near the ${asked}.`,
+      change: `${GPU_CHANGE}; or fewer users per server`,
+    };
+  return {
+    ...base,
+    short: `per-user speed falls to ${rate} tok/s at ${users(N)}`,
+    text: `At ${users(N)} each request decoded at ${rate} tok/s (${was}): a larger batch makes every step slower, below the ${asked}.`,
+    change: `${GPU_CHANGE}; or fewer users per server`,
   };
 }
 

@@ -5,7 +5,7 @@ import { planOfResults } from '../twin/choose.js';
 import { observe } from '../twin/observe.js';
 import { predict, type WhatIf } from '../twin/predict.js';
 import { fitTwin } from '../twin/twin.js';
-import { answerOf, type Answer, type ContextAnswer } from './answer.js';
+import type { Answer, ContextAnswer } from './answer.js';
 import { judgeCell } from './capacity.js';
 import { engineSettings } from '../engines/index.js';
 import { serverLimits, type ServerLimits } from './limits.js';
@@ -145,9 +145,3 @@ function verdict(cell: DecodeCell, slo: ServiceLevel): string {
   const v = judgeCell(cell, slo, true).verdict;
   return `${v === 'meets' ? 'meets it' : v === 'fails' ? 'still fails it' : 'too close to call'} (median request, predicted).`;
 }
-
-/** The what-if of a result's answer under a service level (the result's own, else the default). */
-export const whatIfFor = (r: RunResult, slo?: ServiceLevel): WhatIfNote[] => {
-  const a = answerOf(r, slo);
-  return whatIfNotes(r, a, a.slo);
-};

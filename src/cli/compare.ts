@@ -14,12 +14,12 @@ import {
   significantSlowdowns,
   verdictLine,
 } from '../report/compare-verdicts.js';
-import type { RunResult } from '../results/schema.js';
+import type { RunResult, ServiceLevel } from '../results/schema.js';
 
 // The CI gate: a significant slowdown past the threshold anywhere fails the command, naming where. What it could
 // not judge (no interval), and the slowdowns a client shaped (docs/ci.md), are said on stderr, pass or fail.
-function gate(results: RunResult[], failOn: number, io: CliIo): void {
-  const sets = allVerdicts(compareModel(results));
+function gate(results: RunResult[], failOn: number, io: CliIo, slo?: ServiceLevel): void {
+  const sets = allVerdicts(compareModel(results), slo);
   for (const vs of sets) {
     for (const l of notJudged(vs)) io.stderr.write(`note: the gate did not judge ${vs.b.label}: ${l}\n`);
     for (const v of clientSlowdowns(vs, failOn))
@@ -28,7 +28,7 @@ function gate(results: RunResult[], failOn: number, io: CliIo): void {
   const offending = sets.flatMap((vs) =>
     significantSlowdowns(vs, failOn).map(
       (v) =>
-        `${vs.b.label} ${v.where} ${Math.round((v.comparison.change ?? 0) * 100)}%` +
+        `${vs.b.label} ${v.where}${v.level ? ` ${v.figure}` : ''} ${Math.round((v.comparison.change ?? 0) * 100)}%` +
         (v.comparison.changeHalfWidth !== null
           ? ` ± ${Math.round(v.comparison.changeHalfWidth * 100)}%`
           : ''),
@@ -71,6 +71,6 @@ export function register(program: Command, io: CliIo): void {
       writeOutput(o.output, text);
       io.stderr.write(`wrote ${o.output}\n`);
     } else io.stdout.write(text);
-    if (o.failOn !== undefined) gate(results, o.failOn, io);
+    if (o.failOn !== undefined) gate(results, o.failOn, io, o.slo);
   });
 }

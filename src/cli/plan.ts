@@ -93,7 +93,16 @@ export function register(program: Command, io: CliIo): void {
     }
     const { plan } = planRun(
       { ...o, maxModelLen, kvCapacity },
-      { ...(kv.bound ? { kvCapacityBound: kv.bound } : {}) },
+      {
+        ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
+        // The layout as the run will plan it (kvLayoutOf in planRun).
+        ...(online
+          ? {
+              engine: online.info.engine,
+              ...(online.info.kvLayout ? { kvLayout: online.info.kvLayout } : {}),
+            }
+          : {}),
+      },
       undefined,
       o.kvCapacity,
       traffic,

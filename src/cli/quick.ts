@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { answerOf } from '../answer/answer.js';
-import { whatIfFor } from '../answer/what-if.js';
+import { finishedRunAnalysis } from './run-analysis.js';
+import { kvLayoutOf, type KvLayout } from '../engines/index.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
@@ -161,6 +161,7 @@ export function register(program: Command, io: CliIo): void {
       ...(info.kvCapacityTokens !== undefined
         ? { kvCapacityTokens: info.kvCapacityTokens, kvCapacityBound: info.kvCapacityBound ?? 'exact' }
         : {}),
+      ...layoutOf(info),
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
       ...(o.maxOutput !== undefined ? { maxOutput: o.maxOutput } : {}),
       ...(o.duration !== undefined ? { duration: o.duration } : {}),
@@ -188,10 +189,13 @@ export function register(program: Command, io: CliIo): void {
       io,
     );
     const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
-    io.stdout.write(
-      quickAnswerLines(answerOf(out.result), { report, result: out.dir }, whatIfFor(out.result), plan).join(
-        '\n',
-      ) + '\n',
-    );
+    const a = finishedRunAnalysis(out.result); // the one the reports beside the run were written from
+    io.stdout.write(quickAnswerLines(a, { report, result: out.dir }, a.whatIf, plan).join('\n') + '\n');
   });
+}
+
+// How the server lays its KV out, where known: the plan runs what split slots or Ollama's contexts would queue.
+function layoutOf(info: TargetInfo): { kvLayout?: KvLayout } {
+  const kvLayout = kvLayoutOf(info.engine.name, info.kvLayout);
+  return kvLayout ? { kvLayout } : {};
 }

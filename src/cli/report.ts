@@ -2,7 +2,7 @@ import type { CliIo } from './io.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { withOptions } from '../config/resolve.js';
-import { whatIfFor } from '../answer/what-if.js';
+import { analysisOf } from '../answer/analysis.js';
 import { renderReport } from '../report/index.js';
 import { writeFileAtomic as writeOutput } from '../results/io.js';
 import { resolveResultPath } from '../results/read.js';
@@ -31,16 +31,17 @@ export function register(program: Command, io: CliIo): void {
     const textOptions = {
       width: o.width ?? terminalWidth(io.stdout),
       color: !output && useColor(io.stdout, io.env),
-      ...(o.slo ? { slo: o.slo } : {}),
     };
     let text: string;
     if (sweep) {
       const { file, results } = loadSweep(resultPath);
-      text = renderSweep(file, results, o.format, textOptions);
+      text = renderSweep(file, results, o.format, { ...textOptions, ...(o.slo ? { slo: o.slo } : {}) });
     } else {
       const result = resultReader(io)(resultPath);
-      // The suggested change's effect, where a twin of the run can be fitted (docs/report.md "The answer").
-      text = renderReport(result, o.format, { ...textOptions, whatIf: whatIfFor(result, o.slo) });
+      // The answer under --slo, once, with the suggested changes' effects where a twin of the run can be fitted
+      // (docs/report.md "The answer"); the CSV's columns need no what-if.
+      const analysis = analysisOf(result, o.slo, { whatIf: o.format !== 'csv' });
+      text = renderReport(result, o.format, { ...textOptions, analysis });
     }
     if (output) {
       writeOutput(output, text);

@@ -19,7 +19,7 @@ import { resolveApiKey } from './api-key.js';
 import { toRunSettings } from './run-settings.js';
 import { machineBusy } from '../report/anomalies.js';
 import { renderAnswerText, wrap } from '../report/text.js';
-import { whatIfFor } from '../answer/what-if.js';
+import { finishedRunAnalysis } from './run-analysis.js';
 import { terminalWidth, useColor } from '../report/terminal.js';
 
 export function register(program: Command, io: CliIo): void {
@@ -83,7 +83,11 @@ export async function runWithSignals(
     import('../bench/run.js'),
     import('./write-reports.js'),
   ]);
-  const run = new BenchRun(settings, { progress, writeReports: writeReportsBeside, ...deps });
+  const run = new BenchRun(settings, {
+    progress,
+    writeReports: (dir, result) => writeReportsBeside(dir, result, finishedRunAnalysis(result)),
+    ...deps,
+  });
   let signals = 0;
   const onSignal = () => {
     signals += 1;
@@ -131,10 +135,9 @@ export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
   // The answer first (docs/report.md "The answer"), then where the result and the full reports are.
   if (!quiet && (out.result.decode.length || out.result.levels?.length))
     io.stdout.write(
-      renderAnswerText(out.result, {
+      renderAnswerText(finishedRunAnalysis(out.result), {
         width: terminalWidth(io.stdout),
         color: useColor(io.stdout, io.env),
-        whatIf: whatIfFor(out.result),
       }) + '\n',
     );
   const width = terminalWidth(io.stdout);

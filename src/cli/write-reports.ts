@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { whatIfFor } from '../answer/what-if.js';
+import { analysisOf, type Analysis } from '../answer/analysis.js';
 import { renderReport } from '../report/index.js';
 import { renderSweepModel } from '../report/sweep.js';
 import { sweepModel, type SweepModel } from '../report/sweep-model.js';
@@ -8,16 +8,21 @@ import { loadSweep } from '../results/sweep-io.js';
 import type { RunResult } from '../results/schema.js';
 import { redactSecrets } from '../secrets.js';
 
-// report.html and report.md beside a run's result; the runner calls it before the complete status is saved.
-export async function writeReportsBeside(dir: string, result: RunResult): Promise<string[]> {
+// report.html and report.md beside a run's result; the runner calls it before the complete status is saved. The
+// analysis (the answer and the suggested changes' effects, from a twin of the run: docs/report.md) is computed once
+// for both, or given by a command that prints it too.
+export async function writeReportsBeside(
+  dir: string,
+  result: RunResult,
+  analysis: Analysis = analysisOf(result),
+): Promise<string[]> {
   const out: string[] = [];
-  const whatIf = whatIfFor(result); // the suggested change's effect, from a twin of the run (docs/report.md)
   for (const [fmt, name] of [
     ['html', 'report.html'],
     ['md', 'report.md'],
   ] as const) {
     const path = join(dir, name);
-    writeFileAtomic(path, redactSecrets(renderReport(result, fmt, { whatIf })));
+    writeFileAtomic(path, redactSecrets(renderReport(result, fmt, { analysis })));
     out.push(path);
   }
   return out;

@@ -48,6 +48,13 @@ export function engineOf(name: string): EngineFacts {
 
 export const flavorFacts = (f: Flavor): EngineFacts => ENGINES[f];
 
+/** The server's KV layout: as it or its launch command states it, else the engine's only one (undefined where the
+ * engine has several and none was stated: llama.cpp read from its API). */
+export function kvLayoutOf(engine: string, stated: KvLayout | undefined): KvLayout | undefined {
+  const layouts = engineOf(engine).limits.layouts;
+  return stated ?? (layouts.length === 1 ? layouts[0] : undefined);
+}
+
 /** What the engine's launch command states about its limits; undefined when it is not that engine's server. */
 export function limitsFromLaunch(
   engine: string,

@@ -57,6 +57,12 @@ export interface EngineSettings {
 export const KV_LAYOUTS = ['pool', 'split', 'unified', 'per-request', 'token-budget'] as const;
 export type KvLayout = (typeof KV_LAYOUTS)[number];
 
+// Layouts where each running request holds a share of the KV of its own (llama.cpp split slots, Ollama's contexts):
+// the pool never runs short, so N requests beyond the seats wait for one (the plan runs them: Requests queued), and a
+// request longer than its share is refused up front (Too long). In the others the running requests share one pool.
+export const ownKvShare = (layout: KvLayout | undefined): boolean =>
+  layout === 'split' || layout === 'per-request';
+
 // llama.cpp's KV after its own rounding (llama-context.cpp, server-context.cpp).
 export interface LlamacppSlots {
   nCtx: number; // the pool: -c padded to 256 (split: slots x nCtxSeq)

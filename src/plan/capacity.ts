@@ -1,18 +1,22 @@
 import { kvDemandTokens } from '../cell-rules.js';
+import { ownKvShare, type KvLayout } from '../engines/index.js';
 // How sure a KV capacity is: 'exact' from the engine's own report, the launch command or a flag; 'lower-bound'
 // when the pool holds at least this (llama.cpp's API shows one slot of a unified pool); 'inferred' when the API
 // figure rests on an assumption it cannot confirm (llama.cpp split KV read from slot n_ctx).
 export const KV_BOUNDS = ['exact', 'lower-bound', 'inferred'] as const;
 export type KvBound = (typeof KV_BOUNDS)[number];
 
-// Over capacity (docs/method.md "Plan"): the KV demand N * (C + maxOutput) exceeds the KV capacity. Unknown capacity: run it, let the server decide.
+// Over capacity (docs/method.md "Plan"): the KV demand N * (C + maxOutput) exceeds the KV capacity the running requests
+// share. Unknown capacity: run it, let the server decide. Where each request holds a share of its own (llama.cpp split
+// slots, Ollama's contexts: src/engines ownKvShare) the pool never runs short: N beyond the seats wait for one.
 export function isOverCapacity(
   contextTokens: number,
   concurrency: number,
   maxOutput: number,
   kvCapacityTokens: number | undefined,
+  kvLayout?: KvLayout,
 ): boolean {
-  if (kvCapacityTokens === undefined) return false;
+  if (kvCapacityTokens === undefined || ownKvShare(kvLayout)) return false;
   return kvDemandTokens(contextTokens, concurrency, maxOutput) > kvCapacityTokens;
 }
 

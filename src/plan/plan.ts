@@ -9,6 +9,7 @@ import {
 import { DEFAULT_CONCURRENCY, decodeContexts, prefillContexts } from './contexts.js';
 import { kvDemandTokens } from '../cell-rules.js';
 import { contextLabel, fmtInt } from '../format/index.js';
+import type { KvLayout } from '../engines/index.js';
 import { checkOptions, keysOf } from '../option-keys.js';
 import type { PlannedRow } from './levels.js';
 
@@ -16,6 +17,7 @@ export interface PlanInput {
   maxModelLen?: number;
   kvCapacityTokens?: number;
   kvCapacityBound?: KvBound; // absent: exact
+  kvLayout?: KvLayout; // how the server lays its KV out (src/engines kvLayoutOf); absent: unknown, read as one pool
   verifyCapacity?: boolean; // measure the first Over capacity cell of each context even when the capacity is exact
   maxOutput: number;
   contexts?: number[]; // decode contexts; default from maxModelLen
@@ -46,6 +48,7 @@ export interface Plan {
   maxModelLen?: number;
   kvCapacityTokens?: number;
   kvCapacityBound?: KvBound;
+  kvLayout?: KvLayout;
   maxOutput: number;
   contexts: number[];
   prefillContexts: number[];
@@ -61,6 +64,7 @@ const KEYS = keysOf<PlanInput>({
   maxModelLen: true,
   kvCapacityTokens: true,
   kvCapacityBound: true,
+  kvLayout: true,
   verifyCapacity: true,
   maxOutput: true,
   contexts: true,
@@ -108,6 +112,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...(maxModelLen !== undefined ? { maxModelLen } : {}),
     ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
     ...(input.kvCapacityBound !== undefined ? { kvCapacityBound: input.kvCapacityBound } : {}),
+    ...(input.kvLayout !== undefined ? { kvLayout: input.kvLayout } : {}),
     maxOutput,
     contexts,
     prefillContexts: prefillList,
@@ -128,7 +133,7 @@ function contextCells(
   let checked = false;
   return concurrency.map((n): PlannedCell => {
     if (o.tooLong) return { contextTokens: c, concurrency: n, status: 'Too long', reason: o.tooLong };
-    if (kvCapacityTokens === undefined || !isOverCapacity(c, n, maxOutput, kvCapacityTokens))
+    if (kvCapacityTokens === undefined || !isOverCapacity(c, n, maxOutput, kvCapacityTokens, o.kvLayout))
       return { contextTokens: c, concurrency: n, status: 'run' };
     const need = kvDemandTokens(c, n, maxOutput);
     const check = checked

@@ -5,6 +5,7 @@
 // Pure.
 
 import type { KvBound } from '../plan/capacity.js';
+import type { KvLayout } from '../engines/index.js';
 import { TEMPLATE_MARGIN_TOKENS } from '../plan/contexts.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { buildPlan, type Plan } from '../plan/plan.js';
@@ -22,6 +23,7 @@ export interface QuickSizing {
   maxModelLen?: number;
   kvCapacityTokens?: number;
   kvCapacityBound?: KvBound;
+  kvLayout?: KvLayout; // split llama.cpp slots, Ollama's contexts: the plan runs what the server would queue
   engine?: string; // picks the prefill prior the speed request scales
   concurrency?: number[]; // --concurrency
   maxOutput?: number; // --max-output
@@ -88,6 +90,7 @@ export function sizeQuickPlan(speed: ServerSpeed, o: QuickSizing = {}): QuickPla
       ...(o.kvCapacityTokens !== undefined
         ? { kvCapacityTokens: o.kvCapacityTokens, kvCapacityBound: o.kvCapacityBound ?? 'exact' }
         : {}),
+      ...(o.kvLayout ? { kvLayout: o.kvLayout } : {}),
     });
   const estimate = (plan: Plan, duration: number) =>
     estimateDuration(plan, {

@@ -1,4 +1,7 @@
-import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import type { DecodeCell, LoadLevel, PrefillPoint, RunResult } from '../results/schema.js';
+import { engineOf } from '../engines/index.js';
+import { rowLabel } from '../answer/levels.js';
+import { byLoad, CLIENT_BOUND_FIX, lagText, loadText } from './levels-model.js';
 import { cellName, contextLabel, fmt1, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { cellMap, decodeConcurrency, decodeContexts, prefillPoints } from './model.js';
 import { cellKey, clientSaturated, failedRequests } from '../cell-rules.js';
@@ -20,14 +23,18 @@ export type AnomalyKind =
   | 'held-stream'
   | 'resent'
   | 'estimated-tokens'
-  | 'warning';
+  | 'warning'
+  | 'unfinished'
+  | 'prefix-cache'
+  | 'behind';
 
 export interface Anomaly {
   kind: AnomalyKind;
   severity: 'error' | 'warn' | 'info';
-  phase: 'prefill' | 'decode' | 'run';
+  phase: 'prefill' | 'decode' | 'level' | 'run';
   contextTokens?: number;
   concurrency?: number;
+  level?: string; // a load level's key; a flag about several levels of a row names the first
   text: string;
 }
 
@@ -424,13 +431,134 @@ export function machineBusy(r: RunResult): Anomaly | undefined {
   };
 }
 
+/** Served prefix-cache hits below this share of the cacheable tokens: the cache did not keep the shared parts. */
+export const CACHE_SERVED_SHARE = 0.75;
+/** An achieved rate this far below the offered one: the server fell behind its arrivals. */
+export const BEHIND_FRACTION = 0.1;
+
+const at = (l: LoadLevel) => loadText(l.load);
+const joined = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]!);
+
+// The flags of a result's load levels (docs/report.md "Anomaly rules"): a Failed or Client-bound level on its own;
+// unfinished requests, a prefix cache that served less than the workload made cacheable, and a server that fell
+// behind its arrivals, each said once per row with the levels it happened at.
+export function levelFlags(r: RunResult): Anomaly[] {
+  const out: Anomaly[] = [];
+  const rows = [...new Set((r.levels ?? []).map((l) => l.row))];
+  for (const row of rows) {
+    const levels = (r.levels ?? []).filter((l) => l.row === row).sort(byLoad);
+    const name = rowLabel(row);
+    const flag = (kind: AnomalyKind, severity: Anomaly['severity'], l: LoadLevel, text: string): Anomaly => ({
+      kind,
+      severity,
+      phase: 'level',
+      level: l.key,
+      text,
+    });
+    for (const l of levels) {
+      if (l.status === 'Failed')
+        out.push(
+          flag(
+            'failed',
+            'error',
+            l,
+            `Level ${name} at ${at(l)} failed: ${l.evidence ?? l.error ?? 'no figure could be measured'}.`,
+          ),
+        );
+      if (l.status === 'Client-bound')
+        out.push(
+          flag(
+            'client-bound',
+            'warn',
+            l,
+            `Level ${name} at ${at(l)} is Client-bound: ${lagText(l)}, so part of every timing is the client's own and the level is not judged; ${CLIENT_BOUND_FIX} (docs/workloads.md "The client's lag").`,
+          ),
+        );
+    }
+    const unfinished = levels.filter((l) => l.requests.unfinished > 0);
+    if (unfinished.length) {
+      const drain =
+        r.config.load && r.config.load.model !== 'closed' ? (r.config.load.drainTimeout ?? 60) : 60;
+      out.push(
+        flag(
+          'unfinished',
+          'warn',
+          unfinished[0]!,
+          `${name}: requests had not finished ${drain} s after the window closed (--drain-timeout) and were aborted: ` +
+            `${joined(unfinished.map((l) => `${fmtInt(l.requests.unfinished)} of ${fmtInt(l.requests.arrived)} at ${at(l)}`))}. ` +
+            `They count as missing the service level.`,
+        ),
+      );
+    }
+    const missed = levels.filter(
+      (l) =>
+        l.cache &&
+        l.cache.servedTokens !== null &&
+        l.cache.expectedTokens > 0 &&
+        l.cache.servedTokens < CACHE_SERVED_SHARE * l.cache.expectedTokens,
+    );
+    if (missed.length) out.push(flag('prefix-cache', 'warn', missed[0]!, cacheText(r, name, missed)));
+    const behind = levels.filter(
+      (l) =>
+        l.load.model !== 'closed' &&
+        l.status !== 'Failed' &&
+        l.status !== 'Client-bound' &&
+        l.achievedRate < (1 - BEHIND_FRACTION) * l.offeredRate,
+    );
+    if (behind.length)
+      out.push(
+        flag(
+          'behind',
+          'warn',
+          behind[0]!,
+          `${name}: the server could not keep up with its arrivals: it completed ${joined(
+            behind.map(
+              (l) =>
+                `${l.achievedRate.toFixed(2)} req/s of the ${l.offeredRate.toFixed(2)} offered at ${at(l)} (${pct(1 - l.achievedRate / l.offeredRate)} fewer)`,
+            ),
+          )}. While a server keeps up, it completes requests as fast as they arrive; below that, requests pile up in its queue and every wait grows with the window.`,
+        ),
+      );
+  }
+  return out;
+}
+
+// Served below cacheable: the prefix cache did not keep what the workload shared, and the engine's setting for it.
+function cacheText(r: RunResult, name: string, levels: LoadLevel[]): string {
+  const e = engineOf(r.engine.name);
+  const each = joined(
+    levels.map((l) => {
+      const c = l.cache!;
+      return `${fmtInt(c.servedTokens)} of ${fmtInt(c.expectedTokens)} at ${at(l)} (${pct(c.servedTokens! / c.expectedTokens)})`;
+    }),
+  );
+  const source = levels.some((l) => l.cache!.source === 'metrics')
+    ? " (its prefix-cache hit counter's rise)"
+    : '';
+  const { off, defaultOn } = e.prefixCache;
+  const launched =
+    off && r.launchCommand?.includes(off.split(' ')[0]!) ? ` The launch command turns it off (${off}).` : '';
+  const setting =
+    off && defaultOn
+      ? `${e.display} keeps it on unless ${off}${launched ? '' : ' (check the launch command)'}`
+      : defaultOn
+        ? `${e.display} keeps it on, with no setting to turn it off`
+        : `${e.display === 'the server' ? "The server's" : `${e.display}'s`} own settings decide what it keeps`;
+  return (
+    `${name}: the server served fewer prompt tokens from its prefix cache than the workload made cacheable${source}: ${each}. ` +
+    `Its prefix cache did not keep the shared prompts: evicted to make room for running requests, or turned off.${launched} ` +
+    `${setting}; a larger KV cache (${e.settings.kv.join(', ')}) keeps more of them.`
+  );
+}
+
 export function findAnomalies(r: RunResult): Anomaly[] {
-  const order = (a: Anomaly) => (a.phase === 'prefill' ? 0 : a.phase === 'decode' ? 1 : 2);
+  const order = (a: Anomaly) => ['prefill', 'decode', 'level', 'run'].indexOf(a.phase);
   const all = [
     ...prefillOutliers(prefillPoints(r)),
     ...cellFlags(r),
     ...ttftOutliers(r),
     ...throughputDrops(r),
+    ...levelFlags(r),
   ].sort(
     (a, b) =>
       order(a) - order(b) ||

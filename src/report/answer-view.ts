@@ -1,7 +1,5 @@
 import { contextLabel } from '../format/index.js';
-import type { RunResult, ServiceLevel } from '../results/schema.js';
 import {
-  answerOf,
   answerRows,
   basisNote,
   capacityPhrase,
@@ -10,8 +8,10 @@ import {
   type Answer,
   type AnswerRow,
 } from '../answer/answer.js';
-import { esc, escText } from './html/escape.js';
+import { esc, escBreakable, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
+import { answerTitle, RATES_HEADING, rateAnswerRows } from './rate-answer-view.js';
+import { ratePhrase, rowLabel } from '../answer/levels.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
 // context how many users at once meet it, why not more and what to change. A what-if from a twin, when the caller
@@ -70,7 +70,7 @@ export function answerTextLines(
   whatIf: readonly WhatIfNote[] = [],
 ): string[] {
   const rows = answerRows(a);
-  const out: string[] = wrap(ANSWER_TITLE, width, '  ').map((l) => paint(l, 'bold'));
+  const out: string[] = wrap(answerTitle(a, ANSWER_TITLE), width, '  ').map((l) => paint(l, 'bold'));
   const para = (text: string, style?: 'dim') =>
     wrap(text, width - 2, '    ').map((l) => paint(`  ${l}`, style));
   out.push(...para(serviceLevelLine(a)));
@@ -78,7 +78,13 @@ export function answerTextLines(
   if (single) out.push(...para(single));
   const note = basisNote(a);
   if (note) out.push(...para(note, 'dim'));
-  if (!rows.length) return [...out, ...para('No decode cell measured: nothing to judge.', 'dim')];
+  if (!rows.length)
+    return [
+      ...out,
+      ...(a.rates?.length
+        ? rateTextLines(a, width, paint, wrap)
+        : para('No decode cell measured: nothing to judge.', 'dim')),
+    ];
   // Narrow terminals drop the total column, then put the reason on its own line: figures must fit.
   const capW = Math.max(14, ...rows.map((r) => r.capacity.length + 1));
   const room = (tot: number) => width - 2 - 6 - capW - tot - 2;
@@ -102,7 +108,31 @@ export function answerTextLines(
         paint(`  ${l}`, 'cyan'),
       ),
     );
+  out.push(...rateTextLines(a, width, paint, wrap));
   for (const w of whatIf) out.push(...para(`What if (predicted): ${w.text}`, 'dim'));
+  return out;
+}
+
+// Per row with rates: its sentence, then the evidence and the rates said in words, indented under it.
+function rateTextLines(
+  a: Answer,
+  width: number,
+  paint: TextPaint,
+  wrap: (text: string, width: number, indent?: string) => string[],
+): string[] {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return [];
+  const out = wrap(`${RATES_HEADING}:`, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim'));
+  for (const r of rows) {
+    const [first, ...more] = wrap(r.sentence, width - 2, '    ');
+    const label = (first ?? '').slice(0, r.row.length + 1);
+    out.push(
+      `  ${paint(label, 'bold')}${paint((first ?? '').slice(label.length), 'green')}`,
+      ...more.map((l) => `  ${l}`),
+    );
+    for (const t of [r.evidence, ...r.notes])
+      out.push(...wrap(t, width - 4, '  ').map((l) => paint(`    ${l}`, 'dim')));
+  }
   return out;
 }
 
@@ -120,7 +150,8 @@ export function answerLinesMd(a: Answer): string[] {
 export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[] {
   const rows = answerRows(a);
   const out: string[] = ['### The answer', '', ...answerLinesMd(a)];
-  if (!rows.length) return [...out, 'No decode cell measured: nothing to judge.', ''];
+  if (!rows.length)
+    return [...out, ...(a.rates?.length ? rateMd(a) : ['No decode cell measured: nothing to judge.', ''])];
   out.push(
     mdTable(
       ['Context', 'Users at once', 'Evidence', 'Total tok/s', 'Why not more', 'What to change'],
@@ -136,9 +167,32 @@ export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[
     ),
     '',
   );
+  out.push(...rateMd(a));
   for (const w of whatIf) out.push(`- *What if (predicted):* ${mdEscape(w.text)}`);
   if (whatIf.length) out.push('');
   return out;
+}
+
+/** The answer in requests per second in Markdown: a table per row, the rates in words under it. */
+export function rateMd(a: Answer): string[] {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return [];
+  return [
+    `**${mdEscape(RATES_HEADING)}**`,
+    '',
+    mdTable(
+      ['Row', 'Requests per second', 'Evidence', 'Users at once'],
+      rows.map((r) => [
+        mdEscape(r.row),
+        `**${mdEscape(r.phrase)}**`,
+        mdEscape(r.evidence),
+        mdEscape(r.users),
+      ]),
+    ),
+    '',
+    ...rows.flatMap((r) => r.notes.map((n) => `- ${mdEscape(`${r.row}: ${n}`)}`)),
+    ...(rows.some((r) => r.notes.length) ? [''] : []),
+  ];
 }
 
 /** The answer as the first card of an HTML report (and of `serve`'s run page). */
@@ -149,34 +203,53 @@ export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): strin
   const head = `<p class="answer-slo">${esc(serviceLevelLine(a))}</p>${single ? `<p class="answer-one">${esc(single)}</p>` : ''}${
     note ? `<p class="note">${esc(note)}</p>` : ''
   }`;
-  const body = rows.length
-    ? `<div class="tbl-wrap"><table class="data answer" id="answer-table"><thead><tr><th scope="col">Context</th><th scope="col">Users at once</th><th scope="col">Total tok/s</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
-        .map(
-          (r) =>
-            `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
-              r.total.replace(' tok/s total', '') || '—',
-            )}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
-        )
-        .join('')}</tbody></table></div>`
-    : '<p>No decode cell measured: nothing to judge.</p>';
+  const body =
+    !rows.length && a.rates?.length
+      ? ''
+      : rows.length
+        ? `<div class="tbl-wrap"><table class="data answer" id="answer-table"><thead><tr><th scope="col">Context</th><th scope="col">Users at once</th><th scope="col">Total tok/s</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
+            .map(
+              (r) =>
+                `<tr data-context="${esc(r.context)}"><th scope="row">${esc(r.context)}</th><td data-label="Users at once"><strong>${esc(r.capacity)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Total tok/s">${esc(
+                  r.total.replace(' tok/s total', '') || '—',
+                )}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
+            )
+            .join('')}</tbody></table></div>`
+        : '<p>No decode cell measured: nothing to judge.</p>';
   const what = whatIf.length
     ? `<ul class="notes whatif">${whatIf.map((w) => `<li><strong>What if (predicted):</strong> ${escText(w.text)}</li>`).join('')}</ul>`
     : '';
-  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${body}${what}</section>`;
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(answerTitle(a, ANSWER_TITLE))}</h2></div>${head}${body}${rateHtml(a)}${what}</section>`;
+}
+
+function rateHtml(a: Answer): string {
+  const rows = rateAnswerRows(a);
+  if (!rows.length) return '';
+  const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
+  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th></tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td></tr>`,
+    )
+    .join(
+      '',
+    )}</tbody></table></div>${notes.length ? `<ul class="notes rate-notes">${notes.join('')}</ul>` : ''}`;
 }
 
 export interface CompareAnswer {
   levels: string[]; // the service level each run is judged by, in words (one line when they agree)
   headers: string[]; // 'Context', then each run's label
   rows: string[][]; // per context: its label, then each run's users at once and why not more
+  // Per row with rates in any run: its label, then each run's highest rate meeting the level (docs/workloads.md "The
+  // answer in requests per second"); absent where no run has rates.
+  rates?: string[][];
 }
 
-/** Users at once under the service level, run by run: what `compare` shows first. */
-export function compareAnswer(
-  runs: ReadonlyArray<{ label: string; result: RunResult }>,
-  slo?: ServiceLevel,
-): CompareAnswer {
-  const answers = runs.map((r) => answerOf(r.result, slo));
+const RATE_ROW_HEAD = 'Row';
+
+/** Users at once under the service level, run by run: what `compare` shows first, from each run's answer. */
+export function compareAnswer(runs: ReadonlyArray<{ label: string; answer: Answer }>): CompareAnswer {
+  const answers = runs.map((r) => r.answer);
   const lines = answers.map((a) => serviceLevelLine(a));
   const levels = new Set(lines).size === 1 ? [lines[0]!] : lines.map((l, i) => `${runs[i]!.label}: ${l}`);
   const contexts = [...new Set(answers.flatMap((a) => a.contexts.map((c) => c.contextTokens)))].sort(
@@ -189,8 +262,24 @@ export function compareAnswer(
       return c ? `${capacityPhrase(c)} (${c.reason.short})` : '—';
     }),
   ]);
-  return { levels, headers: ['Context', ...runs.map((r) => r.label)], rows };
+  const rateRows = [...new Set(answers.flatMap((a) => (a.rates ?? []).map((x) => x.row)))];
+  const rates = rateRows.map((row) => [
+    rowLabel(row),
+    ...answers.map((a) => {
+      const x = a.rates?.find((y) => y.row === row);
+      return x ? ratePhrase(x) : '—';
+    }),
+  ]);
+  return {
+    levels,
+    headers: ['Context', ...runs.map((r) => r.label)],
+    rows,
+    ...(rates.length ? { rates } : {}),
+  };
 }
+
+const compareTitle = (c: CompareAnswer) =>
+  c.rates ? ANSWER_TITLE.replace('users at once', 'users at once and requests per second') : ANSWER_TITLE;
 
 export function compareAnswerText(
   c: CompareAnswer,
@@ -198,16 +287,27 @@ export function compareAnswerText(
   paint: TextPaint,
   wrap: (t: string, w: number, i?: string) => string[],
 ): string[] {
-  const out = [paint(ANSWER_TITLE, 'bold')];
+  const out = [paint(compareTitle(c), 'bold')];
   for (const l of c.levels) out.push(...wrap(l, width - 2, '    ').map((x) => `  ${x}`));
-  for (const row of c.rows)
-    row.slice(1).forEach((v, i) => {
-      const lines = wrap(`${c.headers[i + 1]}: ${v}`, width - 9, '   ');
-      out.push(
-        `  ${(i === 0 ? row[0]! : '').padEnd(7)}${lines[0] ?? ''}`,
-        ...lines.slice(1).map((l) => `         ${l}`),
-      );
-    });
+  const runLines = (rows: string[][]) => {
+    for (const row of rows) {
+      // A label longer than the column (a workload's) takes a line of its own above its runs.
+      const own = row[0]!.length > 6;
+      if (own) out.push(...wrap(row[0]!, width - 2, '    ').map((x) => `  ${x}`));
+      row.slice(1).forEach((v, i) => {
+        const lines = wrap(`${c.headers[i + 1]}: ${v}`, width - 9, '   ');
+        out.push(
+          `  ${(i === 0 && !own ? row[0]! : '').padEnd(7)}${lines[0] ?? ''}`,
+          ...lines.slice(1).map((l) => `         ${l}`),
+        );
+      });
+    }
+  };
+  runLines(c.rows);
+  if (c.rates) {
+    out.push(paint(`  ${RATES_HEADING}:`, 'dim'));
+    runLines(c.rates);
+  }
   return out;
 }
 
@@ -222,21 +322,46 @@ export function compareAnswerMd(c: CompareAnswer): string[] {
       c.rows.map((r) => r.map(mdEscape)),
     ),
     '',
+    ...(c.rates
+      ? [
+          `**${mdEscape(RATES_HEADING)}**`,
+          '',
+          mdTable(
+            [RATE_ROW_HEAD, ...c.headers.slice(1)],
+            c.rates.map((r) => r.map(mdEscape)),
+          ),
+          '',
+        ]
+      : []),
   ];
+}
+
+// One run per column: the row's label, then each run's answer.
+function runsTableHtml(
+  id: string,
+  headers: readonly string[],
+  rows: string[][],
+  label: (s: string) => string,
+): string {
+  return `<div class="tbl-wrap"><table class="data answer" id="${id}"><thead><tr>${headers
+    .map((h) => `<th scope="col">${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows
+    .map(
+      (r) =>
+        `<tr><th scope="row">${label(r[0]!)}</th>${r
+          .slice(1)
+          .map((v, i) => `<td data-label="${esc(headers[i + 1]!)}">${escText(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('')}</tbody></table></div>`;
 }
 
 export function compareAnswerHtml(c: CompareAnswer): string {
   const head = c.levels.map((l) => `<p class="answer-slo">${esc(l)}</p>`).join('');
-  const table = `<div class="tbl-wrap"><table class="data answer" id="compare-answer"><thead><tr>${c.headers
-    .map((h) => `<th scope="col">${esc(h)}</th>`)
-    .join('')}</tr></thead><tbody>${c.rows
-    .map(
-      (r) =>
-        `<tr><th scope="row">${esc(r[0]!)}</th>${r
-          .slice(1)
-          .map((v, i) => `<td data-label="${esc(c.headers[i + 1]!)}">${escText(v)}</td>`)
-          .join('')}</tr>`,
-    )
-    .join('')}</tbody></table></div>`;
-  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(ANSWER_TITLE)}</h2></div>${head}${table}</section>`;
+  const table = runsTableHtml('compare-answer', c.headers, c.rows, esc);
+  const rates = c.rates
+    ? `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3>` +
+      runsTableHtml('compare-rates', [RATE_ROW_HEAD, ...c.headers.slice(1)], c.rates, escBreakable)
+    : '';
+  return `<section class="card answer" id="answer"><div class="sec-head"><h2>${esc(compareTitle(c))}</h2></div>${head}${table}${rates}</section>`;
 }

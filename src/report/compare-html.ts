@@ -1,6 +1,6 @@
-import { anomaliesByCell, findAnomalies } from './anomalies.js';
 import type { ServiceLevel } from '../results/schema.js';
-import { compareAnswer, compareAnswerHtml } from './answer-view.js';
+import { anomaliesByCell, findAnomalies } from './anomalies.js';
+import { compareAnswerHtml, type CompareAnswer } from './answer-view.js';
 import {
   cellRatio,
   findPrefill,
@@ -10,6 +10,7 @@ import {
   notLikeForLikeLines,
   prefillRatio,
   type CompareModel,
+  compareAnswerOf,
 } from './compare-model.js';
 import {
   cellName,
@@ -127,7 +128,15 @@ function prefillTable(m: CompareModel): string {
     .join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?: ServiceLevel): string {
+// slo: the level the answer and the load levels' verdicts are judged by (else each run's own); answer: the runs'
+// answers under it, judged once by the caller (compareAnswerOf).
+export function renderCompareHtml(
+  m: CompareModel,
+  page: PageOptions = {},
+  o: { slo?: ServiceLevel | undefined; answer?: CompareAnswer } = {},
+): string {
+  const { slo } = o;
+  const answer = o.answer ?? compareAnswerOf(m, slo);
   const a = m.runs[0]!;
   const parts: string[] = [
     topHeader(
@@ -138,10 +147,10 @@ export function renderCompareHtml(m: CompareModel, page: PageOptions = {}, slo?:
     ...notLikeForLikeLines(m).map(
       (l) => `<ol class="anomalies like-for-like"><li class="sev-warn">${escText(l)}</li></ol>`,
     ),
-    compareAnswerHtml(compareAnswer(m.runs, slo)),
+    compareAnswerHtml(answer),
     runKpis(m),
     differencesCard(m),
-    ...allVerdicts(m).map(verdictCard),
+    ...allVerdicts(m, slo).map(verdictCard),
   ];
   for (let bi = 1; bi < m.runs.length; bi++) {
     const b = m.runs[bi]!;
@@ -213,7 +222,9 @@ function verdictCard(vs: ReturnType<typeof allVerdicts>[number]): string {
   return card(
     `verdicts-${vs.b.label}`,
     `Verdicts ${vs.b.label} vs ${vs.a.label}`,
-    'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
+    vs.verdicts.some((v) => v.level)
+      ? 'Faster, slower or no significant difference, per cell (total tok/s), prefill point and load level (goodput, TTFT p50 and p90, E2E p50, output tok/s; docs/method.md "Verdicts").'
+      : 'Faster, slower or no significant difference, per cell (total tok/s) and prefill point (docs/method.md "Verdicts").',
     `<ul class="verdicts">${summaryGroups(lines)
       .map(
         (g) =>

@@ -1,4 +1,6 @@
-import type { DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
+import type { DecodeCell, PrefillPoint, RunResult, ServiceLevel } from '../results/schema.js';
+import { answerOf } from '../answer/answer.js';
+import { compareAnswer, type CompareAnswer } from './answer-view.js';
 import { contextLabel } from '../format/index.js';
 import { alignedPrefillContexts, findPrefill } from './full-window.js';
 import { cellMap, metadata, reportTitle, sortedUnique } from './model.js';
@@ -62,6 +64,11 @@ function configRows(r: RunResult): Array<[string, string]> {
     ['Config · sampling', JSON.stringify(c.sampling)],
     [LAUNCH_COMMAND_FIELD, r.launchCommand ?? ''],
   ];
+}
+
+/** Each run's users at once under `slo` (else its own level): the answer `compare` shows first, judged once. */
+export function compareAnswerOf(m: CompareModel, slo?: ServiceLevel): CompareAnswer {
+  return compareAnswer(m.runs.map((r) => ({ label: r.label, answer: answerOf(r.result, slo) })));
 }
 
 export function compareModel(results: RunResult[]): CompareModel {

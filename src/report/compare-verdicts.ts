@@ -1,4 +1,4 @@
-import type { PrefillPoint } from '../results/schema.js';
+import type { LoadLevel, PrefillPoint, ServiceLevel } from '../results/schema.js';
 import type { Interval } from '../stats/interval.js';
 import { tQuantile } from '../stats/interval.js';
 import {
@@ -13,6 +13,9 @@ import { cellName, contextLabel, DASH, fmtMs, fmtTokS } from '../format/index.js
 import { isMeasured } from '../cell-rules.js';
 import type { DecodeCell } from '../results/schema.js';
 import { clientBottleneck } from './anomalies.js';
+import { serviceLevelFor } from '../answer/answer.js';
+import { judgeLevel, rowLabel } from '../answer/levels.js';
+import { byLoad, loadText } from './levels-model.js';
 
 // B against A, cell by cell and point by point, with a verdict each (docs/method.md "Verdicts").
 
@@ -27,6 +30,9 @@ export interface Verdict {
   // the server's; said beside it and kept out of the gate (docs/method.md "Verdicts"). Short in the table's row,
   // with the evidence (how many cells) in the summary and the gate's note.
   notServer?: { short: string; long: string };
+  level?: true; // a load level's figure (docs/workloads.md "Reports"), not a cell's
+  lowerIsBetter?: true; // a latency: its ratio B/A above 1 is worse
+  format?: (v: number) => string; // how A's and B's figures read (tok/s where absent)
 }
 
 export interface VerdictSet {
@@ -49,7 +55,7 @@ export function prefillMeasured(p: PrefillPoint | undefined): Measured {
   return { value: p.tokensPerS, interval };
 }
 
-export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): VerdictSet {
+export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun, slo?: ServiceLevel): VerdictSet {
   const verdicts: Verdict[] = [];
   for (const ctx of m.prefillContexts) {
     const pa = findPrefill(a.result, ctx);
@@ -96,7 +102,114 @@ export function compareRuns(m: CompareModel, a: CompareRun, b: CompareRun): Verd
         ...notServer(boundClients([a, ca], [b, cb])),
       });
     }
+  verdicts.push(...levelVerdicts(a, b, slo ?? serviceLevelFor(a.result).slo));
   return { a, b, verdicts };
+}
+
+const reqS = (v: number) => `${v.toFixed(2)} req/s`;
+
+// Load levels both runs measured under the same row and load (the same key): goodput under one service level (the
+// given one, else A's), TTFT p50 and p90, E2E p50 and output tok/s, each with its stored 95% interval. A level the
+// client could not keep to its schedule in either run is not the server's verdict: said beside it, never failed on.
+function levelVerdicts(a: CompareRun, b: CompareRun, slo: ServiceLevel): Verdict[] {
+  const out: Verdict[] = [];
+  const theirs = new Map((b.result.levels ?? []).map((l) => [l.key, l]));
+  const rows = [...new Set((a.result.levels ?? []).map((l) => l.row))];
+  const ordered = [...(a.result.levels ?? [])].sort(
+    (x, y) => rows.indexOf(x.row) - rows.indexOf(y.row) || byLoad(x, y),
+  );
+  for (const la of ordered) {
+    const lb = theirs.get(la.key);
+    if (!lb || la.status === 'Failed' || lb.status === 'Failed') continue;
+    const where = `${rowLabel(la.row).split(':')[0]} at ${loadText(la.load)}`;
+    const bound = [la, lb].flatMap((l, i) => (l.status === 'Client-bound' ? [`${[a, b][i]!.label}'s`] : []));
+    const why = bound.length
+      ? {
+          notServer: {
+            short: `${bound.join(' and ')} client fell behind its schedule`,
+            long: `${bound.join(' and ')} level was client-bound (the client fell behind its own schedule)`,
+          },
+        }
+      : {};
+    const figure = (
+      name: string,
+      ma: Measured,
+      mb: Measured,
+      direction: 'higher-is-better' | 'lower-is-better',
+      format: (v: number) => string,
+    ) => {
+      if (ma.value === null || mb.value === null) return;
+      const comparison = zeroSide(ma, mb) ?? compareFigure(ma, mb, direction);
+      const lacking = [ma.interval ? [] : [a.label], mb.interval ? [] : [b.label]].flat();
+      const zero = [ma.value === 0 ? [a.label] : [], mb.value === 0 ? [b.label] : []].flat();
+      out.push({
+        where,
+        figure: name,
+        a: ma.value,
+        b: mb.value,
+        comparison,
+        level: true,
+        format,
+        ...(direction === 'lower-is-better' ? { lowerIsBetter: true as const } : {}),
+        ...(comparison.verdict === 'no interval'
+          ? {
+              why: zero.length
+                ? `${zero.join(' and ')} had none: no ratio`
+                : `too few requests for an interval in ${lacking.join(' and ') || 'either'}`,
+            }
+          : {}),
+        ...why,
+      });
+    };
+    figure('goodput', goodputMeasured(la, slo), goodputMeasured(lb, slo), 'higher-is-better', reqS);
+    for (const [name, q] of [
+      ['TTFT p50', 'p50'],
+      ['TTFT p90', 'p90'],
+    ] as const)
+      figure(
+        name,
+        { value: la.ttftMs[q], interval: la.ttftMs.intervals[q] },
+        { value: lb.ttftMs[q], interval: lb.ttftMs.intervals[q] },
+        'lower-is-better',
+        fmtMs,
+      );
+    figure(
+      'E2E p50',
+      { value: la.e2eMs.p50, interval: la.e2eMs.intervals.p50 },
+      { value: lb.e2eMs.p50, interval: lb.e2eMs.intervals.p50 },
+      'lower-is-better',
+      fmtMs,
+    );
+    figure(
+      'output tok/s',
+      { value: la.totalTokensPerS, interval: la.totalTokensPerSInterval ?? null },
+      { value: lb.totalTokensPerS, interval: lb.totalTokensPerSInterval ?? null },
+      'higher-is-better',
+      fmtTokS,
+    );
+  }
+  return out;
+}
+
+// B's goodput of 0 has no log ratio; where its interval and A's do not overlap, B lost the whole figure and that is
+// certain (two disjoint 95% intervals: more than the 99% test asks), a slowdown the gate must see; else unjudged.
+function zeroSide(ma: Measured, mb: Measured): Comparison | undefined {
+  if (mb.value !== 0 || !ma.value || !ma.interval || !mb.interval || mb.interval.hi >= ma.interval.lo)
+    return undefined;
+  return { ratio: 0, ratioInterval: null, verdict: 'slower', change: -1, changeHalfWidth: null };
+}
+
+// Goodput under the level, with the share's 95% Wilson interval scaled by the judged arrivals: the arrivals are
+// the window's, the interval is of how many of them met it.
+function goodputMeasured(l: LoadLevel, slo: ServiceLevel): Measured {
+  const s = judgeLevel(l, slo).share;
+  const lengthS = (l.windowCloseMs - l.windowOpenMs) / 1000;
+  if (s?.basis !== 'requests' || !s.judged || !(lengthS > 0)) return { value: null };
+  const per = s.judged / lengthS;
+  return {
+    value: s.met / lengthS,
+    interval: s.interval ? { lo: s.interval.lo * per, hi: s.interval.hi * per } : null,
+  };
 }
 
 const notServer = (why: Verdict['notServer']) => (why ? { notServer: why } : {});
@@ -199,7 +312,9 @@ export const NOT_SERVER_HEAD =
 export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
   const { a, b, verdicts } = vs;
   if (verdicts.length === 0)
-    return [`No cell or prefill point was measured by both ${a.label} and ${b.label}.`];
+    return [
+      `No cell${a.result.levels?.length || b.result.levels?.length ? ', load level' : ''} or prefill point was measured by both ${a.label} and ${b.label}.`,
+    ];
   const server = verdicts.filter((v) => !v.notServer);
   const count = (k: string, of = server) => of.filter((v) => v.comparison.verdict === k).length;
   const noInterval = count('no interval', verdicts);
@@ -212,10 +327,12 @@ export function verdictSummary(vs: VerdictSet, worst = 5): string[] {
     ...notJudged(vs),
   ];
   const sig = server.filter(significant);
-  const gm = geometricMean(sig.map((v) => v.comparison.ratio!));
+  // A latency's ratio turned over, so that above 1 is better for every figure the mean takes.
+  const gm = geometricMean(sig.map((v) => (v.lowerIsBetter ? 1 / v.comparison.ratio! : v.comparison.ratio!)));
+  const turned = sig.some((v) => v.lowerIsBetter) ? ' (latencies as A/B, so above 1 is better)' : '';
   if (gm !== null)
     lines.push(
-      `Geometric mean of the significant ratios ${b.label}/${a.label}: ${gm.toFixed(3)}× over ${sig.length} measurement${sig.length > 1 ? 's' : ''}.`,
+      `Geometric mean of the significant ratios ${b.label}/${a.label}${turned}: ${gm.toFixed(3)}× over ${sig.length} measurement${sig.length > 1 ? 's' : ''}.`,
     );
   const slow = significantSlowdowns(vs).slice(0, worst);
   if (slow.length) lines.push('Worst slowdowns:', ...slow.map((v) => `  ${verdictLine(v, vs)}`));
@@ -238,7 +355,8 @@ export function notJudged(vs: VerdictSet): string[] {
   const none = vs.verdicts.filter((v) => v.comparison.verdict === 'no interval');
   if (none.length === 0) return [];
   const prefill = none.filter((v) => v.where.startsWith('prefill '));
-  const cells = none.filter((v) => !v.where.startsWith('prefill '));
+  const cells = none.filter((v) => !v.where.startsWith('prefill ') && !v.level);
+  const levels = none.filter((v) => v.level);
   const fix = prefill.some((v) => v.why?.includes('one repeat'))
     ? '; --prefill-repeats 3, the default, on both runs gives each point an interval'
     : '';
@@ -250,6 +368,11 @@ export function notJudged(vs: VerdictSet): string[] {
         ]
       : []),
     ...(cells.length ? [`Cells not judged: ${cells.map((v) => v.where).join(', ')} (${whys(cells)}).`] : []),
+    ...(levels.length
+      ? [
+          `Load levels not judged: ${levels.map((v) => `${v.where} (${v.figure})`).join(', ')} (${whys(levels)}).`,
+        ]
+      : []),
   ];
 }
 
@@ -261,11 +384,12 @@ export function verdictRows(vs: VerdictSet): string[][] {
       c.change === null
         ? DASH
         : `${c.change >= 0 ? '+' : '−'}${fmtPct(c.change)}${c.changeHalfWidth === null ? '' : ` ± ${fmtPct(c.changeHalfWidth)}`}`;
+    const f = v.format ?? fmtTokS;
     return [
       v.where,
       v.figure,
-      fmtTokS(v.a),
-      fmtTokS(v.b),
+      f(v.a),
+      f(v.b),
       change,
       (c.verdict === 'no interval' ? `not judged: ${v.why ?? 'no interval'}` : c.verdict) +
         (v.notServer ? `, not the server's: ${v.notServer.short}` : ''),
@@ -288,7 +412,8 @@ function fmtPct(x: number): string {
   return `${tenths >= 10 ? Math.round(tenths) : tenths.toFixed(1)}%`;
 }
 
-export function allVerdicts(m: CompareModel): VerdictSet[] {
+/** B, C... against A; load levels' goodput under `slo` (else A's own level). */
+export function allVerdicts(m: CompareModel, slo?: ServiceLevel): VerdictSet[] {
   const a = m.runs[0]!;
-  return m.runs.slice(1).map((b) => compareRuns(m, a, b));
+  return m.runs.slice(1).map((b) => compareRuns(m, a, b, slo));
 }

@@ -1,5 +1,5 @@
 import type { RunResult, ServiceLevel } from '../results/schema.js';
-import { compareAnswer, compareAnswerMd, compareAnswerText } from './answer-view.js';
+import { compareAnswerMd, compareAnswerText, type CompareAnswer } from './answer-view.js';
 import { renderCompareHtml } from './compare-html.js';
 import {
   cellRatio,
@@ -13,6 +13,7 @@ import {
   queuedIn,
   prefillRatio,
   type CompareModel,
+  compareAnswerOf,
 } from './compare-model.js';
 import {
   allVerdicts,
@@ -59,7 +60,7 @@ function ratioMatrixMd(m: CompareModel, bi: number): string {
   ]);
 }
 
-function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
+function renderCompareMd(m: CompareModel, answer: CompareAnswer, slo?: ServiceLevel): string {
   const out: string[] = ['# Speed test comparison', ''];
   out.push(
     mdTable(
@@ -75,7 +76,7 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
     '',
   );
   for (const l of notLikeForLikeLines(m)) out.push(`> ⚠ ${mdEscape(l)}`, '');
-  out.push(...compareAnswerMd(compareAnswer(m.runs, slo)));
+  out.push(...compareAnswerMd(answer));
   out.push('## Metadata differences', '');
   out.push(
     m.metaDiffs.length
@@ -86,7 +87,7 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
       : 'None: the runs share hardware, engine and run settings.',
     '',
   );
-  for (const vs of allVerdicts(m))
+  for (const vs of allVerdicts(m, slo))
     out.push(
       `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
       '',
@@ -146,14 +147,14 @@ function renderCompareMd(m: CompareModel, slo?: ServiceLevel): string {
   return out.join('\n');
 }
 
-function renderCompareText(m: CompareModel, opts: TextOptions): string {
+function renderCompareText(m: CompareModel, opts: TextOptions, answer: CompareAnswer): string {
   const width = Math.max(60, opts.width ?? 80);
   const paint: Paint = makePaint(opts.color);
   const out: string[] = [paint('Speed test comparison', 'bold')];
   for (const r of m.runs) out.push(...wrap(`${r.label}  ${r.title} (${r.result.runId})`, width, '   '));
   for (const l of notLikeForLikeLines(m))
     out.push(...wrap(`! ${l}`, width, '  ').map((x) => paint(x, 'yellow')));
-  out.push('', ...compareAnswerText(compareAnswer(m.runs, opts.slo), width, paint, wrap));
+  out.push('', ...compareAnswerText(answer, width, paint, wrap));
   out.push('', paint('Metadata differences', 'bold'));
   if (!m.metaDiffs.length) out.push('  none');
   for (const d of m.metaDiffs) {
@@ -164,7 +165,7 @@ function renderCompareText(m: CompareModel, opts: TextOptions): string {
       out.push(...fit(`${m.runs[i]!.label}: ${v || DASH}`, width - 4, '       ').map((l) => `    ${l}`)),
     );
   }
-  for (const vs of allVerdicts(m)) {
+  for (const vs of allVerdicts(m, opts.slo)) {
     out.push('', paint(`Verdicts ${vs.b.label} vs ${vs.a.label}`, 'bold'));
     for (const l of verdictSummary(vs)) {
       const item = l.startsWith('  '); // a worst slowdown, under its heading
@@ -244,7 +245,8 @@ function verdictTable(vs: VerdictSet, width: number): string[] {
 export function renderCompare(results: RunResult[], format: CompareFormat, opts: TextOptions = {}): string {
   checkOptions('renderCompare', opts, TEXT_OPTION_KEYS);
   const m = compareModel(results);
-  if (format === 'md') return renderCompareMd(m, opts.slo);
-  if (format === 'html') return renderCompareHtml(m, {}, opts.slo);
-  return renderCompareText(m, opts);
+  const answer = compareAnswerOf(m, opts.slo); // each run's answer, once
+  if (format === 'md') return renderCompareMd(m, answer, opts.slo);
+  if (format === 'html') return renderCompareHtml(m, {}, { slo: opts.slo, answer });
+  return renderCompareText(m, opts, answer);
 }

@@ -1,5 +1,5 @@
 import type { RunResult } from '../results/schema.js';
-import { answerOf } from '../answer/answer.js';
+import { givenAnalysis } from '../answer/analysis.js';
 import { answerMd } from './answer-view.js';
 import type { AnswerOptions } from './index.js';
 import { prefillEvidence } from './prefill-evidence.js';
@@ -22,6 +22,15 @@ import {
   TTFT_NOTE,
 } from './model.js';
 import { cellKey } from '../cell-rules.js';
+import {
+  LEVEL_COLUMNS,
+  LEVEL_HEADERS,
+  levelFigureTexts,
+  levelNote,
+  levelRowsView,
+  searchText,
+} from './levels-model.js';
+import type { ServiceLevel } from '../results/schema.js';
 
 // GitHub-flavoured Markdown: the seeds' sections and tables, strings from the result escaped.
 
@@ -74,7 +83,8 @@ export function decodeMatrixMd(r: RunResult): string {
 export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
   const out: string[] = [];
   out.push(`# Speed test matrix`, '', `## ${mdEscape(reportTitle(r))}`, '', mdEscape(subtitle(r)), '');
-  out.push(...answerMd(answerOf(r, opts.slo), opts.whatIf));
+  const a = givenAnalysis(r, opts);
+  out.push(...answerMd(a, a.whatIf));
   for (const s of metadata(r)) {
     if (!s.rows.length) continue;
     out.push(
@@ -100,6 +110,7 @@ export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
       '',
     );
   if (r.decode.length) out.push(...decodeSectionMd(r, anomalies));
+  out.push(...levelsMd(r, a.slo));
   if (anomalies.length) {
     out.push('### Anomalies', '');
     const icon = { error: '❌', warn: '⚠️', info: 'ℹ️' } as const;
@@ -126,6 +137,42 @@ export function renderMarkdown(r: RunResult, opts: AnswerOptions = {}): string {
   ];
   if (notes.length) out.push(notes.join(' '), '');
   return out.join('\n');
+}
+
+// The load levels (docs/workloads.md "Reports"): per row a table of its levels, then each level's status in words
+// where it is not Valid and the rate search's steps.
+function levelsMd(r: RunResult, slo: ServiceLevel): string[] {
+  const rows = levelRowsView(r, slo);
+  if (!rows.length) return [];
+  const out = [
+    '### Load levels',
+    '',
+    "Each level one window of arrivals, judged under the answer's service level. Goodput: arrivals that met it, per second of the window; prefix cache: prompt tokens the server served from cache of those the workload made cacheable.",
+    '',
+  ];
+  for (const row of rows) {
+    out.push(
+      `#### ${mdEscape(row.label)}`,
+      '',
+      mdTable(
+        LEVEL_COLUMNS.map((c) => LEVEL_HEADERS[c]),
+        row.levels.map((v) => {
+          const t = levelFigureTexts(v);
+          return LEVEL_COLUMNS.map((c) => (c === 'load' ? `**${mdEscape(t[c])}**` : mdEscape(t[c])));
+        }),
+        LEVEL_COLUMNS.map((c) =>
+          c === 'load' || c === 'verdict' || c === 'cache' || c === 'status' ? 'l' : 'r',
+        ),
+      ),
+      '',
+    );
+    const notes = [
+      ...row.levels.map(levelNote).filter((n): n is string => !!n),
+      ...(row.search ? [searchText(row.search, slo)] : []),
+    ];
+    if (notes.length) out.push(...notes.map((n) => `- ${mdEscape(n)}`), '');
+  }
+  return out;
 }
 
 function prefillTableMd(

@@ -1,9 +1,12 @@
-import { answerOf, answerRows } from '../answer/answer.js';
+import { answerRows } from '../answer/answer.js';
+import { givenAnalysis, type Analysis } from '../answer/analysis.js';
+import type { WhatIfNote } from '../answer/what-if.js';
 import { engineSettings } from '../engines/index.js';
 import { contextLabel, fmtTokSChart } from '../format/index.js';
 import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { answerLinesMd, answerProseMd } from './answer-view.js';
+import { rateAnswerRows } from './rate-answer-view.js';
 import { mdEscape, mdTable } from './markdown.js';
 import { cellMap, decodeConcurrency, decodeContexts, reportTitle, vramText } from './model.js';
 import { cellKey } from '../cell-rules.js';
@@ -54,20 +57,53 @@ function glance(r: RunResult): string {
   return mdTable(['Context', ...conc.map(String)], rows, ['l', ...conc.map(() => 'r' as const)]);
 }
 
-export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand?: string } = {}): string {
-  const a = answerOf(r, o.slo);
-  const out: string[] = [`### ${mdEscape(reportTitle(r))}: how many users at once`, '', ...answerLinesMd(a)];
+// The change, and what the twin predicts it does (docs/report.md "The answer"): all of the what-if's advice, its second
+// change included where the first alone still queues, in the row's own cell so the summary stays short.
+function changeMd(change: string, whatIf: WhatIfNote | undefined): string {
+  if (!whatIf) return answerProseMd(change);
+  const said = whatIf.text.startsWith(`${contextLabel(whatIf.contextTokens)} `)
+    ? whatIf.text.slice(contextLabel(whatIf.contextTokens).length + 1)
+    : whatIf.text;
+  return `${answerProseMd(change)}. *What if (predicted):* ${mdEscape(said)}`;
+}
+
+const whatIfOf = (a: Analysis, c: { contextTokens: number }) =>
+  a.whatIf.find((w) => w.contextTokens === c.contextTokens);
+
+export function renderShare(
+  r: RunResult,
+  o: { slo?: ServiceLevel; analysis?: Analysis; reportCommand?: string } = {},
+): string {
+  const a = givenAnalysis(r, o);
+  const rates = rateAnswerRows(a);
+  const out: string[] = [
+    `### ${mdEscape(reportTitle(r))}: how many users at once${rates.length ? ' and requests per second' : ''}`,
+    '',
+    ...answerLinesMd(a),
+  ];
   const rows = answerRows(a);
   if (rows.length)
     out.push(
       mdTable(
         ['Context', 'Users at once', 'Why not more', 'What to change'],
-        rows.map((x) => [
-          x.context,
-          `**${mdEscape(x.capacity)}**`,
-          mdEscape(x.short),
-          answerProseMd(x.change),
-        ]),
+        a.contexts.map((c, i) => {
+          const x = rows[i]!;
+          return [
+            x.context,
+            `**${mdEscape(x.capacity)}**`,
+            mdEscape(x.short),
+            changeMd(x.change, whatIfOf(a, c)),
+          ];
+        }),
+      ),
+      '',
+    );
+  // The answer in requests per second, per row with rates (docs/workloads.md "The answer in requests per second").
+  if (rates.length)
+    out.push(
+      mdTable(
+        ['Row', 'Requests per second', 'Users at once'],
+        rates.map((x) => [mdEscape(x.row), `**${mdEscape(x.phrase)}**`, mdEscape(x.users)]),
       ),
       '',
     );
@@ -76,7 +112,9 @@ export function renderShare(r: RunResult, o: { slo?: ServiceLevel; reportCommand
     out.push('Total tok/s at a glance (Q: requests queued; over: beyond the KV cache):', '', glance(r), '');
   out.push(
     `<sub>${mdEscape(`${TOOL_NAME} v${TOOL_VERSION} · run ${r.runId}${r.predicted ? ' · predicted by a twin' : ''}`)}${
-      o.reportCommand ? ` · full report: \`${o.reportCommand.replace(/`/g, '')}\`` : ''
+      o.reportCommand
+        ? ` · the full report in HTML, beside the result: \`${o.reportCommand.replace(/`/g, '')}\``
+        : ''
     }</sub>`,
   );
   return out.join('\n') + '\n';

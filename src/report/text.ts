@@ -4,9 +4,11 @@ import { findAnomalies, prefillOutlierContexts } from './anomalies.js';
 import { wrapCommand } from './wrap-command.js';
 import { measurementLines } from './text-measurements.js';
 import { contextLabel, DASH, fmtMs, fmtMsCompact, fmtTokS, fmtTokSChart, wrap } from '../format/index.js';
-import { answerOf } from '../answer/answer.js';
 import type { ServiceLevel } from '../results/schema.js';
-import { answerTextLines, type WhatIfNote } from './answer-view.js';
+import { answerTextLines } from './answer-view.js';
+import { givenAnalysis, type Analysis } from '../answer/analysis.js';
+import type { AnswerOptions } from './index.js';
+import { levelTextLines } from './levels-text.js';
 import {
   cellMap,
   decodeConcurrency,
@@ -26,7 +28,6 @@ export interface TextOptions {
   color?: boolean;
   width?: number;
   slo?: ServiceLevel; // the answer's service level (default: the result's, else chat)
-  whatIf?: WhatIfNote[];
   verbose?: boolean; // compare: every verdict, not only the counts and the worst five
 }
 // The keys renderReport and renderCompare take (a report's options are these: AnswerOptions is a part of them).
@@ -34,7 +35,6 @@ export const TEXT_OPTION_KEYS = keysOf<TextOptions>({
   color: true,
   width: true,
   slo: true,
-  whatIf: true,
   verbose: true,
 });
 
@@ -73,7 +73,8 @@ function statusStyle(s: CellStatus): Style | undefined {
         : undefined;
 }
 
-export function renderText(r: RunResult, opts: TextOptions = {}): string {
+export function renderText(r: RunResult, opts: TextOptions & AnswerOptions = {}): string {
+  const a = givenAnalysis(r, opts);
   const width = Math.max(MIN_WIDTH, opts.width ?? 80);
   const paint = makePaint(opts.color);
   const anomalies = findAnomalies(r);
@@ -85,7 +86,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
     ...wrap(subtitle(r), width, '  '),
     // The answer comes first: what most readers came for (docs/report.md "The answer").
     '',
-    ...answerTextLines(answerOf(r, opts.slo), width, paint, wrap, opts.whatIf),
+    ...answerTextLines(a, width, paint, wrap, a.whatIf),
     ...metadataLines(r, width, paint, heading),
   ];
   if (r.launchCommand)
@@ -111,6 +112,7 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
     for (const l of [legend.join(' '), ...statusNotes(r.decode.map((c) => c.status)), TTFT_NOTE])
       out.push(...dimWrapped(l));
   }
+  out.push(...levelTextLines(r, a.slo, width, paint));
   if (anomalies.length) out.push(...heading('Anomalies'), ...anomalyLines(anomalies, width, paint));
   if (all.lines.length > 1) {
     out.push(...heading('All measurements'));
@@ -120,12 +122,10 @@ export function renderText(r: RunResult, opts: TextOptions = {}): string {
   return out.join('\n') + '\n';
 }
 
-/** The answer alone, as `run` and `quick` print it at the end of a run. */
-export function renderAnswerText(r: RunResult, opts: TextOptions = {}): string {
+/** The answer alone, as `run` prints it at the end of a run. */
+export function renderAnswerText(a: Analysis, opts: Pick<TextOptions, 'width' | 'color'> = {}): string {
   const width = Math.max(MIN_WIDTH, opts.width ?? 80);
-  return (
-    answerTextLines(answerOf(r, opts.slo), width, makePaint(opts.color), wrap, opts.whatIf).join('\n') + '\n'
-  );
+  return answerTextLines(a, width, makePaint(opts.color), wrap, a.whatIf).join('\n') + '\n';
 }
 
 function metadataLines(

@@ -1,4 +1,4 @@
-import { flavorFacts, type LlamacppSlots } from '../engines/index.js';
+import { flavorFacts, type KvLayout, type LlamacppSlots } from '../engines/index.js';
 import type { Profile } from './profile-schema.js';
 
 // What bounds one request and the whole KV pool, per flavor: the engine's own limit model (src/engines), read from
@@ -9,6 +9,7 @@ export interface ServingLimits {
   contextLimit: number; // tokens one request may hold (prompt + output)
   kvTokens: number; // the scheduler's pool
   onKvExhausted: 'preempt' | 'fail-all';
+  layout?: KvLayout; // split slots and Ollama's contexts never run short of KV: the plan runs what they queue
   llamacpp?: LlamacppSlots;
 }
 
@@ -18,6 +19,7 @@ export function servingLimits(p: Profile): ServingLimits {
     contextLimit: l.contextLimit,
     kvTokens: l.kvTokens,
     onKvExhausted: l.onKvFull === 'fail-all' ? 'fail-all' : 'preempt',
+    ...(l.layout ? { layout: l.layout } : {}),
     ...(l.slots ? { llamacpp: l.slots } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { servingLimits } from './serving-limits.js';
 import { isOverCapacity } from '../plan/capacity.js';
 import type { CellStatus, ServerSample } from '../results/schema.js';
 import { decideStatus } from '../stats/status.js';
@@ -256,5 +257,11 @@ export function overCapacity(
   concurrency: number,
   maxOutput = DEFAULT_MAX_OUTPUT,
 ): boolean {
-  return isOverCapacity(contextTokens, concurrency, maxOutput, profile.kvCapacityTokens);
+  return isOverCapacity(
+    contextTokens,
+    concurrency,
+    maxOutput,
+    profile.kvCapacityTokens,
+    servingLimits(profile).layout,
+  );
 }

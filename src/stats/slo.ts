@@ -22,6 +22,13 @@ export function parseServiceLevel(text: string): ServiceLevel | string {
     .map((x) => x.trim())
     .filter(Boolean);
   if (!items.length) return `expected a service level like ${SLO_SYNTAX}`;
+  // Two items run together (`ttft=2s;tok/s=20`, `ttft=2s tok/s=20`): the value would be refused for its unit, where
+  // what is wrong is the separator.
+  if (items.some((x) => (x.match(/=/g)?.length ?? 0) > 1 || /^[a-z]+[;&|:]/i.test(x))) {
+    const fixed = text.trim().replace(/\s*[;&|:]\s*|\s+(?=[a-z/]+\s*=)/gi, ',');
+    const example = typeof parseServiceLevel(fixed) === 'string' ? 'ttft=2s,tok/s=20' : fixed;
+    return `"${text.trim()}": separate the items of a service level with commas, as in ${example}`;
+  }
   let out: ServiceLevel = { share: DEFAULT_SERVICE_LEVEL.share };
   let changed = false;
   for (const [i, item] of items.entries()) {

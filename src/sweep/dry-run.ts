@@ -4,6 +4,7 @@ import { isBenchError } from '../errors.js';
 import { contextLabel, fmtEta } from '../format/index.js';
 import { estimateDuration } from '../plan/estimate.js';
 import { buildPlan } from '../plan/plan.js';
+import { kvLayoutOf, limitsFromLaunch } from '../engines/index.js';
 import { buildCommand } from './command.js';
 import { linkedFor, runOptionsFor } from './configs.js';
 import type { PreparedSweep } from './prepare.js';
@@ -37,10 +38,15 @@ export function dryRunRows(p: PreparedSweep, apiKey: string | undefined): DryRun
       command: buildCommand(o.serveCmd ?? p.file.serveCmd, set, '{port}', apiKey).shown,
       linked: linked.notes,
     };
+    // The layout the configuration's command states (split llama.cpp slots queue what a pool would not run).
+    const kvLayout = ro.engine
+      ? kvLayoutOf(ro.engine, limitsFromLaunch(ro.engine, row.command)?.layout)
+      : undefined;
     try {
       const plan = buildPlan({
         ...(ro.maxModelLen !== undefined ? { maxModelLen: ro.maxModelLen } : {}),
         ...(ro.kvCapacity !== undefined ? { kvCapacityTokens: ro.kvCapacity } : {}),
+        ...(kvLayout ? { kvLayout } : {}),
         ...(ro.verifyCapacity ? { verifyCapacity: true } : {}),
         maxOutput: ro.maxOutput,
         ...(ro.contexts ? { contexts: ro.contexts } : {}),

@@ -1,4 +1,5 @@
 import { buildPlan } from '../plan/plan.js';
+import { servingLimits } from '../sim/serving-limits.js';
 import { resultHeader } from '../results/header.js';
 import { contextLabel, fmtInt } from '../format/index.js';
 import {
@@ -103,9 +104,11 @@ function applyWhatIf(profile: Profile, meta: TwinMeta, whatIf: WhatIf): Setup {
   const maxOutput = whatIf.maxOutput ?? plan.maxOutput;
   const kv = whatIfKv(meta.kvCapacity, whatIf);
   const kvTokens = Math.round(kv.hi === null ? kv.lo : Math.sqrt(kv.lo * kv.hi));
+  const kvLayout = servingLimits(profile).layout; // split slots queue what a pool would not run
   const layout = buildPlan({
     maxModelLen: profile.maxModelLen,
     kvCapacityTokens: kvTokens,
+    ...(kvLayout ? { kvLayout } : {}),
     maxOutput,
     contexts: whatIf.contexts ?? plan.contexts,
     prefillContexts: whatIf.prefillContexts ?? whatIf.contexts ?? plan.prefillContexts,

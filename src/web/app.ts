@@ -1,12 +1,12 @@
 import { Hono, type Context } from 'hono';
 import { isBenchError } from '../errors.js';
-import { compareModel } from '../report/compare-model.js';
+import { compareAnswerOf, compareModel } from '../report/compare-model.js';
 import { renderCompareHtml } from '../report/compare-html.js';
 import { esc } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { renderHtml } from '../report/html/template.js';
 import { loadResult } from '../results/read.js';
-import { whatIfFor } from '../answer/what-if.js';
+import { AnalysisCache } from './analysis-cache.js';
 import { loadSweep, readSweepFile } from '../results/sweep-io.js';
 import { renderSweepHtml } from '../report/sweep-html.js';
 import { sweepModel } from '../report/sweep-model.js';
@@ -59,6 +59,7 @@ function message(c: Context, status: 404 | 400 | 403 | 422, title: string, text:
 
 export function createApp(o: AppOptions): Hono {
   const app = new Hono();
+  const analyses = new AnalysisCache();
   app.use('*', async (c, next) => {
     if (o.allowedHosts && !o.allowedHosts.has(hostName(c.req.header('host'))))
       return c.text(
@@ -74,7 +75,7 @@ export function createApp(o: AppOptions): Hono {
   });
   app.get('/', (c) => listRoute(o, c));
   app.get('/api/runs', (c) => runsApi(o, c));
-  app.get('/report', (c) => reportRoute(o, c));
+  app.get('/report', (c) => reportRoute(o, c, analyses));
   app.get('/compare', (c) => compareRoute(o, c));
   app.get('/history', (c) => historyRoute(o, c));
   app.get('/sweep', (c) => sweepRoute(o, c));
@@ -130,7 +131,7 @@ async function runsApi(o: AppOptions, c: Context) {
   return c.json({ count: runs.length, runs });
 }
 
-async function reportRoute(o: AppOptions, c: Context) {
+async function reportRoute(o: AppOptions, c: Context, analyses: AnalysisCache) {
   const id = c.req.query('run') ?? '';
   const e = await o.index.get(id);
   if (!e)
@@ -142,13 +143,12 @@ async function reportRoute(o: AppOptions, c: Context) {
     );
   const slo = pageSlo(o, c);
   if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
-  const r = loadResult(e.file);
+  const { result, analysis } = analyses.get(e.file, () => loadResult(e.file), slo);
   const page = appPageOptions([
     [href('/history', [['run', id]]), 'History of this run'],
     [href('/', [['model', e.model]]), 'Runs of this model'],
   ]);
-  const answer = { ...(slo ? { slo } : {}), whatIf: whatIfFor(r, slo) };
-  return c.html(renderHtml(r, { ...page, nav: `${page.nav ?? ''}${sloForm(id, slo)}` }, answer));
+  return c.html(renderHtml(result, { ...page, nav: `${page.nav ?? ''}${sloForm(id, slo)}` }, { analysis }));
 }
 
 async function compareRoute(o: AppOptions, c: Context) {
@@ -170,8 +170,8 @@ async function compareRoute(o: AppOptions, c: Context) {
   picked.sort((a, b) => (a.id === base ? -1 : b.id === base ? 1 : a.startedAt.localeCompare(b.startedAt)));
   const slo = pageSlo(o, c);
   if (typeof slo === 'string') return message(c, 400, 'Not a service level', slo);
-  const results = picked.map((e) => loadResult(e.file));
-  return c.html(renderCompareHtml(compareModel(results), appPageOptions(), slo));
+  const m = compareModel(picked.map((e) => loadResult(e.file)));
+  return c.html(renderCompareHtml(m, appPageOptions(), { slo, answer: compareAnswerOf(m, slo) }));
 }
 
 // A sweep's report, each configuration linked to its run's report.

@@ -1,4 +1,5 @@
 import { contextLabel, fmtDate, fmtTokS } from '../format/index.js';
+import { rowLabel } from '../answer/levels.js';
 import { esc, escText } from '../report/html/escape.js';
 import { card, topHeader } from '../report/html/page.js';
 import { peakWhere } from '../report/model.js';
@@ -65,13 +66,21 @@ function answerText(e: RunEntry): string {
     if (last?.users === c.users) last.to = c.contextTokens;
     else groups.push({ from: c.contextTokens, to: c.contextTokens, users: c.users });
   }
-  if (!groups.length) return '—';
-  return groups
-    .map((g) => {
-      const at = g.from === g.to ? contextLabel(g.from) : `${contextLabel(g.from)}–${contextLabel(g.to)}`;
-      return `<span class="ans">${esc(at)}: <b>${esc(g.users)}</b></span>`;
-    })
-    .join('');
+  // Rows with rates after the users at once: a context by its label, a workload by its kind (the label in full
+  // on hover).
+  const rates = (e.answer.rates ?? []).map(
+    (x) =>
+      `<span class="ans" title="${esc(rowLabel(x.row))}">${esc(rowLabel(x.row).split(':')[0]!)}: <b>${esc(x.rate)}</b></span>`,
+  );
+  if (!groups.length && !rates.length) return '—';
+  return (
+    groups
+      .map((g) => {
+        const at = g.from === g.to ? contextLabel(g.from) : `${contextLabel(g.from)}–${contextLabel(g.to)}`;
+        return `<span class="ans">${esc(at)}: <b>${esc(g.users)}</b></span>`;
+      })
+      .join('') + rates.join('')
+  );
 }
 
 function row(e: RunEntry): string {
@@ -85,7 +94,7 @@ function row(e: RunEntry): string {
 <td data-label="GPU">${esc(e.gpu || '—')}</td>
 <td class="status" data-label="Status">${esc(e.status)}</td>
 <td data-label="Cells">${esc(counts(e))}</td>
-<td class="answer" data-label="Users at once" title="${esc(`Users at once under ${e.answer.slo}`)}">${answerText(e)}</td>
+<td class="answer" data-label="${e.answer.rates ? 'Users at once · req/s' : 'Users at once'}" title="${esc(`${e.answer.rates ? 'Users at once and requests per second' : 'Users at once'} under ${e.answer.slo}`)}">${answerText(e)}</td>
 <td class="num" data-label="Peak">${peakText(e)}</td>
 </tr>`;
 }
@@ -136,6 +145,13 @@ export interface ListPageInput {
   problems: IndexProblem[];
 }
 
+// The answer column's head: it names requests per second where a run on the page has rates.
+function answerHead(runs: readonly RunEntry[]): string {
+  return runs.some((e) => e.answer.rates)
+    ? `<th title="The answer: how many users at once each context serves, and how many requests per second each row with rates, under the service level (serve --slo, else the run's own, else the default)">Users at once · req/s</th>`
+    : `<th title="The answer: how many users at once each context serves under the service level (serve --slo, else the run's own, else the default)">Users at once</th>`;
+}
+
 export function listPage(p: ListPageInput): string {
   const pages = Math.max(1, Math.ceil(p.shown.length / PAGE_SIZE));
   const page = Math.min(Math.max(1, p.page), pages);
@@ -154,7 +170,7 @@ export function listPage(p: ListPageInput): string {
   const table = slice.length
     ? `<form method="get" action="/compare" id="compare"></form>
 <div class="actions"><button class="btn" type="submit" form="compare" id="compare-button">Compare selected</button><span class="count">pick two or more runs; the oldest is the baseline A</span></div>
-<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th><th title="The answer: how many users at once each context serves under the service level (serve --slo, else the run's own, else the default)">Users at once</th><th title="The report's peak throughput: the most total tok/s of a Valid cell">Peak throughput</th></tr></thead><tbody>
+<table class="runs" id="runs"><thead><tr><th></th><th>Run</th><th>Started</th><th>Engine</th><th>GPU</th><th>Status</th><th>Cells</th>${answerHead(slice)}<th title="The report's peak throughput: the most total tok/s of a Valid cell">Peak throughput</th></tr></thead><tbody>
 ${slice.map(row).join('\n')}
 </tbody></table>${pager}`
     : `<p class="muted" id="no-runs">${

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { capacityPhrase, serviceLevelFor } from '../answer/answer.js';
 import { capacities } from '../answer/capacity.js';
-import { DecodeCell, PrefillPoint, RunConfig, RunResult, type ServiceLevel } from '../results/schema.js';
+import { ratePhrase, rateAnswers } from '../answer/levels.js';
+import {
+  DecodeCell,
+  LoadLevel,
+  PrefillPoint,
+  RunConfig,
+  RunResult,
+  type ServiceLevel,
+} from '../results/schema.js';
 import { nameServiceLevel } from '../stats/slo.js';
 import { prefillMeasured } from '../report/compare-verdicts.js';
 import { peakCell } from '../report/model.js';
@@ -48,7 +56,13 @@ export interface RunEntry {
   counts: { valid: number; queued: number; over: number; failed: number };
   // The answer (docs/report.md "The answer"): users at once per decode context, ascending, under the service
   // level named (serve --slo, else the run's own, else the default).
-  answer: { slo: string; contexts: Array<{ contextTokens: number; users: string }> };
+  // Per row with rates, the highest arrival rate meeting it ("3.08 req/s"; docs/workloads.md "The answer in
+  // requests per second"); absent for a run without load levels.
+  answer: {
+    slo: string;
+    contexts: Array<{ contextTokens: number; users: string }>;
+    rates?: Array<{ row: string; rate: string }>;
+  };
   // The report card's peak throughput (src/report/model.ts peakCell): a Valid cell's, else the status named.
   peak: { tokensPerS: number; contextTokens: number; concurrency: number; status: string } | null;
   decode: Record<string, CellFigures>; // key "8192x4"
@@ -92,6 +106,8 @@ export const IndexedResult = RunResult.pick({
       prediction: true,
     }),
   ),
+  // Load levels whole but for their server samples (most of a level's bytes): the answer judges every level.
+  levels: z.array(LoadLevel.omit({ serverSamples: true })).optional(),
 });
 export type IndexedResult = z.infer<typeof IndexedResult>;
 
@@ -132,6 +148,11 @@ export function runEntry(
   }
   const top = peakCell(r.decode);
   const level = serviceLevelFor(r, slo).slo;
+  // The rate alone ("3.08 req/s"), the next one up left to the report.
+  const rates = rateAnswers(r, level).map((a) => ({
+    row: a.row,
+    rate: ratePhrase(a).replace(/ \(.*\)$/, ''),
+  }));
   const prefill: Record<string, PrefillFigures> = {};
   for (const p of r.prefill) {
     const spread = range(prefillMeasured(p).interval);
@@ -160,6 +181,7 @@ export function runEntry(
         contextTokens: c.contextTokens,
         users: capacityPhrase(c),
       })),
+      ...(rates.length ? { rates } : {}),
     },
     peak: top
       ? {

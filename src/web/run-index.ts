@@ -33,8 +33,9 @@ export interface RunIndexOptions {
   slo?: ServiceLevel; // serve --slo: the level each run's answer is judged by (else the run's own, else the default)
 }
 
-// 2: cells say when their stream was held back on the way (held); 3: each run's answer (users at once)
-const CACHE_VERSION = 3;
+// 2: cells say when their stream was held back on the way (held); 3: each run's answer (users at once); 4: its
+// answer in requests per second
+const CACHE_VERSION = 4;
 
 interface CacheFile {
   version: number;

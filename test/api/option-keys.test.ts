@@ -75,6 +75,11 @@ const CASES: Array<[string, () => unknown, string]> = [
     'renderReport: unknown option colour (did you mean color?).',
   ],
   [
+    'renderReport',
+    () => api.renderReport(result, 'txt', loose({ whatIf: [] })),
+    'renderReport: unknown option whatIf (renamed: it is now analysis (analysisOf(result, slo))).',
+  ],
+  [
     'renderCompare',
     () => api.renderCompare([result, result], 'txt', loose({ verbos: true })),
     'renderCompare: unknown option verbos (did you mean verbose?).',
@@ -175,6 +180,13 @@ describe('public options are checked by name', () => {
     expect(body.max_tokens).toBe(64);
     expect(() => new api.BenchRun({ ...base, duration: 10, out: 'results', gpuName: 'H200' })).not.toThrow();
     expect(() => api.renderReport(result, 'txt', { color: false, width: 80 })).not.toThrow();
+    // The analysis holds the level it was judged by: a level beside it could only disagree.
+    expect(() =>
+      api.renderReport(result, 'txt', {
+        slo: { ttftMs: 1000, share: 0.9 },
+        analysis: api.analysisOf(result),
+      }),
+    ).toThrow('renderReport: pass slo or analysis, not both.');
   });
 
   it('CHANGELOG.md names every rename the checks know', () => {

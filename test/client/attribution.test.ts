@@ -95,7 +95,7 @@ describe('attribution against the sim', () => {
           body: {
             model: info.model,
             messages: [{ role: 'user', content: `story ${i}` }],
-            max_tokens: 64,
+            max_tokens: 256,
             ignore_eos: true,
             stream_options: { include_usage: true },
           },
@@ -103,10 +103,13 @@ describe('attribution against the sim', () => {
         }),
       ),
     );
-    expect(recs.every((r) => r.ok && r.outputTokens === 64)).toBe(true);
-    const multi = recs.filter((r) => r.chunks.length < 64);
+    expect(recs.every((r) => r.ok && r.outputTokens === 256)).toBe(true);
+    // A request whose tokens all came in one chunk (a sim pass that woke late on a loaded machine writes every due
+    // step at once) is exact by itself: one chunk holds the whole total.
+    const multi = recs.filter((r) => r.chunks.length > 1 && r.chunks.length < 256);
     expect(multi.length).toBeGreaterThan(0);
     for (const r of multi) expect(r.chunkAttribution).toBe('estimated');
+    for (const r of recs.filter((x) => x.chunks.length === 1)) expect(r.chunkAttribution).toBe('exact');
     const pinned = await pinCellChunkTokens(recs, (t) => info.tokenize!(t, 'completions'));
     const simChunks = sim.truth().map((t) => t.chunks.map((c) => c[1]).join(','));
     for (const p of pinned) {

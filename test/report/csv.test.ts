@@ -3,35 +3,7 @@ import { CSV_HEADERS, csvDecimals, csvField } from '../../src/report/csv.js';
 import { renderReport } from '../../src/report/index.js';
 import { syntheticResult } from './synthetic.js';
 import { SEEDS, seedResult } from './seeds.js';
-
-// A minimal RFC 4180 reader, enough to check our writer round-trips.
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += ch;
-  }
-  return rows;
-}
+import { parseCsv } from '../helpers/csv-read.js';
 
 describe('CSV', () => {
   it('quotes per RFC 4180', () => {

@@ -6,8 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { renderShare, SHARE_MAX_LINES } from '../../src/report/share.js';
 import type { RunResult } from '../../src/results/schema.js';
 import { measureCapacity, SLO } from '../answer/capacity-rig.js';
+import { measureEngine } from '../answer/engine-rig.js';
+import { analysisOf } from '../../src/answer/analysis.js';
+import { loadResult } from '../../src/results/read.js';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { runCliInProcess } from '../helpers/cli.js';
 import { SEEDS, seedResult } from './seeds.js';
+import { closedOnlyResult, levelsResult, PREFIX_ROW } from '../helpers/level-results.js';
 
 // `share`: valid Markdown under 40 lines, rendered by a real Markdown parser (marked) and read back.
 const tables = (md: string) => Lexer.lex(md).filter((t): t is Tokens.Table => t.type === 'table');
@@ -77,5 +82,92 @@ describe('share', () => {
       '**4 users**',
       'requests queue: the server runs 4 at once',
     ]);
+  });
+
+  it("keeps the what-if's whole advice: a larger KV cache alone still queues, so raise the seats too", () => {
+    // The demo at 4K: 16 users need 73,728 tokens of KV cache (65,536 now); with it, the twin still sees 8 running
+    // at once, and names --max-num-seqs 16 as the second change (docs/method.md "Why the limit is there").
+    const r = loadResult(new URL('../fixtures/results/demo-busy.json', import.meta.url).pathname);
+    const [answer] = tables(renderShare(r, { analysis: analysisOf(r) }));
+    const at4k = text(answer!.rows.find((row) => row[0]!.text === '4K')!);
+    expect(at4k[2]).toBe('KV cache full at 16 users');
+    expect(at4k[3]).toMatch(
+      /^vLLM: a larger KV cache \(--gpu-memory-utilization, --kv-cache-dtype fp8\); or shorter/,
+    );
+    expect(at4k[3]).toContain(
+      '*What if (predicted):* with a KV cache of 73,728 tokens (65,536 now): a twin of this run predicts 16 users',
+    );
+    expect(at4k[3]).toContain(
+      'but requests still queue: the server runs 8 at once, so raise --max-num-seqs too.',
+    );
+    expect(at4k[3]).toMatch(/With --max-num-seqs 16 as well: 16 users at [\d.]+ tok\/s each.*: meets it/);
+  });
+
+  it('llama.cpp -c 32768 -np 4 at 4K: both limits, both settings and their what-if', async () => {
+    const r = await measureEngine({
+      flavor: 'llamacpp',
+      seats: 4,
+      kvTokens: 32_768,
+      contexts: [4096],
+      concurrency: [1, 2, 4, 8],
+      launch: true,
+      overrides: { maxModelLen: 32_768 },
+    });
+    const [answer] = tables(renderShare(r, { analysis: analysisOf(r, SLO) }));
+    const [ctx, users, why, change] = text(answer!.rows[0]!);
+    expect([ctx, users, why]).toEqual(['4K', '**4 users**', '4 slots and the KV cache both bind at 8 users']);
+    expect(change).toMatch(/^llama\.cpp: -np 8 -c 65,536 together \(one alone does not do it/);
+    expect(change).toMatch(
+      /\*What if \(predicted\):\* with -np 8 -c 65,536: a twin of this run predicts 8 users .*: meets it/,
+    );
+  });
+
+  it("the footer's command writes the HTML report it names, judged by the same level", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'lib-share-')), 'run');
+    mkdirSync(dir);
+    copyFileSync(
+      new URL('../fixtures/results/seed-001_e957ef8128caa214.json', import.meta.url),
+      join(dir, 'result.json'),
+    );
+    const shared = await runCliInProcess(['share', dir, '--slo', 'tok/s=100']);
+    expect(shared.code, shared.stderr).toBe(0);
+    const command = /the full report in HTML, beside the result: `([^`]+)`/.exec(shared.stdout)![1]!;
+    const words = command.split(' ');
+    expect(words.slice(words.indexOf('report'))).toEqual([
+      'report',
+      dir,
+      '--slo',
+      'tok/s=100,share=90%',
+      '--format',
+      'html',
+    ]);
+    expect(existsSync(join(dir, 'report.html'))).toBe(false);
+    const r = await runCliInProcess(words.slice(words.indexOf('report')));
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('Service level (--slo): at least 100 tok/s each, for 90% of requests');
+  });
+
+  it('a run with rates: requests per second per row beside the users at once, judged by --slo', () => {
+    const md = renderShare(levelsResult());
+    expect(md.trimEnd().split('\n').length).toBeLessThan(SHARE_MAX_LINES);
+    expect(md).toMatch(
+      /^### Llama-3\.1-8B on H100 · rates: how many users at once and requests per second\n/,
+    );
+    const rates = tables(md).find((t) => t.header[0]!.text === 'Row')!;
+    expect(rates.rows.map(text)).toEqual([
+      ['8K', '**2 req/s (3 too close to call)**', '4 users'],
+      [PREFIX_ROW, '**3.08 req/s (3.36 fails; 8 req/s client-bound)**', '4 users'],
+    ]);
+    // Within 500 ms: 3 req/s's first tokens (700 ms) and 3.08 req/s's (520 ms) miss it
+    const strict = tables(renderShare(levelsResult(), { slo: { ttftMs: 500, share: 0.9 } })).find(
+      (t) => t.header[0]!.text === 'Row',
+    )!;
+    expect(strict.rows.map((r) => text(r)[1])).toEqual([
+      '**2 req/s (3 fails)**',
+      '**2.83 req/s (3.08 fails; 8 req/s client-bound)**',
+    ]);
+    expect(renderShare(closedOnlyResult())).not.toContain('req/s');
   });
 });

@@ -49,6 +49,18 @@ describe('service level: syntax', () => {
       expect(parseServiceLevel(text)).toContain(words);
   });
 
+  it('names the separator where two items run together, not the unit of a time', () => {
+    expect(parseServiceLevel('ttft=2s;tok/s=20')).toBe(
+      '"ttft=2s;tok/s=20": separate the items of a service level with commas, as in ttft=2s,tok/s=20',
+    );
+    expect(parseServiceLevel('ttft=2s tok/s=20 share=95%')).toContain('as in ttft=2s,tok/s=20,share=95%');
+    expect(parseServiceLevel('chat;share=95%')).toContain('as in chat,share=95%');
+    // What the fix would still refuse is not offered: the syntax is.
+    expect(parseServiceLevel('ttft=2s;tok/s=fast')).toContain('as in ttft=2s,tok/s=20');
+    // Spaces around the = and after a comma stay fine.
+    expect(parseServiceLevel(' ttft = 2s, tok/s = 20')).toEqual({ ttftMs: 2000, tokensPerS: 20, share: 0.9 });
+  });
+
   it('formats back to what it parses, and in words', () => {
     for (const text of ['ttft=2s,tok/s=20,share=90%', 'ttft=500ms,share=95%', 'tok/s=7.5,share=50%'])
       expect(formatServiceLevel(parseServiceLevel(text) as never)).toBe(text);

@@ -15,6 +15,7 @@ import { withoutLocalHardwareForSim } from '../sim-hardware.js';
 import { Checkpoint } from './checkpoint.js';
 import { levelRows, measuresCells, readTraffic, type RunTraffic } from '../traffic.js';
 import { cliCommand } from '../../invocation.js';
+import { kvLayoutOf } from '../../engines/index.js';
 import { runFoldersIn } from '../../results/read.js';
 
 export interface OpenedRun {
@@ -92,7 +93,9 @@ export async function openRun(
 export function planRun(
   s: Pick<RunSettings, 'maxModelLen' | 'kvCapacity' | 'verifyCapacity' | 'maxOutput'> &
     Pick<RunSettings, 'contexts' | 'prefillContexts' | 'concurrency' | 'duration' | 'warmup'>,
-  info: Pick<TargetInfo, 'maxModelLen' | 'kvCapacityTokens' | 'kvCapacityBound'>,
+  info: Pick<TargetInfo, 'maxModelLen' | 'kvCapacityTokens' | 'kvCapacityBound' | 'kvLayout'> & {
+    engine?: Pick<TargetInfo['engine'], 'name'>; // absent offline (plan --resume): the stored run's
+  },
   previous: RunResult | undefined,
   capacityFlag: number | undefined,
   traffic: RunTraffic,
@@ -105,9 +108,13 @@ export function planRun(
     : capacityFlag !== undefined
       ? 'exact'
       : (info.kvCapacityBound ?? 'exact');
+  // Split llama.cpp slots and Ollama's contexts never run short of KV: the plan runs what the server would queue.
+  const engine = info.engine?.name ?? previous?.engine.name ?? 'generic';
+  const kvLayout = kvLayoutOf(engine, info.kvLayout ?? previous?.target.kvLayout);
   const planInput: PlanInput = {
     ...(maxModelLen !== undefined ? { maxModelLen } : {}),
     ...(kvCapacityTokens !== undefined ? { kvCapacityTokens, kvCapacityBound } : {}),
+    ...(kvLayout ? { kvLayout } : {}),
     ...(s.verifyCapacity ? { verifyCapacity: true } : {}),
     maxOutput: s.maxOutput,
     // A workload other than fixed has one row, the workload: no contexts; its closed loop is load levels.

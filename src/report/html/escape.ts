@@ -37,3 +37,8 @@ export function escText(text: string | number | null | undefined): string {
   }
   return out + esc(raw.slice(last));
 }
+
+/** A long name (a workload's label) escaped, with a place to break after each comma and colon. */
+export function escBreakable(text: string): string {
+  return esc(text).replace(/([,:])/g, '$1<wbr>');
+}

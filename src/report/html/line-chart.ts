@@ -19,9 +19,15 @@ export interface Series {
   dotsOnly?: boolean; // points without a line (a scatter: the sweep's configurations)
   lineOnly?: boolean; // a line through points another series draws (the sweep's frontier)
 }
+// A reference line drawn dashed under the series and named in the legend: a bound (a horizontal line at y) or the
+// diagonal y = x (a rate against a rate).
+export type RefLine = { kind: 'h'; y: number; name: string } | { kind: 'diagonal'; name: string };
+
 export interface LineChartOptions {
   series: Series[];
-  xKind: 'log' | 'category';
+  xKind: 'log' | 'category' | 'linear'; // linear: from 0
+  yKind?: 'linear' | 'log'; // default linear, from 0
+  refs?: RefLine[];
   categories?: string[];
   xLabel: string;
   yLabel: string;
@@ -41,7 +47,13 @@ export function lineChartSvg(o: LineChartOptions): string {
         }/></svg><span>${escText(s.name)}</span></li>`,
     )
     .join('');
-  return `<figure class="linechart">${twoWidths((w) => drawLines(o, w))}<ul class="series-legend">${legend}</ul></figure>`;
+  const refs = (o.refs ?? [])
+    .map(
+      (r) =>
+        `<li><svg width="22" height="10" aria-hidden="true"><line x1="1" x2="21" y1="5" y2="5" stroke="var(--muted)" stroke-width="1.5" stroke-dasharray="3 3"/></svg><span>${escText(r.name)}</span></li>`,
+    )
+    .join('');
+  return `<figure class="linechart">${twoWidths((w) => drawLines(o, w))}<ul class="series-legend">${legend}${refs}</ul></figure>`;
 }
 
 function drawLines(o: LineChartOptions, W: number): string {
@@ -49,10 +61,29 @@ function drawLines(o: LineChartOptions, W: number): string {
   const H = narrow ? Math.round((o.height ?? 360) * 0.8) : (o.height ?? 360);
   const m = narrow ? { l: 44, r: 10, t: 30, b: 44 } : { l: 64, r: 24, t: 30, b: 48 };
   const all = o.series.flatMap((s) => s.points);
-  const y = linearScale(Math.max(...all.map((p) => p.y)) * 1.08, H - m.b, m.t, 5);
+  const refs = o.refs ?? [];
+  const yTop = Math.max(...all.map((p) => p.y), ...refs.map((r) => (r.kind === 'h' ? r.y : 0)));
+  const y =
+    o.yKind === 'log'
+      ? logScale(
+          Math.min(
+            ...all.map((p) => p.y).filter((v) => v > 0),
+            ...refs.map((r) => (r.kind === 'h' ? r.y : Infinity)),
+          ),
+          yTop,
+          H - m.b,
+          m.t,
+        )
+      : linearScale(yTop * 1.08, H - m.b, m.t, 5);
   let x: (v: number) => number;
   let xTicks: Array<[number, string]>;
-  if (o.xKind === 'log') {
+  let xTop = Infinity; // a linear axis's last tick
+  if (o.xKind === 'linear') {
+    const s = linearScale(Math.max(...all.map((p) => p.x)) * 1.08, m.l + 8, W - m.r - 8, narrow ? 4 : 6);
+    x = s;
+    xTicks = s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]);
+    xTop = s.ticks[s.ticks.length - 1]!;
+  } else if (o.xKind === 'log') {
     const xs = all.map((p) => p.x).filter((v) => v > 0);
     const s = logScale(Math.min(...xs), Math.max(...xs), m.l + 8, W - m.r - 8);
     x = s;
@@ -81,7 +112,7 @@ function drawLines(o: LineChartOptions, W: number): string {
     xTicks
       .map(
         ([v, l]) =>
-          (o.xKind === 'log'
+          (o.xKind !== 'category'
             ? `<line class="grid" x1="${n1(x(v))}" x2="${n1(x(v))}" y1="${m.t}" y2="${H - m.b}"/>`
             : '') +
           (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
@@ -96,11 +127,23 @@ function drawLines(o: LineChartOptions, W: number): string {
           return [x(q.x), y(q.y), x(p.x), y(p.y)];
         }),
   );
+  const refSegments = refs.map((r): Segment => {
+    if (r.kind === 'h') return [m.l, y(r.y), W - m.r, y(r.y)];
+    // y = x up to where it leaves the plot (both axes linear from 0)
+    const end = Math.min(xTop, y.ticks[y.ticks.length - 1]!);
+    return [x(0), y(0), x(end), y(end)];
+  });
   const labels = placeLabels(
     sorted.flat().map((p) => ({ px: x(p.x), py: y(p.y), label: p.label })),
     { x0: m.l, x1: W - m.r, y0: m.t - 6, y1: H - m.b - 2 },
-    segments,
+    [...segments, ...refSegments],
   );
+  const refLines = refSegments
+    .map(
+      ([x0, y0, x1, y1]) =>
+        `<line class="ref" x1="${n1(x0)}" y1="${n1(y0)}" x2="${n1(x1)}" y2="${n1(y1)}" stroke="var(--muted)" stroke-width="1.5" stroke-dasharray="5 4"/>`,
+    )
+    .join('');
   const lines = o.series
     .map((s, si) => {
       const pts = sorted[si]!;
@@ -135,7 +178,7 @@ function drawLines(o: LineChartOptions, W: number): string {
   return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
 ${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
 ${text(narrow ? 6 : 16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
-${lines}
+${refLines ? `${refLines}\n` : ''}${lines}
 <g class="labels">${labels.map((l) => text(l.x, l.y, l.label, 'class="pl"')).join('')}</g></svg>`;
 }
 

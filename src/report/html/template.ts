@@ -17,7 +17,8 @@ import {
   TTFT_NOTE,
 } from '../model.js';
 import { cellDetailHtml } from './details.js';
-import { answerOf } from '../../answer/answer.js';
+import { givenAnalysis } from '../../answer/analysis.js';
+import { levelId, levelsCard, LEVELS_CSS } from './levels.js';
 import { answerHtml } from '../answer-view.js';
 import type { AnswerOptions } from '../index.js';
 import { esc, escText } from './escape.js';
@@ -108,6 +109,9 @@ function anomalyList(list: Anomaly[]): string {
     errors: 'errors',
     stall: 'stall',
     warning: 'note',
+    unfinished: 'unfinished at the drain',
+    'prefix-cache': 'prefix cache',
+    behind: 'could not keep up',
   };
   return `<ol class="anomalies">${list
     .map((a) => {
@@ -116,7 +120,9 @@ function anomalyList(list: Anomaly[]): string {
           ? ` <a href="#decode" data-goto="${cellId({ contextTokens: a.contextTokens, concurrency: a.concurrency })}">show cell</a>`
           : a.phase === 'prefill'
             ? ` <a href="#prefill">show chart</a>`
-            : '';
+            : a.phase === 'level' && a.level
+              ? ` <a href="#${levelId(a.level)}">show level</a>`
+              : '';
       return `<li class="sev-${a.severity}" data-anomaly="${a.kind}"><span class="tag">${esc(tag[a.kind])}</span>${escText(a.text)}${link}</li>`;
     })
     .join('')}</ol>`;
@@ -154,9 +160,10 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
   const title = reportTitle(r);
   const gpus = r.hardware.gpuCount && r.hardware.gpuCount > 1 ? r.hardware.gpuCount : undefined;
   const anomalies = findAnomalies(r);
+  const a = givenAnalysis(r, opts);
   const parts: string[] = [
     topHeader('Speed test matrix', title, subtitle(r)),
-    answerHtml(answerOf(r, opts.slo), opts.whatIf),
+    answerHtml(a, a.whatIf),
     kpis(r, anomalies, gpus),
     metadataCards(r),
   ];
@@ -172,6 +179,8 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
   const pre = prefillPoints(r);
   if (pre.length) parts.push(prefillCard(pre, anomalies));
   if (r.decode.length) parts.push(...decodeCards(r, anomalies, gpus));
+  const levels = levelsCard(r, a.slo);
+  if (levels) parts.push(levels);
   if (anomalies.length)
     parts.push(
       card('anomalies', 'Anomalies', 'Figures that deserve a second look, and why.', anomalyList(anomalies)),
@@ -189,7 +198,8 @@ export function renderHtml(r: RunResult, page: PageOptions = {}, opts: AnswerOpt
       'allm',
     ),
   );
-  return htmlPage(`${title} · Speed test matrix`, parts.join('\n'), page);
+  const css = levels ? { css: `${page.css ?? ''}${LEVELS_CSS}` } : {};
+  return htmlPage(`${title} · Speed test matrix`, parts.join('\n'), { ...page, ...css });
 }
 
 const notesList = (notes: string[]): string =>
