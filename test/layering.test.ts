@@ -30,12 +30,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Capacity under a service level and its reason, judged from a result alone; what-ifs through its twin.
   answer: ['twin', 'stats', 'results', 'engines', 'format'],
   // The option table and its resolution (flags over YAML over defaults): below every command that takes options.
-  config: ['plan', 'stats', 'results', 'engines'],
+  config: ['plan', 'stats', 'results', 'engines', 'workloads'],
   // The server side of a run: the streaming client, what a server is, the prompts it is sent.
   client: ['failures'],
   prompts: ['client', 'format'],
   // What each request asks (docs/workloads.md): specs, length files and traces, request i of a workload.
-  workloads: ['prompts', 'plan', 'format'],
+  workloads: ['prompts', 'plan', 'results', 'format'],
   // When requests are sent: arrival processes, trace schedules, the sessions of a load level.
   load: ['workloads', 'prompts', 'plan', 'format'],
   target: ['client', 'failures', 'plan', 'results', 'engines', 'format'],
@@ -62,6 +62,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'format',
     'load',
     'workloads',
+    'answer', // the rate search's verdicts and its next rate (answer/rate-search.ts)
   ],
   sweep: ['bench', 'config', 'plan', 'progress', 'results', 'target', 'engines', 'format'],
   deploy: [], // a scheduler's job as text, from the options: nothing of the measuring side

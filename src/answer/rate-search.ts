@@ -1,4 +1,7 @@
-import type { RateSearch, RateVerdict, ServiceLevel } from '../results/schema.js';
+import type { LoadLevel, RateSearch, RateVerdict, RunResult, ServiceLevel } from '../results/schema.js';
+import type { SloVerdict } from '../stats/slo.js';
+import { capacities, ladder } from './capacity.js';
+import { judgeLevel, type LevelJudgement } from './levels.js';
 
 // The search for the highest arrival rate meeting the service level (docs/workloads.md "The answer in requests per
 // second"), as a pure state machine: given the steps so far, the next rate to measure or why it is done. The runner
@@ -119,4 +122,32 @@ export function rateSearchRecord(o: {
     done: s.done,
     ...(s.reason ? { reason: s.reason } : {}),
   };
+}
+
+/**
+ * A row's closed loop as the search's start reads it (searchStart's closedLoop): its users at once under the level
+ * and their typical end-to-end time. A context's decode cells: the capacity cell's concurrency, its TTFT plus the
+ * output cap at its per-request rate (every answer is the cap under ignore_eos); a workload's closed levels: the
+ * capacity level's concurrency and its median E2E. Undefined where the row has no closed loop meeting the level.
+ */
+export function closedLoopOf(
+  r: Pick<RunResult, 'decode' | 'levels' | 'predicted' | 'config'>,
+  row: string,
+  slo: ServiceLevel,
+): { users: number; meanE2eMs: number } | undefined {
+  if (/^\d+$/.test(row)) {
+    const cell = capacities(r, slo).find((c) => c.contextTokens === Number(row))?.capacity?.cell;
+    if (!cell || !cell.perRequestTokensPerS) return undefined;
+    const e2e = (cell.ttftMs ?? 0) + (r.config.maxOutput * 1000) / cell.perRequestTokensPerS;
+    return { users: cell.concurrency, meanE2eMs: e2e };
+  }
+  const concurrency = (l: LoadLevel) => (l.load.model === 'closed' ? l.load.concurrency : 0);
+  const judged = (r.levels ?? [])
+    .filter((l) => l.row === row && l.load.model === 'closed')
+    .sort((a, b) => concurrency(a) - concurrency(b))
+    .map((l) => judgeLevel(l, slo))
+    .filter((j): j is LevelJudgement & { verdict: SloVerdict } => j.verdict !== 'not judged');
+  const level = ladder(judged).capacity?.level;
+  const e2e = level?.e2eMs.p50;
+  return level && e2e ? { users: concurrency(level), meanE2eMs: e2e } : undefined;
 }

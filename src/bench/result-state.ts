@@ -7,6 +7,8 @@ import { redactSecrets } from '../secrets.js';
 import { redactCommandLine } from '../target/redact.js';
 import type { TargetInfo } from '../target/types.js';
 import { prefillRepeatsOf, type RunSettings } from './settings.js';
+import { trafficConfig } from '../config/traffic.js';
+import { runConcurrency, type RunTraffic } from './traffic.js';
 
 export function resultSkeleton(o: {
   runId: string;
@@ -17,6 +19,7 @@ export function resultSkeleton(o: {
   maxModelLen: number | undefined;
   kvCapacityTokens: number | undefined;
   startedAt: string;
+  traffic?: RunTraffic; // absent: the fixed workload's closed loop
 }): RunResult {
   const s = o.settings;
   const warnings = [...(o.info.warnings ?? [])];
@@ -49,13 +52,16 @@ export function resultSkeleton(o: {
     },
     engine: o.info.engine,
     hardware: o.info.hardware,
-    config: configSection({
-      ...s,
-      contexts: o.plan.contexts,
-      prefillContexts: o.plan.prefillContexts,
-      concurrency: o.plan.concurrency,
-      prefillRepeats: prefillRepeatsOf(s),
-    }),
+    config: {
+      ...configSection({
+        ...s,
+        contexts: o.plan.contexts,
+        prefillContexts: o.plan.prefillContexts,
+        concurrency: o.traffic ? runConcurrency(o.traffic, o.plan, s.concurrency) : o.plan.concurrency,
+        prefillRepeats: prefillRepeatsOf(s),
+      }),
+      ...(o.traffic ? trafficConfig(o.traffic) : {}),
+    },
     prefill: [],
     decode: [],
     warnings,

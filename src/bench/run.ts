@@ -18,7 +18,7 @@ import {
   type Plan,
   type PlannedCell,
 } from '../plan/plan.js';
-import { silentProgress, type ProgressSink } from '../progress/sink.js';
+import { silentProgress, type ProgressSink, type ProgressStart } from '../progress/sink.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { registerSecret } from '../secrets.js';
 import { referenceFromCells } from '../stats/queue.js';
@@ -29,6 +29,11 @@ import { type StreamFn } from './drive/context.js';
 import type { CellMonitor } from './drive/runner.js';
 import { fatalCode, fatalError } from './drive/fatal.js';
 import type { Checkpoint } from './phases/checkpoint.js';
+import { measureRow, type LevelKeep, type SearchLoad } from './phases/measure-levels.js';
+import { openLevelsOf } from './traffic.js';
+import type { LevelEnv } from './phases/measure-level.js';
+import { preparePromptBank, type PromptBankSnapshot } from '../prompts/index.js';
+import { DEFAULT_SERVICE_LEVEL } from '../stats/slo.js';
 import type { CellEnv } from './phases/measure-cell.js';
 import { measureRepeats } from './phases/measure-repeats.js';
 import { measurePrefillPoint } from './phases/measure-prefill.js';
@@ -213,7 +218,27 @@ export class BenchRun {
       agents.open({ runId: run.runId, cfg: shared, info });
     }
     const makeSampler = this.deps.createSampler ?? defaultSampler;
+    let bank: Promise<PromptBankSnapshot> | undefined;
+    // The prompt bank is measured once a run, when its first load level needs it (docs/workloads.md "Prompts").
+    const bankOnce = () =>
+      (bank ??= preparePromptBank({
+        runId: run.runId,
+        seed: s.seed,
+        baseUrl: run.baseUrl,
+        ...apiKey,
+        model: run.info.model,
+        api: s.api,
+        ...(count ? { tokenize: (text: string) => count(text, s.api) } : {}),
+        ...(run.info.tokenizeCoversTemplate !== undefined
+          ? { tokenizeCoversTemplate: run.info.tokenizeCoversTemplate }
+          : {}),
+        onWarning: (w) => {
+          run.checkpoint.warn(w);
+          progress.warn(w);
+        },
+      }));
     return {
+      bank: bankOnce,
       monitor: this.deps.clientMonitor ?? ((threads) => new ClientMonitor(threads)),
       ...(tokenize ? { tokenize } : {}),
       sender,
@@ -267,7 +292,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
   // from them, not from the engine's prior.
   const samples = prefillSamples(cp.result.prefill);
   const prefillModel = fitPrefillModel(samples, priorPrefillModel(run.info.engine.name));
-  const est = estimateDuration(planLeft(plan, cp.cells, cp.result.prefill), {
+  const est = estimateDuration(planLeft(plan, cp.cells, cp.result.prefill, cp.levels), {
     duration: s.duration,
     prefillRepeats: prefillRepeatsOf(s),
     repeats: s.repeats,
@@ -290,10 +315,23 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     done: cp.cells,
     overCapacity: overCapacityLeft(plan, cp),
     resumed: run.resumed,
+    ...(plan.levels?.length ? { levels: levelsLeft(plan, cp) } : {}),
   });
   // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
   const long = tooLongNote(plan);
   if (long) (progress.note ?? progress.warn)(`note: ${long.note}.`);
+}
+
+// The load levels a run has left: planned levels not in the result, and the searches not done.
+function levelsLeft(plan: Plan, cp: Checkpoint): NonNullable<ProgressStart['levels']> {
+  const rows = plan.levels ?? [];
+  const levels = rows.flatMap((r) => r.levels).filter((l) => !cp.hasLevel(l.key)).length;
+  const searches = rows.filter((r) => r.search && !cp.search(r.row)?.done);
+  return {
+    levels,
+    rows: rows.length,
+    ...(searches.length ? { searchWindows: searches[0]!.search!.windows } : {}),
+  };
 }
 
 // One throwaway request first: connection setup and first-use costs (both sides) stay out of the first cold
@@ -356,7 +394,39 @@ async function measureContexts(
       };
       if (!(await decodeCell(env, cp, pc, tooLong, { ...keep, proven }))) return;
     }
+    // The context's load levels after its cells (docs/workloads.md "How a run orders its levels").
+    for (const row of (plan.levels ?? []).filter((r) => r.contextTokens === ctx))
+      if (!(await measureRow(env, levelEnv(run, env), row, cp, levelKeep(cp, progress)))) return;
   }
+  // A workload other than fixed: its one row.
+  for (const row of (plan.levels ?? []).filter((r) => r.contextTokens === undefined))
+    if (!(await measureRow(env, levelEnv(run, env), row, cp, levelKeep(cp, progress)))) return;
+}
+
+// What the levels of a run share: the workload, a trace's schedule, the service level, the prompt bank.
+function levelEnv(run: OpenedRun, env: CellEnv): LevelEnv & { searchLoad?: SearchLoad } {
+  const t = run.traffic;
+  const load = t.load;
+  const maxModelLen = run.plan.maxModelLen;
+  return {
+    runId: run.runId,
+    workload: t.loaded,
+    ...(t.timestampsMs ? { timestampsMs: t.timestampsMs } : {}),
+    ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+    slo: run.settings.slo ?? DEFAULT_SERVICE_LEVEL,
+    bank: env.bank!,
+    ...(load.model === 'open' ? { searchLoad: openLevelsOf(load) } : {}),
+  };
+}
+
+function levelKeep(cp: Checkpoint, progress: ProgressSink): LevelKeep {
+  return {
+    warn: (w) => {
+      cp.warn(w);
+      progress.warn(w);
+    },
+    level: (l, step) => progress.levelDone?.(l, step),
+  };
 }
 
 interface Keep {

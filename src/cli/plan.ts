@@ -6,13 +6,14 @@ import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/optio
 import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
 import { withOptions } from '../config/resolve.js';
-import { buildPlan, refuseAllTooLong, type Plan } from '../plan/plan.js';
-import { contextLabel, fmtEtaSplit, kvBoundNote, wrapProse } from '../format/index.js';
+import { refuseAllTooLong, type Plan } from '../plan/plan.js';
+import type { PlannedLevel, PlannedRow } from '../plan/levels.js';
+import type { RunTraffic } from '../bench/traffic.js';
+import { contextLabel, fmtEta, fmtEtaSplit, fmtS, kvBoundNote, wrapProse } from '../format/index.js';
 import { countCells, plannedCountsText } from '../plan/counts.js';
 import { estimateDuration, planLeft, type Estimate } from '../plan/estimate.js';
 import { resolveApiKey } from './api-key.js';
 import { urlCredentials } from '../target/probe.js';
-import { kvLayoutOf, type KvLayout } from '../engines/index.js';
 import type { KvBound, TargetInfo } from '../target/types.js';
 import {
   fitPrefillModel,
@@ -51,18 +52,26 @@ export function register(program: Command, io: CliIo): void {
       );
     const resumeDir = resumeDirOf(o);
     if (resumeDir !== undefined) {
-      const { readPrevious } = await import('../bench/phases/open-run.js');
+      const [{ readPrevious }, { readTraffic }] = await Promise.all([
+        import('../bench/phases/open-run.js'),
+        import('../bench/traffic.js'),
+      ]);
       const previous = readPrevious(resumeDir);
       const merged = mergeResume(previous, o, resolved.given);
       if (merged.ignored.length) io.stderr.write(`warning: ${resumeWarning(merged.ignored)}\n`);
       o = merged.options;
-      return printResumed(io, o, previous, resumeDir);
+      return printResumed(io, o, previous, resumeDir, await readTraffic(o));
     }
+    // Loaded on use, as the runner's other parts: a bad combination or file is said before the server is asked.
+    const [{ readTraffic }, { planRun }] = await Promise.all([
+      import('../bench/traffic.js'),
+      import('../bench/phases/open-run.js'),
+    ]);
+    const traffic = await readTraffic(o);
     let maxModelLen = o.maxModelLen;
     let kvCapacity = o.kvCapacity;
     let source = 'flags';
     let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
-    let kvLayout: KvLayout | undefined;
     let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
     let online: { baseUrl: string; apiKey: string | undefined; info: TargetInfo } | undefined;
     // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
@@ -79,21 +88,25 @@ export function register(program: Command, io: CliIo): void {
       if (kvCapacity === undefined && info.kvCapacityTokens !== undefined)
         kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
       kvCapacity ??= info.kvCapacityTokens;
-      kvLayout = kvLayoutOf(info.engine.name, info.kvLayout); // as the run will plan it
       source = `${info.engine.name} at ${o.baseUrl}`;
       online = { baseUrl: o.baseUrl, apiKey, info };
     }
-    const plan = buildPlan({
-      ...(maxModelLen !== undefined ? { maxModelLen } : {}),
-      ...(kvCapacity !== undefined ? { kvCapacityTokens: kvCapacity } : {}),
-      ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
-      ...(kvLayout ? { kvLayout } : {}),
-      ...(o.verifyCapacity ? { verifyCapacity: true } : {}),
-      maxOutput: o.maxOutput,
-      ...(o.contexts ? { contexts: o.contexts } : {}),
-      ...(o.prefillContexts ? { prefillContexts: o.prefillContexts } : {}),
-      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
-    });
+    const { plan } = planRun(
+      { ...o, maxModelLen, kvCapacity },
+      {
+        ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
+        // The layout as the run will plan it (kvLayoutOf in planRun).
+        ...(online
+          ? {
+              engine: online.info.engine,
+              ...(online.info.kvLayout ? { kvLayout: online.info.kvLayout } : {}),
+            }
+          : {}),
+      },
+      undefined,
+      o.kvCapacity,
+      traffic,
+    );
     refuseAllTooLong(plan, o.prefillContexts !== undefined); // as run refuses it, before any prompt
     // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
     if (online && !o.forTwin)
@@ -122,7 +135,13 @@ export function register(program: Command, io: CliIo): void {
     io.stdout.write(
       o.json
         ? planJson(plan, est, source, kv)
-        : forTerminal(planTable(plan, est, source, kv, o.repeats), io.stdout),
+        : forTerminal(
+            planTable(plan, est, source, kv, o.repeats, undefined, {
+              warmup: o.warmup,
+              duration: o.duration,
+            }),
+            io.stdout,
+          ),
     );
   });
 }
@@ -155,9 +174,15 @@ function planJson(plan: Plan, est: Estimate, source: string, kv: KvNote, done: D
 
 // plan --resume DIR: the stored run's plan, its measured cells marked done, the estimate for what is left (its
 // prefill speed fitted to the points it measured). Offline: the run's stored facts are what --resume uses.
-async function printResumed(io: CliIo, o: Options<'plan'>, previous: RunResult, dir: string): Promise<void> {
+async function printResumed(
+  io: CliIo,
+  o: Options<'plan'>,
+  previous: RunResult,
+  dir: string,
+  traffic: RunTraffic,
+): Promise<void> {
   const { planRun } = await import('../bench/phases/open-run.js');
-  const { plan } = planRun(o, {}, previous, undefined);
+  const { plan } = planRun(o, {}, previous, undefined, traffic);
   const done = previous.decode;
   const left = planLeft(plan, done, previous.prefill);
   const engine = previous.engine.name;
@@ -174,10 +199,19 @@ async function printResumed(io: CliIo, o: Options<'plan'>, previous: RunResult, 
     o.json
       ? planJson(plan, est, source, kv, done)
       : forTerminal(
-          planTable(plan, est, source, kv, o.repeats, {
-            done,
-            donePrefill: previous.prefill.map((p) => p.contextTokens),
-          }),
+          planTable(
+            plan,
+            est,
+            source,
+            kv,
+            o.repeats,
+            {
+              done,
+              donePrefill: previous.prefill.map((p) => p.contextTokens),
+              doneLevels: (previous.levels ?? []).map((l) => l.key),
+            },
+            { warmup: o.warmup, duration: o.duration },
+          ),
           io.stdout,
         ),
   );
@@ -225,10 +259,17 @@ function legend(plan: Plan, resumed: boolean): string[] {
   return words.length ? [words.join('; ')] : [];
 }
 
-// A resumed run's measured cells and prefill points are marked done.
+// The seconds of a level's warm-up and window, as the plan's header says them.
+interface LevelWindows {
+  warmup: number;
+  duration: number;
+}
+
+// A resumed run's measured cells, prefill points and load levels are marked done.
 interface Resumed {
   done: readonly DecodeCell[];
   donePrefill: readonly number[];
+  doneLevels?: readonly string[];
 }
 
 export function planTable(
@@ -238,6 +279,7 @@ export function planTable(
   kv: KvNote = {},
   repeats = 1,
   resumed: Resumed = { done: [], donePrefill: [] },
+  windows?: LevelWindows,
 ): string {
   const w = 6;
   const { done, donePrefill } = resumed;
@@ -246,22 +288,103 @@ export function planTable(
   );
   const mark = (cell: Plan['cells'][number]) =>
     measured.has(cellKey(cell.contextTokens, cell.concurrency)) ? 'done' : planMark(cell);
-  const lines = [
-    `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`,
-    `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (donePrefill.includes(p.contextTokens) ? ' (done)' : p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
-    '',
-    ['context'.padEnd(8), ...plan.concurrency.map((n) => String(n).padStart(w))].join(' '),
-    ...plan.contexts.map((c) =>
-      [
-        contextLabel(c).padEnd(8),
-        ...plan.concurrency.map((n) =>
-          mark(plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!).padStart(w),
+  const cells = plan.cells.length > 0;
+  const head = `plan (${source}): max model length ${plan.maxModelLen ?? 'unknown'}, KV capacity ${plan.kvCapacityTokens ?? 'unknown'}${plan.kvCapacityTokens !== undefined && kv.source ? ` (${kv.source}${kvBoundNote(kv.bound)})` : ''}, max output ${plan.maxOutput}`;
+  const matrix = cells
+    ? [
+        `prefill at ${plan.prefill.map((p) => contextLabel(p.contextTokens) + (donePrefill.includes(p.contextTokens) ? ' (done)' : p.status === 'run' ? '' : ' (too long)')).join(', ')}`,
+        '',
+        ['context'.padEnd(8), ...plan.concurrency.map((n) => String(n).padStart(w))].join(' '),
+        ...plan.contexts.map((c) =>
+          [
+            contextLabel(c).padEnd(8),
+            ...plan.concurrency.map((n) =>
+              mark(plan.cells.find((x) => x.contextTokens === c && x.concurrency === n)!).padStart(w),
+            ),
+          ].join(' '),
         ),
-      ].join(' '),
-    ),
-    '',
-    ...legend(plan, done.length > 0),
-    `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}; estimated ${fmtEtaSplit(est.totalS, [['decode'], ['cold prefill', est.prefillS]])}`,
+        '',
+        ...legend(plan, done.length > 0),
+      ]
+    : [];
+  const levels = plan.levels ?? [];
+  const counts = [
+    ...(cells
+      ? [
+          `${plannedCountsText(countCells(plan, done))}${repeats > 1 ? `; each measured ${repeats} times` : ''}`,
+        ]
+      : []),
+    ...(levels.length ? [levelCountsText(levels, resumed.doneLevels ?? [])] : []),
+  ];
+  const lines = [
+    head,
+    ...matrix,
+    ...levelLines(plan, resumed.doneLevels ?? [], windows),
+    `${counts.join('; ')}; estimated ${cells ? fmtEtaSplit(est.totalS, [['decode'], ['cold prefill', est.prefillS]]) : fmtEta(est.totalS)}`,
   ];
   return lines.join('\n') + '\n';
+}
+
+const rowName = (r: PlannedRow): string =>
+  r.contextTokens !== undefined ? contextLabel(r.contextTokens) : r.row;
+
+// What each row measures, in the run's order (docs/workloads.md "How a run orders its levels").
+function rowLevelsText(r: PlannedRow, done: readonly string[]): string {
+  const mark = (l: PlannedLevel) => (done.includes(l.key) ? ' (done)' : '');
+  const parts: string[] = [];
+  const closed = r.levels.filter((l) => l.load.model === 'closed');
+  if (closed.length)
+    parts.push(
+      `${closed.map((l) => `x${l.load.model === 'closed' ? l.load.concurrency : ''}${mark(l)}`).join(', ')} users at once`,
+    );
+  const open = r.levels.filter((l) => l.load.model === 'open');
+  const o = open[0]?.load;
+  if (o?.model === 'open')
+    parts.push(
+      `${open.map((l) => `${l.load.model === 'open' ? l.load.rate : ''}${mark(l)}`).join(', ')} req/s (${o.arrival}${o.burstiness !== undefined ? ` ${o.burstiness}` : ''}${o.maxInFlight !== undefined ? `, at most ${o.maxInFlight} in flight` : ''})`,
+    );
+  const trace = r.levels.find((l) => l.load.model === 'trace');
+  if (trace?.load.model === 'trace')
+    parts.push(
+      `the trace once, ${fmtS(trace.scheduleS)} of schedule at x${trace.load.timeScale}${mark(trace)}`,
+    );
+  if (r.search)
+    parts.push(
+      `the highest rate meeting the service level${r.search.start !== undefined ? ` from ${r.search.start} req/s` : ''}, at most ${r.search.windows} windows`,
+    );
+  return parts.join('; then ');
+}
+
+function levelLines(plan: Plan, done: readonly string[], windows?: LevelWindows): string[] {
+  const rows = plan.levels ?? [];
+  if (!rows.length) return [];
+  const all = rows.flatMap((r) => r.levels);
+  const has = (m: string) => all.some((l) => l.load.model === m);
+  const how = windows
+    ? [
+        ...(has('closed') ? [`users at once: a ${windows.duration} s window each`] : []),
+        ...(has('open') || rows.some((r) => r.search)
+          ? [`rates: a ${windows.warmup} s warm-up then a ${windows.duration} s window each`]
+          : []),
+        ...(has('trace') ? [`the trace: its schedule, the first ${windows.warmup} s a warm-up`] : []),
+      ]
+    : [];
+  const head = `load levels${how.length ? ` (${how.join('; ')})` : ''}:`;
+  // Prose lines, not table rows: a workload's label is long, and wraps.
+  return [head, ...rows.map((r) => `- ${rowName(r)}: ${rowLevelsText(r, done)}`), ''];
+}
+
+function levelCountsText(rows: readonly PlannedRow[], done: readonly string[]): string {
+  const levels = rows.flatMap((r) => r.levels);
+  const left = levels.filter((l) => !done.includes(l.key)).length;
+  const searches = rows.filter((r) => r.search).length;
+  const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
+  return [
+    ...(levels.length
+      ? [`${n(levels.length, 'load level')}${left < levels.length ? ` (${levels.length - left} done)` : ''}`]
+      : []),
+    ...(searches
+      ? [`${n(searches, 'rate search')} of at most ${rows.find((r) => r.search)!.search!.windows} windows`]
+      : []),
+  ].join(' and ');
 }

@@ -112,22 +112,28 @@ export async function runWithSignals(
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  const levels = out.result.levels?.length ?? 0;
+  const levelsText = levels ? `${levels} load level${levels === 1 ? '' : 's'}` : '';
   if (run.interrupted) {
     progress.close?.();
+    const cells = out.counts.cells ? `${out.counts.done} of ${toMeasure(out.counts)} cells` : '';
     throw new BenchError(
       'INTERRUPTED',
-      `run interrupted; ${out.counts.done} of ${toMeasure(out.counts)} cells measured, kept in ${out.resultPath}.`,
+      `run interrupted; ${[cells, levelsText].filter(Boolean).join(' and ') || 'nothing'} measured, kept in ${out.resultPath}.`,
       { hint: interruptedHint(out.dir) },
     );
   }
   const points = out.result.prefill.length;
-  progress.finish(`done: ${doneCountsText(out.counts)}; ${points} prefill point${points === 1 ? '' : 's'}`);
+  const cells = out.counts.cells
+    ? `${doneCountsText(out.counts)}; ${points} prefill point${points === 1 ? '' : 's'}`
+    : '';
+  progress.finish(`done: ${[cells, levelsText].filter(Boolean).join('; ') || 'nothing measured'}`);
   return out;
 }
 
 export function printOutcome(out: RunOutcome, quiet: boolean, io: CliIo): void {
   // The answer first (docs/report.md "The answer"), then where the result and the full reports are.
-  if (!quiet && out.result.decode.length)
+  if (!quiet && (out.result.decode.length || out.result.levels?.length))
     io.stdout.write(
       renderAnswerText(finishedRunAnalysis(out.result), {
         width: terminalWidth(io.stdout),

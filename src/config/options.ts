@@ -1,7 +1,8 @@
 import { FLAVORS } from '../engines/index.js';
 import { COMPARE_FORMATS, REPORT_FORMATS } from '../output-formats.js';
 import type { ServiceLevel } from '../results/schema.js';
-import { DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
+import { ARRIVAL_KINDS, DEFAULT_MAX_OUTPUT } from '../cell-rules.js';
+import type { WorkloadSpec } from '../workloads/spec.js';
 
 // The one option table: it builds every command's flags and --help, the YAML config schema, the typed options each
 // command receives (Options<'run'>), where each option lands in result.json, and docs/cli.md's table. A flag, its
@@ -19,7 +20,9 @@ export type OptionKind =
   | 'percent' // 5% or 5: a share from 0 up to (not including) 100%, as a fraction
   | 'cell-list' // decode cells, context x concurrency: 8Kx1,8Kx16
   | 'capacity' // KV tokens (3M) or a factor of a fitted capacity (1.5x)
-  | 'slo'; // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
+  | 'slo' // a service level: ttft=2s,tok/s=20,share=90% or a name (src/stats/slo.ts)
+  | 'rate-list' // arrival rates in req/s: 0.5,1,2
+  | 'workload'; // --workload's spec (src/workloads/spec.ts), or the same keys as a YAML object
 export const COMMANDS = [
   'run',
   'plan',
@@ -39,6 +42,9 @@ export const COMMANDS = [
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
+// The config fields a run builds from several options (src/config/traffic.ts): the workload and the load model.
+export type TrafficConfigKey = 'workload' | 'load';
+
 // Where a run option lands in result.json: 'config' = config.<key> (same name); 'sampling' = config.sampling under
 // its API name (`wire`), exactly as sent; otherwise a metadata field the run reports (given or discovered).
 export type ResultPath =
@@ -47,6 +53,7 @@ export type ResultPath =
   | 'runId'
   | 'title'
   | 'launchCommand'
+  | `config.${TrafficConfigKey}${string}` // inside config.workload or config.load (src/config/traffic.ts)
   | `target.${string}`
   | `engine.${string}`
   | `hardware.${string}`;
@@ -198,6 +205,119 @@ export const OPTION_TABLE = {
     description: 'windows per decode cell, merged (mean, interval over them); prefill: at least n repeats',
     min: 1,
     max: 100,
+  },
+  // Traffic like production (docs/workloads.md): what each request asks, and when requests are sent. Stored in
+  // config.workload and config.load, which src/config/traffic.ts builds from them.
+  workload: {
+    flag: '--workload <spec>',
+    kind: 'workload',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.workload',
+    computedDefault: { run: 'fixed', plan: 'fixed', sweep: 'fixed' },
+    description:
+      'what each request asks: fixed, lengths:in=normal(8K,2K),out=..., shared-prefix:prefixes=P,prefix=L,suffix=S, multi-turn:turns=T,think=2s,... or mooncake:file=F.jsonl (docs/workloads.md)',
+  },
+  rates: {
+    flag: '--rates <list>',
+    kind: 'rate-list',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.rates',
+    description: 'open loop: arrival rates in requests per second, one load level each, e.g. 0.5,1,2,4',
+  },
+  arrival: {
+    flag: '--arrival <process>',
+    kind: 'string',
+    choices: ARRIVAL_KINDS,
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.arrival',
+    computedDefault: {
+      run: 'poisson (gamma with --burstiness)',
+      plan: 'poisson (gamma with --burstiness)',
+      sweep: 'poisson (gamma with --burstiness)',
+    },
+    description: 'how arrivals are spaced at a rate',
+  },
+  burstiness: {
+    flag: '--burstiness <b>',
+    kind: 'number',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.burstiness',
+    description:
+      "gamma arrivals' shape: gaps of coefficient of variation 1/sqrt(B); 1 is Poisson, < 1 burstier",
+    min: 0.001,
+  },
+  maxInFlight: {
+    flag: '--max-in-flight <m>',
+    kind: 'int',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.maxInFlight',
+    description:
+      "at a rate, an arrival waits client-side until fewer than M are in flight (a gateway's cap; the wait counts in TTFT)",
+    min: 1,
+  },
+  findRate: {
+    flag: '--find-rate',
+    kind: 'bool',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.findRate',
+    description:
+      'search, per row, the highest arrival rate that meets the service level (--slo): doubling, then bisecting, one window a step',
+  },
+  searchWindows: {
+    flag: '--search-windows <n>',
+    kind: 'int',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.searchWindows',
+    computedDefault: { run: '8', plan: '8', sweep: '8' },
+    description: 'the most levels --find-rate measures per row',
+    min: 1,
+    max: 64,
+  },
+  trace: {
+    flag: '--trace <file>',
+    kind: 'string',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.trace',
+    description:
+      "replay a trace's schedule (JSON lines with timestamp in ms); a Mooncake trace (hash_ids) is the workload too",
+  },
+  blockSize: {
+    flag: '--block-size <tokens>',
+    kind: 'tokens',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.workload.block',
+    computedDefault: { run: '512', plan: '512', sweep: '512' },
+    description: "tokens of one hash id of a Mooncake trace's prompts",
+  },
+  warmup: {
+    flag: '--warmup <seconds>',
+    kind: 'duration',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.warmup',
+    defaultValue: 10,
+    description: 'at a rate or a trace: arrivals before each window, left out of every figure',
+    min: 0,
+  },
+  drainTimeout: {
+    flag: '--drain-timeout <seconds>',
+    kind: 'duration',
+    commands: runPlan,
+    configFile: true,
+    result: 'config.load.drainTimeout',
+    defaultValue: 60,
+    description:
+      "at a rate or a trace: how long the window's requests may run past its close before they are aborted (unfinished)",
+    min: 0,
   },
   rampTimeout: {
     flag: '--ramp-timeout <seconds>',
@@ -870,7 +990,15 @@ export const OPTION_TABLE = {
   timeScale: {
     flag: '--time-scale <x>',
     kind: 'number',
-    commands: ['sim'],
+    commands: ['sim', ...runPlan],
+    configFile: true,
+    result: 'config.load.timeScale',
+    computedDefault: { run: '1', plan: '1', sweep: '1' },
+    about: {
+      run: 'replay --trace x times faster (2 halves every gap)',
+      plan: 'replay --trace x times faster (2 halves every gap)',
+      sweep: 'replay --trace x times faster (2 halves every gap)',
+    },
     description: 'run the profile x times faster than real hardware',
     min: 0.000001,
   },
@@ -935,6 +1063,8 @@ interface KindValues {
   'cell-list': string[]; // "8192x16": context tokens x concurrency
   capacity: { tokens: number } | { factor: number };
   slo: ServiceLevel;
+  'rate-list': number[];
+  workload: WorkloadSpec;
 }
 type KindOf<S, C extends CommandName> = S extends { kindFor: Record<C, infer K extends OptionKind> }
   ? K

@@ -4,6 +4,7 @@ import { parseServiceLevel } from '../stats/slo.js';
 import type { OptionRow, OptionSpec } from './options.js';
 import { cellKey } from '../cell-rules.js';
 import { parseDuration } from '../units.js';
+import { readWorkload } from '../workloads/spec.js';
 
 export { parseDuration } from '../units.js';
 
@@ -40,6 +41,19 @@ const parsedBy = <T>(parse: (v: unknown) => T | undefined, message: string) =>
     return z.NEVER;
   });
 
+// A list from a flag's "a,b,c" or a YAML list, each value of `item`'s type, at least one.
+const listOf = (item: z.ZodType) =>
+  z.preprocess(listFromString, z.array(item, 'expected a list').min(1, 'expected at least one value'));
+
+// A zod type of a parser that gives the value, or the problem in words.
+const orProblem = <T>(parse: (v: unknown) => T | string) =>
+  z.unknown().transform((v, ctx) => {
+    const r = parse(v);
+    if (typeof r !== 'string') return r;
+    ctx.addIssue({ code: 'custom', message: r });
+    return z.NEVER;
+  });
+
 const tokenCount = (v: unknown): unknown => (typeof v === 'string' ? (parseTokenCount(v) ?? v) : v);
 const numberFromString = (v: unknown): unknown =>
   typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
@@ -59,6 +73,7 @@ const TOKENS_MSG = 'expected a token count like 8K, 1M or 8192';
 const DURATION_MSG = 'expected a duration like 30, 30s or 2m';
 const PERCENT_MSG = 'expected a percentage from 0 up to 100, such as 5%';
 const CELL_MSG = 'expected a cell like 8Kx16 (context x concurrency)';
+const RATE_MSG = 'expected a rate in requests per second, like 0.5 or 4';
 const CAPACITY_MSG = 'expected tokens like 3000000 or 3M, or a factor like 1.5x';
 
 function isHttpUrl(v: string): boolean {
@@ -98,42 +113,25 @@ export function zodFor(o: OptionSpec): z.ZodType {
     case 'tokens':
       return z.preprocess(tokenCount, withMin(z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)));
     case 'tokens-list':
-      return z.preprocess(
-        listFromString,
-        z
-          .array(
-            z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)),
-            'expected a list',
-          )
-          .min(1, 'expected at least one value'),
-      );
+      return listOf(z.preprocess(tokenCount, z.number(TOKENS_MSG).int(TOKENS_MSG).positive(TOKENS_MSG)));
     case 'int-list':
-      return z.preprocess(
-        listFromString,
-        z
-          .array(
-            z.preprocess(numberFromString, withMin(z.number('expected a number').int('expected an integer'))),
-            'expected a list',
-          )
-          .min(1, 'expected at least one value'),
+      return listOf(
+        z.preprocess(numberFromString, withMin(z.number('expected a number').int('expected an integer'))),
       );
     case 'percent':
       return parsedBy(parsePercent, PERCENT_MSG);
     case 'cell-list':
-      return z.preprocess(
-        listFromString,
-        z.array(parsedBy(parseCell, CELL_MSG), 'expected a list').min(1, 'expected at least one value'),
-      );
+      return listOf(parsedBy(parseCell, CELL_MSG));
     case 'capacity':
       return parsedBy(parseCapacity, CAPACITY_MSG);
+    case 'rate-list':
+      return listOf(z.preprocess(numberFromString, z.number(RATE_MSG).positive(RATE_MSG).finite(RATE_MSG)));
+    case 'workload':
+      return orProblem(readWorkload);
     case 'slo':
-      return z.unknown().transform((v, ctx) => {
-        const r =
-          typeof v === 'string' ? parseServiceLevel(v) : 'expected a service level like ttft=2s,tok/s=20';
-        if (typeof r !== 'string') return r;
-        ctx.addIssue({ code: 'custom', message: r });
-        return z.NEVER;
-      });
+      return orProblem((v) =>
+        typeof v === 'string' ? parseServiceLevel(v) : 'expected a service level like ttft=2s,tok/s=20',
+      );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DerivedConfigKey, RunConfig, RunResult } from '../results/schema.js';
+import type { RunConfig, RunResult } from '../results/schema.js';
 import {
   defaultOf,
   OPTIONS,
@@ -7,16 +7,18 @@ import {
   type OptionKey,
   type OptionRow,
   type Options,
+  type TrafficConfigKey,
 } from './options.js';
 
 // The result's config section holds the table's 'config' options under their own names, plus `sampling` (the
-// fields sent, under their API names) and the fields built from several options (DerivedConfigKey). A missing or
-// extra option on either side fails to compile here.
+// fields sent, under their API names) and the traffic (config.workload and config.load: the options whose result
+// path is inside them, built by src/config/traffic.ts). A missing or extra option on either side fails to compile
+// here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const configMatchesTable: Same<ConfigKey, Exclude<keyof RunConfig, 'sampling' | DerivedConfigKey>> = true;
+const configMatchesTable: Same<ConfigKey, Exclude<keyof RunConfig, 'sampling' | TrafficConfigKey>> = true;
 const configTypesMatch = (
   o: Required<Pick<Options<'run'>, ConfigKey>>,
-): Required<Omit<RunConfig, 'sampling' | DerivedConfigKey>> => o;
+): Required<Omit<RunConfig, 'sampling' | TrafficConfigKey>> => o;
 void configMatchesTable;
 void configTypesMatch;
 

@@ -1,4 +1,5 @@
 import { CONNECT_PROMPT_TOKENS, runContexts, type Plan } from './plan.js';
+import type { PlannedRow } from './levels.js';
 import { priorPrefillModel, prefillSeconds, type PrefillModel } from './prefill-model.js';
 import { cellKey } from '../cell-rules.js';
 import { checkOptions, keysOf } from '../option-keys.js';
@@ -15,9 +16,10 @@ export interface EstimateInput {
 
 // One thing the run does, in the run's order, with how long it should take.
 export interface EstimateStep {
-  kind: 'connect' | 'prefill' | 'cell';
-  contextTokens: number;
+  kind: 'connect' | 'prefill' | 'cell' | 'level';
+  contextTokens: number; // a level's: its row's context, else 0
   concurrency?: number;
+  key?: string; // a level's key (levelKey); a search's window: "<row>@search", one step each
   prompts: number; // cold prompts of contextTokens prefilled in this step (repeats, or new warm-up slots)
   fixedS: number; // what does not depend on prefill speed: windows (R per cell), ramps, settles, request overheads
   estimateS: number;
@@ -42,6 +44,26 @@ export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 
   const steps: Omit<EstimateStep, 'estimateS'>[] = [
     { kind: 'connect', contextTokens: CONNECT_PROMPT_TOKENS, prompts: 1, fixedS: req },
   ];
+  const rowSteps = (r: PlannedRow) => {
+    for (const l of r.levels)
+      steps.push({
+        kind: 'level',
+        contextTokens: r.contextTokens ?? 0,
+        key: l.key,
+        prompts: 0,
+        fixedS: l.scheduleS + overhead,
+      });
+    const search = r.search;
+    for (let i = 0; search && i < search.windows; i++)
+      steps.push({
+        kind: 'level',
+        contextTokens: r.contextTokens ?? 0,
+        key: searchStepKey(r.row),
+        prompts: 0,
+        fixedS: search.scheduleS + overhead,
+      });
+  };
+  const rows = plan.levels ?? [];
   for (const c of runContexts(plan)) {
     const pp = plan.prefill.find((p) => p.contextTokens === c && p.status === 'run');
     if (pp)
@@ -64,9 +86,14 @@ export function planSteps(plan: Plan, input: EstimateInput): Omit<EstimateStep, 
         fixedS: runs ? windows * (input.duration + overhead + req) : 0,
       });
     }
+    for (const r of rows) if (r.contextTokens === c) rowSteps(r);
   }
+  for (const r of rows) if (r.contextTokens === undefined) rowSteps(r);
   return steps;
 }
+
+// A window of a rate search: its rate is known only when it starts, so each counts as the row's next search step.
+export const searchStepKey = (row: string): string => `${row}@search`;
 
 export const stepSeconds = (s: Omit<EstimateStep, 'estimateS'>, m: PrefillModel): number =>
   s.fixedS + s.prompts * prefillSeconds(m, s.contextTokens);
@@ -96,7 +123,7 @@ export function estimateDuration(plan: Plan, input: EstimateInput): Estimate {
   let totalS = 0;
   for (const s of steps) {
     prefillS += s.prompts * prefillSeconds(model, s.contextTokens);
-    if (s.kind === 'cell') decodeS += s.fixedS;
+    if (s.kind === 'cell' || s.kind === 'level') decodeS += s.fixedS;
     totalS += s.estimateS;
   }
   const cellsToRun = plan.cells.filter((c) => c.status === 'run').length;
@@ -109,11 +136,16 @@ export function planLeft(
   plan: Plan,
   doneCells: readonly { contextTokens: number; concurrency: number }[],
   donePrefill: readonly { contextTokens: number }[],
+  doneLevels: readonly { key: string }[] = [],
 ): Plan {
   const cells = new Set(doneCells.map((c) => cellKey(c.contextTokens, c.concurrency)));
   const points = new Set(donePrefill.map((p) => p.contextTokens));
+  const levels = new Set(doneLevels.map((l) => l.key));
   return {
     ...plan,
+    ...(plan.levels
+      ? { levels: plan.levels.map((r) => ({ ...r, levels: r.levels.filter((l) => !levels.has(l.key)) })) }
+      : {}),
     cells: plan.cells.filter(
       (c) => c.status === 'run' && !cells.has(cellKey(c.contextTokens, c.concurrency)),
     ),

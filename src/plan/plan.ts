@@ -11,6 +11,7 @@ import { kvDemandTokens } from '../cell-rules.js';
 import { contextLabel, fmtInt } from '../format/index.js';
 import type { KvLayout } from '../engines/index.js';
 import { checkOptions, keysOf } from '../option-keys.js';
+import type { PlannedRow } from './levels.js';
 
 export interface PlanInput {
   maxModelLen?: number;
@@ -22,6 +23,7 @@ export interface PlanInput {
   contexts?: number[]; // decode contexts; default from maxModelLen
   prefillContexts?: number[]; // default: decode contexts + full window
   concurrency?: number[];
+  closedLoop?: boolean; // false: no prefill points and no decode cells (a run of rates or a trace alone)
 }
 
 // 'run' is measured; the other statuses are decided before anything is sent.
@@ -53,6 +55,7 @@ export interface Plan {
   concurrency: number[];
   prefill: PlannedPrefill[];
   cells: PlannedCell[]; // order of execution: contexts ascending, concurrency ascending
+  levels?: PlannedRow[]; // load levels (src/plan/levels.ts): each context's after its cells, then other rows
 }
 
 const sortedUnique = (xs: readonly number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
@@ -67,23 +70,29 @@ const KEYS = keysOf<PlanInput>({
   contexts: true,
   prefillContexts: true,
   concurrency: true,
+  closedLoop: true,
 });
 
 export function buildPlan(input: PlanInput): Plan {
   checkOptions('buildPlan', input, KEYS);
   const { maxModelLen, kvCapacityTokens, maxOutput } = input;
   let contexts: number[];
-  if (input.contexts && input.contexts.length > 0) contexts = sortedUnique(input.contexts);
+  const closed = input.closedLoop !== false;
+  // Without a closed loop a workload other than fixed has no contexts: its one row is the workload.
+  if (input.contexts && (input.contexts.length > 0 || !closed)) contexts = sortedUnique(input.contexts);
   else if (maxModelLen !== undefined) contexts = decodeContexts(maxModelLen, maxOutput);
   else
     throw new BenchError('USAGE', 'cannot choose contexts: the max model length is unknown.', {
       hint: 'Give --max-model-len N or --contexts 8K,16K,... (or --base-url to probe the server).',
     });
-  const prefillList =
-    input.prefillContexts && input.prefillContexts.length > 0
+  const prefillList = !closed
+    ? []
+    : input.prefillContexts && input.prefillContexts.length > 0
       ? sortedUnique(input.prefillContexts)
       : prefillContexts(maxModelLen, contexts);
-  const concurrency = sortedUnique(input.concurrency?.length ? input.concurrency : DEFAULT_CONCURRENCY);
+  const concurrency = !closed
+    ? []
+    : sortedUnique(input.concurrency?.length ? input.concurrency : DEFAULT_CONCURRENCY);
   const tooLong = (c: number, out: number) =>
     fitsModelLen(c, out, maxModelLen)
       ? undefined
@@ -154,7 +163,8 @@ export const CONNECT_PROMPT_TOKENS = 1024;
 
 export function raisedCapacity(plan: Plan, provenTokens: number, input: PlanInput): Plan {
   if (plan.kvCapacityTokens === undefined || provenTokens <= plan.kvCapacityTokens) return plan;
-  return buildPlan({ ...input, kvCapacityTokens: provenTokens, kvCapacityBound: 'lower-bound' });
+  const raised = buildPlan({ ...input, kvCapacityTokens: provenTokens, kvCapacityBound: 'lower-bound' });
+  return plan.levels ? { ...raised, levels: plan.levels } : raised;
 }
 
 // Contexts too long for the server (docs/method.md "Errors"). Every requested one: nothing to measure, so the run

@@ -11,14 +11,22 @@ import {
 // to the finished prefill points, the cells' overhead beyond window and prefill). Within a step it only counts
 // down: the step in progress contributes its estimate minus the time spent in it, never less than zero.
 
-// A step is named by the request log's cell key (src/results/cell-key.ts), the connect request by 'connect'.
+// A step is named by the request log's cell key (src/results/cell-key.ts), the connect request by 'connect', a load
+// level by its key (a search's window by searchStepKey: its rate is chosen as it starts).
 export type StepKey = string;
-export const stepKey = (kind: EstimateStep['kind'], contextTokens: number, concurrency?: number): StepKey =>
-  kind === 'cell'
-    ? decodeKey(contextTokens, concurrency!)
-    : kind === 'prefill'
-      ? prefillKey(contextTokens)
-      : kind;
+export const stepKey = (
+  kind: EstimateStep['kind'],
+  contextTokens: number,
+  concurrency?: number,
+  key?: string,
+): StepKey =>
+  kind === 'level'
+    ? key!
+    : kind === 'cell'
+      ? decodeKey(contextTokens, concurrency!)
+      : kind === 'prefill'
+        ? prefillKey(contextTokens)
+        : kind;
 
 export interface EtaState {
   steps: readonly EstimateStep[];
@@ -36,7 +44,7 @@ export function startEta(steps: readonly EstimateStep[], prior: PrefillModel, no
 // A step finished at nowMs (earlier unfinished steps, e.g. the connect request, are folded into it).
 export function finishStep(state: EtaState, key: StepKey, nowMs: number): EtaState {
   const i = state.steps.findIndex(
-    (s, j) => j >= state.done && stepKey(s.kind, s.contextTokens, s.concurrency) === key,
+    (s, j) => j >= state.done && stepKey(s.kind, s.contextTokens, s.concurrency, s.key) === key,
   );
   if (i < 0) return state;
   const step = state.steps[i]!;

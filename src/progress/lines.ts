@@ -1,6 +1,6 @@
-import { contextLabel, fmtEta, fmtInt, fmtMs, fmtS, fmtTokS } from '../format/index.js';
+import { contextLabel, fmt2, fmtEta, fmtInt, fmtMs, fmtPct, fmtS, fmtTokS } from '../format/index.js';
 import { plannedCountsText, toMeasure, type CellCounts } from '../plan/counts.js';
-import type { DecodeCell, PrefillPoint } from '../results/schema.js';
+import type { DecodeCell, LoadLevel, PrefillPoint } from '../results/schema.js';
 import type { ProgressStart } from './sink.js';
 
 export const OVER_SHORT = 'over';
@@ -35,7 +35,35 @@ export function prefillLine(p: PrefillPoint): string {
 
 // The run's first line: what it will measure, counted as `plan` counts it.
 export function startLine(s: ProgressStart): string {
-  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}; about ${fmtEta(s.estimateS)}${s.prefillGuessed ? ' (prefill speed guessed until measured; the ETA corrects it)' : ''}`;
+  const cells = s.concurrency.length
+    ? `${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}`
+    : '';
+  const levels = s.levels ? levelsText(s.levels) : '';
+  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${[cells, levels].filter(Boolean).join('; ')}; about ${fmtEta(s.estimateS)}${s.prefillGuessed ? ' (prefill speed guessed until measured; the ETA corrects it)' : ''}`;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+// "4 load levels in 2 rows and a rate search per row (at most 8 windows each)".
+function levelsText(l: NonNullable<ProgressStart['levels']>): string {
+  const fixed = l.levels ? `${plural(l.levels, 'load level')} in ${plural(l.rows, 'row')}` : '';
+  const search = l.searchWindows
+    ? `${fixed ? 'and ' : ''}a rate search ${l.rows > 1 ? 'per row ' : ''}(at most ${l.searchWindows} windows${l.rows > 1 ? ' each' : ''})`
+    : '';
+  return [fixed, search].filter(Boolean).join(' ');
+}
+
+// One finished load level: "level 8K@2/s: Valid, 1.98 of 2.03 req/s achieved, goodput 1.95 (96% met it), TTFT
+// p50 120 ms p99 450 ms, lag p99 0.3 ms".
+export function levelLine(l: LoadLevel): string {
+  const head = `level ${l.key}: ${l.status}`;
+  if (l.status === 'Failed') return `${head} (${l.error ?? l.evidence ?? 'error'})`;
+  const goodput =
+    l.goodput !== null ? `, goodput ${fmt2(l.goodput)} (${fmtPct(l.sloShare)} met the service level)` : '';
+  return (
+    `${head}, ${fmt2(l.achievedRate)} of ${fmt2(l.offeredRate)} req/s achieved${goodput}, ` +
+    `TTFT p50 ${fmtMs(l.ttftMs.p50)} p99 ${fmtMs(l.ttftMs.p99)}, lag p99 ${fmtMs(l.lag.p99Ms)}`
+  );
 }
 
 // "5/13 measured": measured and checked cells, resumed ones included; skipped cells never count.

@@ -1,7 +1,7 @@
 import { contextLabel, fmtEta, wrapProse } from '../format/index.js';
 import type { DecodeCell } from '../results/schema.js';
 import type { CellCounts } from '../plan/counts.js';
-import { cellShort, measuredSoFar, OVER_SHORT, prefillLine } from './lines.js';
+import { cellShort, levelLine, measuredSoFar, OVER_SHORT, prefillLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import { liveScreen } from './screen.js';
 import type { CellRef, ProgressSink, ProgressStart } from './sink.js';
@@ -20,6 +20,8 @@ function frame(s: ProgressStart, cells: Map<string, string>, over: Set<string>, 
       ),
     ].join(' '),
   );
+  // A run of load levels alone has no matrix: its levels are lines above the live area.
+  if (!s.concurrency.length) return [`${s.resumed ? 'resuming' : 'run'} ${s.runId} · ${s.model}`, status];
   return [
     `${s.resumed ? 'resuming' : 'run'} ${s.runId} · ${s.model} · total tok/s (q = requests queued)`,
     head,
@@ -47,11 +49,9 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
       if (permanent.length) stream.write(permanent.map((l) => `${wrapProse(l, cols - 1)}\n`).join(''));
       return;
     }
-    const measured = measuredSoFar(counts ?? s.counts);
+    const measured = s.concurrency.length ? `${measuredSoFar(counts ?? s.counts)} · ` : '';
     // Stopped early: no ETA or phase is left standing above the error that follows.
-    const status = stopped
-      ? `${measured} · stopped`
-      : `${measured} · ETA ${fmtEta(eta.seconds())} · ${phase}`;
+    const status = stopped ? `${measured}stopped` : `${measured}ETA ${fmtEta(eta.seconds())} · ${phase}`;
     screen.draw(frame(s, cells, over, status), permanent);
   };
   const timer = setInterval(() => render(), 1000);
@@ -81,6 +81,10 @@ export function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
       eta.cellDone(c);
       cells.set(cellKey(c.contextTokens, c.concurrency), cellShort(c));
       render();
+    },
+    levelDone(l, step) {
+      eta.levelDone(step);
+      render([levelLine(l)]);
     },
     warn(text) {
       render([`warning: ${text}`]);

@@ -1,7 +1,7 @@
 import type { DecodeCell } from '../results/schema.js';
 import { fmtEta, wrap, wrapProse } from '../format/index.js';
 import type { CellCounts } from '../plan/counts.js';
-import { cellLine, measuredSoFar, prefillLine, startLine } from './lines.js';
+import { cellLine, levelLine, measuredSoFar, prefillLine, startLine } from './lines.js';
 import { runEta } from './run-eta.js';
 import type { ProgressSink, ProgressStart } from './sink.js';
 
@@ -36,6 +36,10 @@ export function plainProgress(write: (line: string) => void, width = 80): Progre
       counts = now;
       eta.cellDone(c);
       write(withTail(cellLine(c), `[${measuredSoFar(counts)}, ETA ${fmtEta(eta.seconds())}]`, width));
+    },
+    levelDone(l, step) {
+      eta.levelDone(step);
+      write(withTail(levelLine(l), `[ETA ${fmtEta(eta.seconds())}]`, width));
     },
     warn(text) {
       say(`warning: ${text}`);

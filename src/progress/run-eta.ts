@@ -8,6 +8,7 @@ export interface RunEta {
   start(s: ProgressStart): void;
   prefillDone(p: PrefillPoint): void;
   cellDone(c: DecodeCell): void;
+  levelDone(key: string): void; // a level's key, or a search's step (searchStepKey)
   seconds(): number;
 }
 
@@ -24,6 +25,9 @@ export function runEta(now: () => number = Date.now): RunEta {
     },
     cellDone(c) {
       if (state) state = finishStep(state, stepKey('cell', c.contextTokens, c.concurrency), now());
+    },
+    levelDone(key) {
+      if (state) state = finishStep(state, key, now());
     },
     seconds() {
       return state ? etaSeconds(state, now()) : 0;

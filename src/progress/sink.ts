@@ -1,7 +1,7 @@
 import type { CellCounts } from '../plan/counts.js';
 import type { EstimateStep } from '../plan/estimate.js';
 import type { PrefillModel } from '../plan/prefill-model.js';
-import type { DecodeCell, PrefillPoint } from '../results/schema.js';
+import type { DecodeCell, LoadLevel, PrefillPoint } from '../results/schema.js';
 
 export interface CellRef {
   contextTokens: number;
@@ -23,6 +23,8 @@ export interface ProgressStart {
   done: DecodeCell[]; // cells already in the result (resume)
   overCapacity: CellRef[]; // cells the plan skips as Over capacity, not yet in the result: known from the start
   resumed: boolean;
+  // Load levels left to measure (docs/workloads.md): planned levels, their rows, a search's most windows per row.
+  levels?: { levels: number; rows: number; searchWindows?: number };
 }
 
 // What the runner tells whoever shows progress; every method is cheap and never throws.
@@ -31,7 +33,9 @@ export interface ProgressSink {
   phase(text: string): void;
   prefillDone(p: PrefillPoint): void;
   cellDone(c: DecodeCell, counts: CellCounts): void; // counts after it (a capacity check may re-plan)
-  replanned?(overCapacity: CellRef[]): void; // a capacity check proved more room: the cells the plan skips now
+  replanned?(overCapacity: CellRef[]): void;
+  // A load level finished and saved; `step` names it in the plan's steps (its key, or its row's search step).
+  levelDone?(level: LoadLevel, step: string): void; // a capacity check proved more room: the cells the plan skips now
   warn(text: string): void;
   finish(text: string): void;
   note?(text: string): void; // a line from outside the run (Ctrl-C), shown without breaking the live view
@@ -43,6 +47,7 @@ export const silentProgress: ProgressSink = {
   phase() {},
   prefillDone() {},
   cellDone() {},
+  levelDone() {},
   warn() {},
   finish() {},
 };

@@ -194,9 +194,6 @@ export const RunConfig = z.object({
   load: LoadConfig.optional(), // absent: closed
 });
 export type RunConfig = z.infer<typeof RunConfig>;
-// RunConfig fields the runner builds from the options (the parsed workload, the load model with its settings)
-// rather than one option's value under its own name: src/config/stored.ts checks the rest against the option table.
-export type DerivedConfigKey = 'workload' | 'load';
 
 export const PrefillRepeat = z.object({
   promptTokens: z.number().int().nonnegative(), // from server usage when reported

@@ -1,13 +1,11 @@
 // Length distributions of the `lengths` workload (docs/workloads.md "lengths"): const(x), uniform(a,b),
 // normal(mean,sd) and lognormal(median,sigma), written with token counts like the rest of the tool (8K = 8,192).
 import { parseTokenCount } from '../plan/contexts.js';
+import type { LengthShape } from '../results/schema.js';
 import { standardNormal } from '../rng.js';
 
-export type Shape =
-  | { dist: 'const'; value: number }
-  | { dist: 'uniform'; min: number; max: number }
-  | { dist: 'normal'; mean: number; sd: number }
-  | { dist: 'lognormal'; median: number; sigma: number };
+// Declared once, by the result's schema (config.workload's `in` and `out`).
+export type Shape = LengthShape;
 
 export const SHAPE_SYNTAX = 'const(x), uniform(a,b), normal(mean,sd) or lognormal(median,sigma)';
 

@@ -5,17 +5,12 @@ import { z } from 'zod';
 import { BenchError } from '../errors.js';
 import { parseTokenCount } from '../plan/contexts.js';
 import { parseDuration } from '../units.js';
+import type { ThinkTime, WorkloadConfig } from '../results/schema.js';
 import { parseShape, shapeText, tokensText, type Shape } from './shapes.js';
 
-export type Think = { dist: 'const'; ms: number } | { dist: 'exp'; meanMs: number };
-
-export type WorkloadSpec =
-  | { kind: 'fixed' }
-  | { kind: 'lengths'; file: string }
-  | { kind: 'lengths'; in: Shape; out?: Shape }
-  | { kind: 'shared-prefix'; prefixes: number; prefix: number; suffix: number }
-  | { kind: 'multi-turn'; turns: number; think: Think; system: number; message: number; cap?: number }
-  | { kind: 'mooncake'; file: string; block: number };
+// Declared once, by the result's schema (config.workload stores exactly this): the parsers below produce it.
+export type Think = ThinkTime;
+export type WorkloadSpec = WorkloadConfig;
 export type WorkloadKind = WorkloadSpec['kind'];
 
 export const WORKLOAD_SYNTAX: Record<WorkloadKind, string> = {

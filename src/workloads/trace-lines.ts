@@ -106,3 +106,12 @@ export function parseScheduleText(text: string, what: string): number[] {
   if (out.length === 0) throw noRequests(what);
   return out.sort((a, b) => a - b);
 }
+
+/** What a trace holds besides timestamps, by its first line: hash ids (a Mooncake trace), lengths, or neither. */
+export function traceKindOf(text: string, what: string): 'mooncake' | 'lengths' | 'schedule' {
+  for (const [, o] of objects(text, failer(what))) {
+    if (Array.isArray(o.hash_ids)) return 'mooncake';
+    return o.input_length !== undefined ? 'lengths' : 'schedule';
+  }
+  throw noRequests(what);
+}

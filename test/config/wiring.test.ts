@@ -13,14 +13,17 @@ type Table = typeof OPTION_TABLE;
 type Run = Options<'run'>;
 type RunKey = keyof Run;
 
-// The type at a dotted path of the result ('target.kvCapacityTokens'); never when the path is not there.
-type At<T, P extends string> = P extends `${infer H}.${infer R}`
-  ? H extends keyof T
-    ? At<NonNullable<T[H]>, R>
-    : never
-  : P extends keyof T
-    ? T[P]
-    : never;
+// The type at a dotted path of the result ('target.kvCapacityTokens'); never when the path is not there. A union
+// (config.load's models) is read member by member: the path's type in those that have it.
+type At<T, P extends string> = T extends unknown
+  ? P extends `${infer H}.${infer R}`
+    ? H extends keyof T
+      ? At<NonNullable<T[H]>, R>
+      : never
+    : P extends keyof T
+      ? T[P]
+      : never
+  : never;
 type StoredAs<K extends OptionKey> = Table[K] extends { result: 'config' }
   ? RunConfig[K & keyof RunConfig]
   : Table[K] extends { result: 'sampling' }

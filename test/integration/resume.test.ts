@@ -9,8 +9,15 @@ import { decodeKey } from '../../src/results/cell-key.js';
 
 const matrix = ['--contexts', '1K,2K', '--concurrency', '1,2,4', '--max-output', '256', '--run-id', 'r1'];
 
-// Starts the real CLI, waits until the result holds `cells` decode cells, then sends `signal`.
-async function runUntil(args: string[], dir: string, cells: number, signal: NodeJS.Signals) {
+// Starts the real CLI, waits until the result holds `cells` decode cells (or `levels` load levels), then sends
+// `signal`.
+async function runUntil(
+  args: string[],
+  dir: string,
+  cells: number,
+  signal: NodeJS.Signals,
+  count: (r: { decode: unknown[]; levels?: unknown[] }) => number = (r) => r.decode.length,
+) {
   const { command, args: pre } = cliCommand();
   const child = spawn(command, [...pre, ...args], {
     cwd: REPO_ROOT,
@@ -24,7 +31,7 @@ async function runUntil(args: string[], dir: string, cells: number, signal: Node
   for (;;) {
     const path = join(dir, 'result.json');
     if (existsSync(path)) {
-      const n = (JSON.parse(readFileSync(path, 'utf8')) as { decode: unknown[] }).decode.length;
+      const n = count(JSON.parse(readFileSync(path, 'utf8')) as { decode: unknown[] });
       if (n >= cells) break;
     }
     if (Date.now() > deadline) throw new Error(`no ${cells} cells in time: ${stderr}`);
@@ -111,6 +118,53 @@ describe('interrupt and resume', () => {
       const truth = sim.truth().find((t) => t.requestId === warm.requestId)!;
       expect(truth.cachedTokens).toBeGreaterThan(0.9 * first.contextTokens);
       expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    },
+  );
+
+  it(
+    'kill -9 mid rate search, then --resume: finished levels unchanged and not measured again, the search goes on from its steps',
+    { timeout: 120_000 },
+    async () => {
+      const out = tempDir('resume-search');
+      const dir = join(out, 's1');
+      const search = [
+        ...['--workload', 'shared-prefix:prefixes=2,prefix=512,suffix=128', '--find-rate', '--rates', '2'],
+        ...['--search-windows', '5', '--warmup', '0.3', '--max-output', '32', '--run-id', 's1'],
+      ];
+      const levels = (r: { levels?: unknown[] }) => r.levels?.length ?? 0;
+      const killed = await runUntil(
+        ['run', ...fastFlags(sim.baseUrl, out), ...search],
+        dir,
+        2,
+        'SIGKILL',
+        levels,
+      );
+      expect(killed.code).toBeNull();
+      const before = readRun(dir);
+      expect(before.result.status).toBe('running');
+      const kept = before.result.levels!;
+      const steps = before.result.rateSearch![0]!.steps;
+      // Each finished level was saved with its step, both or neither.
+      expect(steps.map((x) => x.level)).toEqual(kept.map((l) => l.key));
+      const keptKeys = new Set(kept.map((l) => l.key));
+      const keptLines = before.lines.filter((l) => keptKeys.has(l.cell));
+      expect(keptLines.length).toBeGreaterThan(0);
+
+      const r = await runCliInProcess(['run', '--resume', dir, '--settle-pause', '0.1']);
+      expect(r.code, r.stderr).toBe(0);
+      const after = readRun(dir);
+      expect(after.result.status).toBe('complete');
+      const s = after.result.rateSearch![0]!;
+      expect(s.done).toBe(true);
+      expect(s.steps.slice(0, steps.length)).toEqual(steps); // continued, not restarted
+      expect(s.steps.length).toBeGreaterThan(steps.length);
+      expect(s.steps.map((x) => x.level)).toEqual(after.result.levels!.map((l) => l.key));
+      for (const l of kept) expect(after.result.levels!.find((x) => x.key === l.key)).toEqual(l);
+      // The kept levels' lines are untouched (their requests were not sent again), none twice.
+      expect(after.lines.filter((l) => keptKeys.has(l.cell))).toEqual(keptLines);
+      const ids = after.lines.map((l) => l.requestId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(after.result.config.load).toMatchObject({ model: 'open', findRate: true, searchWindows: 5 });
     },
   );
 

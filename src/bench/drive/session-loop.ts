@@ -95,11 +95,18 @@ async function runSession(
   let answers: string[] = [];
   let broken = false; // a turn of this conversation failed: its later turns have no history to send
   let endedAtMs: number | undefined;
+  // The conversation's history against the workload's count, which takes every answer at its cap: the tokens the
+  // answers fell short by, and one more when the last one ended at the cap (its last token is never computed, so
+  // never cached: docs/workloads.md "Cacheable tokens").
+  let shortfall = 0;
+  let cacheableLess = 0;
   for (const plan of plans) {
     if (plan.conversation !== conversation) {
       conversation = plan.conversation;
       answers = [];
       broken = false;
+      shortfall = 0;
+      cacheableLess = 0;
     } else if (broken) continue;
     if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
     if (hooks.closing()) return;
@@ -150,7 +157,7 @@ async function runSession(
             turn: plan.turn,
             level: spec.level.key,
             inputTarget: plan.inputTokens,
-            cacheableTokens: plan.cacheableTokens,
+            cacheableTokens: Math.max(0, plan.cacheableTokens - (plan.turn > 1 ? cacheableLess : 0)),
             ...(scheduledAtMs !== undefined ? { scheduledAtMs } : {}),
             ...(releasedAtMs !== undefined ? { releasedAtMs } : {}),
           }
@@ -163,6 +170,11 @@ async function runSession(
       ctx.cap?.release();
     }
     endedAtMs = s.record.endAtMs;
+    if (conversation !== undefined) {
+      const out = s.record.outputTokens;
+      shortfall += Math.max(0, plan.maxOutput - out);
+      cacheableLess = shortfall + (out >= plan.maxOutput ? 1 : 0);
+    }
     if (s.record.text !== undefined) {
       answers.push(s.record.text); // the next turn's history, on this thread only (plainSent drops it)
       delete s.record.text;

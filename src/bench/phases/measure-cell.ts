@@ -18,6 +18,7 @@ import { warmUp, warmUpWarnings } from '../warmup.js';
 import type { Measured } from './outcome.js';
 import { cellAgentsField } from '../drive/agents/cell-agents.js';
 import type { AgentHub } from '../drive/agents/hub.js';
+import type { PromptBankSnapshot } from '../../prompts/bank.js';
 
 export interface CellEnv {
   sender: Sender;
@@ -32,6 +33,7 @@ export interface CellEnv {
   monitor?: (threads: number) => CellMonitor | undefined; // the client's self-check over each window
   tokenize?: Tokenize; // pins estimated per-chunk token counts after a cell
   agents?: AgentHub; // the slots of each cell spread over agent machines (docs/distributed.md)
+  bank?: () => Promise<PromptBankSnapshot>; // the prompt bank, measured once a run when a load level needs it
 }
 
 // One decode cell: warm-up, ramp -> window -> close, settle, figures. A request the server refuses for good
@@ -104,7 +106,7 @@ export async function measureCell(
 // The kinds of failure the server answered in its own words (an HTTP error body, an error event in the stream).
 const SERVER_SAID: ReadonlySet<string> = new Set(['http_status', 'stream_error_event']);
 
-function cellRequest(x: Sent): CellRequest {
+export function cellRequest(x: Sent): CellRequest {
   const r = x.record;
   return {
     sentAtMs: r.sentAtMs,

@@ -13,6 +13,7 @@ import { resultSkeleton } from '../result-state.js';
 import { newRunId, normalizeBaseUrl, resumeDirOf, type RunSettings } from '../settings.js';
 import { withoutLocalHardwareForSim } from '../sim-hardware.js';
 import { Checkpoint } from './checkpoint.js';
+import { levelRows, measuresCells, readTraffic, type RunTraffic } from '../traffic.js';
 import { cliCommand } from '../../invocation.js';
 import { kvLayoutOf } from '../../engines/index.js';
 import { runFoldersIn } from '../../results/read.js';
@@ -26,6 +27,7 @@ export interface OpenedRun {
   planInput: PlanInput;
   runId: string;
   checkpoint: Checkpoint;
+  traffic: RunTraffic; // the workload and load model, their files read (src/bench/traffic.ts)
 }
 
 // Resume, probe, plan, folder: everything before the first request. Refuses (BenchError) before it writes.
@@ -40,6 +42,7 @@ export async function openRun(
   if (!s.baseUrl)
     throw new BenchError('USAGE', 'no server given.', { hint: 'Pass --base-url http://HOST:PORT/v1.' });
   const baseUrl = normalizeBaseUrl(s.baseUrl);
+  const traffic = await readTraffic(s); // a bad combination or file is refused before the server is asked
   const info = await probeFor(s, s.baseUrl, probe); // as given: the probe strips credentials and says so
   if (previous && previous.target.model !== info.model)
     throw new BenchError(
@@ -47,7 +50,13 @@ export async function openRun(
       `the server now serves ${info.model}, the run measured ${previous.target.model}.`,
       { hint: 'Resume against the same server and model, or start a new run.' },
     );
-  const { plan, planInput, maxModelLen, kvCapacityTokens } = planRun(s, info, previous, given.kvCapacity);
+  const { plan, planInput, maxModelLen, kvCapacityTokens } = planRun(
+    s,
+    info,
+    previous,
+    given.kvCapacity,
+    traffic,
+  );
   refuseAllTooLong(plan, planInput.prefillContexts !== undefined); // before the folder and any request
   const runId = previous?.runId ?? s.runId ?? newRunId();
   const dir = resumeDir ?? join(s.out, runId);
@@ -63,21 +72,33 @@ export async function openRun(
         maxModelLen,
         kvCapacityTokens,
         startedAt: startedAt(),
+        traffic,
       });
   const checkpoint = new Checkpoint(dir, result, plan);
-  return { settings: s, resumed: previous !== undefined, baseUrl, info, plan, planInput, runId, checkpoint };
+  return {
+    settings: s,
+    resumed: previous !== undefined,
+    baseUrl,
+    info,
+    plan,
+    planInput,
+    runId,
+    checkpoint,
+    traffic,
+  };
 }
 
 // What a run measures (and `plan --resume` shows): the settings over what the server reports. A resumed run keeps
 // the capacity bound it found, and its capacity checks that ran whole still raise the capacity.
 export function planRun(
   s: Pick<RunSettings, 'maxModelLen' | 'kvCapacity' | 'verifyCapacity' | 'maxOutput'> &
-    Pick<RunSettings, 'contexts' | 'prefillContexts' | 'concurrency'>,
+    Pick<RunSettings, 'contexts' | 'prefillContexts' | 'concurrency' | 'duration' | 'warmup'>,
   info: Pick<TargetInfo, 'maxModelLen' | 'kvCapacityTokens' | 'kvCapacityBound' | 'kvLayout'> & {
     engine?: Pick<TargetInfo['engine'], 'name'>; // absent offline (plan --resume): the stored run's
   },
   previous: RunResult | undefined,
   capacityFlag: number | undefined,
+  traffic: RunTraffic,
 ): { plan: Plan; planInput: PlanInput; maxModelLen?: number; kvCapacityTokens?: number } {
   const maxModelLen = s.maxModelLen ?? info.maxModelLen;
   const kvCapacityTokens = s.kvCapacity ?? info.kvCapacityTokens;
@@ -96,9 +117,11 @@ export function planRun(
     ...(kvLayout ? { kvLayout } : {}),
     ...(s.verifyCapacity ? { verifyCapacity: true } : {}),
     maxOutput: s.maxOutput,
-    ...(s.contexts ? { contexts: s.contexts } : {}),
+    // A workload other than fixed has one row, the workload: no contexts; its closed loop is load levels.
+    ...(traffic.workload.kind !== 'fixed' ? { contexts: [] } : s.contexts ? { contexts: s.contexts } : {}),
     ...(s.prefillContexts ? { prefillContexts: s.prefillContexts } : {}),
-    ...(s.concurrency ? { concurrency: s.concurrency } : {}),
+    ...(s.concurrency?.length ? { concurrency: s.concurrency } : {}),
+    ...(measuresCells(traffic) ? {} : { closedLoop: false }),
   };
   const proven = Math.max(
     0,
@@ -106,7 +129,9 @@ export function planRun(
       c.capacityCheck && !c.capacityCheck.held ? c.capacityCheck.needTokens : 0,
     ),
   );
-  const plan = raisedCapacity(buildPlan(planInput), proven, planInput);
+  const built = raisedCapacity(buildPlan(planInput), proven, planInput);
+  const levels = levelRows(traffic, built, s);
+  const plan = levels.length ? { ...built, levels } : built;
   return {
     plan,
     planInput,
