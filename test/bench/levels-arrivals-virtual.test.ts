@@ -8,7 +8,7 @@ import type { TruthRecord } from '../../src/sim/truth.js';
 import { memoryStream, runVirtual, virtualSettings, virtualRig, type VirtualRun } from './virtual-run.js';
 import { BenchRun } from '../../src/bench/run.js';
 
-// Arrivals at a rate through the whole runner (issue 33's acceptance): what reached the sim, read from its truth
+// Arrivals at a rate through the whole runner (docs/workloads.md "Load models"): what reached the sim, read from its truth
 // log, not the schedule the client computed. Long levels in virtual time: thousands of arrivals in seconds of CPU.
 
 const out = () => mkdtempSync(join(tmpdir(), 'arrivals-'));

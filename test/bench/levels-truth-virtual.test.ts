@@ -20,7 +20,7 @@ import {
 } from './virtual-run.js';
 import type { RunSettings } from '../../src/bench/settings.js';
 
-// A level's figures and the prefix cache's hits against the sim's truth log (issue 33's acceptance), through the
+// A level's figures and the prefix cache's hits against the sim's truth log (docs/workloads.md "Figures of a load level"), through the
 // whole runner in virtual time: goodput and percentiles recomputed from what the server did, a Mooncake trace's
 // prompts and cache hits, a conversation's cached context.
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { highestRateWithin } from '../helpers/mdc-queue.js';
 import { runVirtual, virtualSettings } from './virtual-run.js';
 
-// --find-rate's acceptance (issue 33): on a sim of S seats whose step does not grow with the batch, answering
+// --find-rate (docs/workloads.md "The answer in requests per second"): on a sim of S seats whose step does not grow with the batch, answering
 // fixed lengths, every request holds a seat for the same time, so the server is an M/D/S queue; the highest rate
 // meeting a TTFT service level is then the model's (test/helpers/mdc-queue.ts, written apart from the sim), and
 // the search through the whole runner must find it within 10% in at most 8 windows.

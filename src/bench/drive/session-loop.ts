@@ -42,13 +42,23 @@ export const errorLimit = (n: number): number => Math.max(10, 2 * n);
 
 export const backoffMs = (consecutive: number): number => Math.min(1000, 25 * 2 ** Math.min(consecutive, 6));
 
-// Waits until an instant of the clock (at once when it has passed), never less: a real timer runs up to a
-// millisecond early (libuv counts whole milliseconds from the time it cached at the start of the loop's turn), so
-// the rest is waited out on the loop's next turns, not on another timer (at least 1 ms). A virtual clock's timer
-// runs at its instant exactly.
+// Waits until an instant of the clock (at once when it has passed), never less and as little more as the loop
+// allows. A real timer fires up to about a millisecond early or late (libuv counts the loop's time in whole
+// milliseconds from the start of its turn, and a poll sleeps at least one), so it is set the clock's slack early
+// and the rest is waited out on the loop's turns. Those turns number thousands per millisecond on an idle loop, so
+// each is one Immediate and nothing else: a promise per turn made a scavenge every 200 ms at 100 arrivals/s, and
+// those pauses were the lag's tail. docs/performance.md "Keeping to a schedule" has the figures. A virtual
+// clock's timer runs at its instant exactly, and it has no slack.
 async function sleepUntil(clock: Clock, atMs: number, signal: AbortSignal): Promise<void> {
-  await sleep(clock, atMs - clock.now(), signal);
-  while (!signal.aborted && clock.now() < atMs) await new Promise((r) => setImmediate(r));
+  await sleep(clock, atMs - (clock.timerSlackMs ?? 0) - clock.now(), signal);
+  if (signal.aborted || clock.now() >= atMs) return;
+  await new Promise<void>((resolve) => {
+    const turn = (): void => {
+      if (signal.aborted || clock.now() >= atMs) resolve();
+      else setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
 }
 
 // How long before its arrival a session starts: time to build its first prompt, so that it is sent on time.
@@ -70,7 +80,7 @@ export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<vo
   for (const s of sessions) {
     const at = ctx.zeroMs + starts[s - 1]!;
     if (at >= closeAt) break;
-    await sleepUntil(ctx.clock, at - PREPARE_MS, ctx.early);
+    await sleep(ctx.clock, at - PREPARE_MS - ctx.clock.now(), ctx.early); // ahead of time: a timer is close enough
     if (hooks.closing() || ctx.early.aborted) break;
     running.push(runSession(s, plan.sessionPlans(s), ctx, hooks));
   }

@@ -13,6 +13,7 @@ export function skewedClock(base: Clock, offsetMs: number, driftMsPerS = 0): Clo
       return t + skew(t);
     },
     setTimer: (fn, delayMs) => base.setTimer(fn, delayMs),
+    ...(base.timerSlackMs !== undefined ? { timerSlackMs: base.timerSlackMs } : {}),
   };
 }
 
