@@ -315,7 +315,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
     done: cp.cells,
     overCapacity: overCapacityLeft(plan, cp),
     resumed: run.resumed,
-    ...(plan.levels?.length ? { levels: levelsLeft(plan, cp) } : {}),
+    ...(plan.levels?.length ? { levels: levelsLeft(plan, cp, run.settings.drainTimeout) } : {}),
   });
   // Contexts the server cannot take were skipped above ("skipped as too long"): say which and what fits.
   const long = tooLongNote(plan);
@@ -323,7 +323,7 @@ function announce(run: OpenedRun, progress: ProgressSink): void {
 }
 
 // The load levels a run has left: planned levels not in the result, and the searches not done.
-function levelsLeft(plan: Plan, cp: Checkpoint): NonNullable<ProgressStart['levels']> {
+function levelsLeft(plan: Plan, cp: Checkpoint, drainS: number): NonNullable<ProgressStart['levels']> {
   const rows = plan.levels ?? [];
   const levels = rows.flatMap((r) => r.levels).filter((l) => !cp.hasLevel(l.key)).length;
   const searches = rows.filter((r) => r.search && !cp.search(r.row)?.done);
@@ -331,6 +331,7 @@ function levelsLeft(plan: Plan, cp: Checkpoint): NonNullable<ProgressStart['leve
     levels,
     rows: rows.length,
     ...(searches.length ? { searchWindows: searches[0]!.search!.windows } : {}),
+    ...(rows.some((r) => r.search || r.levels.some((l) => l.load.model !== 'closed')) ? { drainS } : {}),
   };
 }
 

@@ -39,7 +39,11 @@ export function startLine(s: ProgressStart): string {
     ? `${s.contexts.length} contexts x ${s.concurrency.length} concurrency levels = ${plannedCountsText(s.counts)}`
     : '';
   const levels = s.levels ? levelsText(s.levels) : '';
-  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${[cells, levels].filter(Boolean).join('; ')}; about ${fmtEta(s.estimateS)}${s.prefillGuessed ? ' (prefill speed guessed until measured; the ETA corrects it)' : ''}`;
+  // A level past the server's capacity drains to the timeout, one within it at once: said, not guessed.
+  const drain = s.levels?.drainS
+    ? ` (a level whose requests outlast its window waits up to ${fmtEta(s.levels.drainS)} more for them)`
+    : '';
+  return `${s.resumed ? 'resuming' : 'run'} ${s.runId}: ${s.model}, ${[cells, levels].filter(Boolean).join('; ')}; about ${fmtEta(s.estimateS)}${drain}${s.prefillGuessed ? ' (prefill speed guessed until measured; the ETA corrects it)' : ''}`;
 }
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;

@@ -24,7 +24,8 @@ export interface ProgressStart {
   overCapacity: CellRef[]; // cells the plan skips as Over capacity, not yet in the result: known from the start
   resumed: boolean;
   // Load levels left to measure (docs/workloads.md): planned levels, their rows, a search's most windows per row.
-  levels?: { levels: number; rows: number; searchWindows?: number };
+  // drainS: an open level or a trace waits up to this long past its close for its requests (not in the estimate).
+  levels?: { levels: number; rows: number; searchWindows?: number; drainS?: number };
 }
 
 // What the runner tells whoever shows progress; every method is cheap and never throws.

@@ -1,3 +1,4 @@
+import { rowLabel } from '../answer/levels.js';
 import { serverLimits } from '../answer/limits.js';
 import { layoutWords } from '../engines/index.js';
 import type { CellStatus, DecodeCell, PrefillPoint, RunResult } from '../results/schema.js';
@@ -92,15 +93,20 @@ function range(values: number[], fmt: (v: number) => string): string {
   return first === last ? first : `${first}–${last}`;
 }
 
-/** "vllm · 0.30.1 · FP8 · 8 contexts (8K–1019K) × 8 concurrency levels (1–128) · prefill at 8K, ...". */
+/** "vllm · 0.30.1 · FP8 · 8 contexts (8K–1019K) × 8 concurrency levels (1–128) · 7 load levels (8K) · prefill at 8K, ...". */
 export function subtitle(r: RunResult): string {
   const ctx = decodeContexts(r);
   const conc = decodeConcurrency(r);
   const parts = [r.engine.name, r.engine.version, r.engine.quantization].filter((p): p is string => !!p);
-  if (ctx.length)
+  if (ctx.length && conc.length)
     parts.push(
       `${ctx.length} context${ctx.length === 1 ? '' : 's'} (${range(ctx, contextLabel)}) × ${conc.length} concurrency level${conc.length === 1 ? '' : 's'} (${range(conc, String)})`,
     );
+  const levels = r.levels ?? [];
+  if (levels.length) {
+    const rows = [...new Set(levels.map((l) => l.row))].map(rowLabel);
+    parts.push(`${levels.length} load level${levels.length === 1 ? '' : 's'} (${rows.join(', ')})`);
+  }
   const pre = prefillPoints(r);
   if (pre.length) parts.push(`prefill at ${pre.map((p) => contextLabel(p.contextTokens)).join(', ')}`);
   return parts.join(' · ');

@@ -114,3 +114,22 @@ describe('progress', () => {
     expect(chooseProgress({ quiet: true })).toBe(silentProgress);
   });
 });
+
+describe('the start line of a run with load levels', () => {
+  it('counts the levels and the search, and says the drain the estimate leaves out', async () => {
+    const { startLine } = await import('../../src/progress/lines.js');
+    const line = startLine({
+      ...start,
+      contexts: [1024],
+      concurrency: [],
+      levels: { levels: 2, rows: 1, searchWindows: 8, drainS: 60 },
+    });
+    expect(line).toBe(
+      'run r: m, 2 load levels in 1 row and a rate search (at most 8 windows); about 2 min (a level whose requests outlast its window waits up to 60 s more for them)',
+    );
+    // Closed levels alone never drain: nothing said.
+    expect(startLine({ ...start, contexts: [1024], concurrency: [], levels: { levels: 2, rows: 1 } })).toBe(
+      'run r: m, 2 load levels in 1 row; about 2 min',
+    );
+  });
+});

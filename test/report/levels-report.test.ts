@@ -244,3 +244,28 @@ describe('report --slo on the command line', () => {
     expect(txt.stdout).toContain('2.83 req/s meets the service');
   });
 });
+
+describe('the page of a run of load levels alone', () => {
+  it('says its levels in the subtitle and a Load levels card, and no matrix of 0 cells', () => {
+    const full = levelsResult();
+    const alone = parseResult({ ...full, decode: [], prefill: [] });
+    const html = renderReport(alone, 'html');
+    const rows = [...new Set(full.levels!.map((l) => l.row))].length;
+    expect(rows).toBe(2);
+    expect(html).toContain(`${full.levels!.length} load levels (8K, `);
+    expect(renderReport(alone, 'md')).toContain(`${full.levels!.length} load levels (8K, ${PREFIX_ROW})`);
+    expect(html).not.toContain('concurrency levels ()');
+    expect(html).not.toContain('>Matrix<');
+    const count = (s: string) => full.levels!.filter((l) => l.status === s).length;
+    expect(html).toContain(
+      `${count('Valid')} valid · ${count('Requests queued')} queued · ${count('Client-bound')} client-bound · ${count('Failed')} failed`,
+    );
+    expect(count('Client-bound')).toBe(1);
+    expect(count('Failed')).toBe(1);
+    // With its closed loop the matrix card stays, beside the levels' card.
+    const both = renderReport(full, 'html');
+    expect(both).toContain('>Matrix<');
+    expect(both).toContain('>Load levels<');
+    expect(renderReport(alone, 'txt')).toContain(`${full.levels!.length} load levels`);
+  });
+});

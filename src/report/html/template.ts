@@ -26,7 +26,7 @@ import { cellId, heatmapHtml, heatmapLegend } from './heatmap.js';
 import { card, htmlPage, topHeader, type PageOptions } from './page.js';
 import { paretoSvg } from './pareto.js';
 import { prefillChartSvg } from './prefill-chart.js';
-import { CELL_STATUSES, cellKey, type CellStatus, STATUS_CLASS } from '../../cell-rules.js';
+import { CELL_STATUSES, cellKey, type CellStatus, type LevelStatus, STATUS_CLASS } from '../../cell-rules.js';
 
 function kpi(k: string, v: string, d: string, cls = ''): string {
   return `<div class="kpi ${cls}"><div class="k">${esc(k)}</div><div class="v">${v}</div><div class="d">${esc(d)}</div></div>`;
@@ -73,13 +73,26 @@ function kpis(r: RunResult, anomalies: Anomaly[], gpus?: number): string {
       ),
     );
   const count = (s: DecodeCell['status']) => r.decode.filter((c) => c.status === s).length;
-  out.push(
-    kpi(
-      'Matrix',
-      `${r.decode.length} <small>cells</small>`,
-      `${count('Valid')} valid · ${count('Requests queued')} queued · ${count('Over capacity')} over capacity · ${count('Failed')} failed`,
-    ),
-  );
+  const levels = r.levels ?? [];
+  // A run of load levels alone has no matrix: its card would say 0 cells.
+  if (r.decode.length || !levels.length)
+    out.push(
+      kpi(
+        'Matrix',
+        `${r.decode.length} <small>cells</small>`,
+        `${count('Valid')} valid · ${count('Requests queued')} queued · ${count('Over capacity')} over capacity · ${count('Failed')} failed`,
+      ),
+    );
+  if (levels.length) {
+    const n = (s: LevelStatus) => levels.filter((l) => l.status === s).length;
+    out.push(
+      kpi(
+        'Load levels',
+        `${levels.length} <small>level${levels.length === 1 ? '' : 's'}</small>`,
+        `${n('Valid')} valid · ${n('Requests queued')} queued · ${n('Client-bound')} client-bound · ${n('Failed')} failed`,
+      ),
+    );
+  }
   const flagged = anomalies.filter((a) => a.severity !== 'info').length;
   out.push(
     kpi(
