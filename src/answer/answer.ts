@@ -3,6 +3,7 @@ import type { RunResult, ServiceLevel } from '../results/schema.js';
 import { DEFAULT_SERVICE_LEVEL, describeServiceLevel } from '../stats/slo.js';
 import { capacities, type Basis, type ContextCapacity } from './capacity.js';
 import { rateAnswers, type RowRateAnswer } from './levels.js';
+import { rateReason, type RateReason } from './rate-reasons.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
 import { isMeasured } from '../cell-rules.js';
 
@@ -27,8 +28,12 @@ export interface Answer {
   };
   basis: Basis | 'mixed'; // how the cells were judged
   predicted: boolean;
-  // Per row with open-loop levels, the highest arrival rate meeting the level (src/answer/levels.ts).
-  rates?: RowRateAnswer[];
+  // Per row with open-loop levels, the highest arrival rate meeting the level (src/answer/levels.ts) and why not more.
+  rates?: RateAnswer[];
+}
+
+export interface RateAnswer extends RowRateAnswer {
+  reason?: RateReason; // src/answer/rate-reasons.ts
 }
 
 /** The service level a result is judged by: the one given, else the result's own, else the default. */
@@ -56,7 +61,10 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
     .sort((a, b) => a.contextTokens - b.contextTokens || a.concurrency - b.concurrency);
   const one = measured[0];
   const cold = one && r.prefill.find((p) => p.contextTokens === one.contextTokens);
-  const rates = rateAnswers(r, slo);
+  const rates = rateAnswers(r, slo).map((x): RateAnswer => {
+    const reason = rateReason(r, x, slo);
+    return reason ? { ...x, reason } : x;
+  });
   return {
     slo,
     sloFrom,

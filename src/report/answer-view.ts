@@ -132,6 +132,9 @@ function rateTextLines(
     );
     for (const t of [r.evidence, ...r.notes])
       out.push(...wrap(t, width - 4, '  ').map((l) => paint(`    ${l}`, 'dim')));
+    if (r.why) out.push(...wrap(`Why not more: ${r.why}`, width - 4, '  ').map((l) => `    ${l}`));
+    if (r.change)
+      out.push(...wrap(`Change: ${r.change}.`, width - 4, '  ').map((l) => paint(`    ${l}`, 'cyan')));
   }
   return out;
 }
@@ -181,12 +184,14 @@ export function rateMd(a: Answer): string[] {
     `**${mdEscape(RATES_HEADING)}**`,
     '',
     mdTable(
-      ['Row', 'Requests per second', 'Evidence', 'Users at once'],
+      ['Row', 'Requests per second', 'Evidence', 'Users at once', 'Why not more', 'What to change'],
       rows.map((r) => [
         mdEscape(r.row),
         `**${mdEscape(r.phrase)}**`,
         mdEscape(r.evidence),
         mdEscape(r.users),
+        answerProseMd(r.why),
+        answerProseMd(r.change),
       ]),
     ),
     '',
@@ -226,10 +231,10 @@ function rateHtml(a: Answer): string {
   const rows = rateAnswerRows(a);
   if (!rows.length) return '';
   const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
-  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th></tr></thead><tbody>${rows
+  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
     .map(
       (r) =>
-        `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td></tr>`,
+        `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,
     )
     .join(
       '',

@@ -81,6 +81,15 @@ function answerJson(r: RunResult, a: Analysis) {
         tooCloseToCall: x.undecided.map((j) => rateOf(j.level)),
         clientBound: x.clientBound.map((j) => rateOf(j.level)),
         usersAtOnce: x.users ?? null,
+        reason: x.reason
+          ? {
+              kind: x.reason.kind,
+              rate: x.reason.rate,
+              inFlight: x.reason.inFlight ?? null,
+              why: x.reason.text,
+              change: x.reason.change,
+            }
+          : null,
         levels: (view?.levels ?? []).map((v) => levelVerdict(v.judgement, v.goodput)),
       };
     }),

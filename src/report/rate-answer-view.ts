@@ -1,4 +1,4 @@
-import type { Answer } from '../answer/answer.js';
+import type { Answer, RateAnswer } from '../answer/answer.js';
 import { judgedText } from '../answer/reasons.js';
 import {
   rateEvidence,
@@ -7,7 +7,6 @@ import {
   rateSentence,
   rowLabel,
   type LevelJudgement,
-  type RowRateAnswer,
 } from '../answer/levels.js';
 import { CLIENT_BOUND_FIX, lagText } from './levels-model.js';
 
@@ -44,10 +43,12 @@ export interface RateAnswerRow {
   users: string; // "4 users", "at least 8 users", or "—" where no closed loop was measured
   evidence: string;
   notes: string[]; // too close to call, client-bound
+  why: string; // why not a higher rate, in a sentence ('' where a rate too close to call is the limit)
+  change: string; // what to change, naming the engine's setting
 }
 
 export function rateAnswerRows(a: Answer): RateAnswerRow[] {
-  return (a.rates ?? []).map((x: RowRateAnswer) => ({
+  return (a.rates ?? []).map((x: RateAnswer) => ({
     row: rowLabel(x.row),
     phrase: ratePhrase(x),
     sentence: rateSentence(x),
@@ -56,6 +57,8 @@ export function rateAnswerRows(a: Answer): RateAnswerRow[] {
       : '—',
     evidence: rateEvidence(x),
     notes: [...x.undecided.map((j) => tooCloseNote(j, a.slo.share)), ...x.clientBound.map(clientBoundNote)],
+    why: x.reason?.text ?? '',
+    change: x.reason?.change ?? '',
   }));
 }
 

@@ -102,8 +102,13 @@ export function renderShare(
   if (rates.length)
     out.push(
       mdTable(
-        ['Row', 'Requests per second', 'Users at once'],
-        rates.map((x) => [mdEscape(x.row), `**${mdEscape(x.phrase)}**`, mdEscape(x.users)]),
+        ['Row', 'Requests per second', 'Users at once', 'What to change'],
+        rates.map((x) => [
+          mdEscape(x.row),
+          `**${mdEscape(x.phrase)}**`,
+          mdEscape(x.users),
+          x.change ? mdEscape(x.change) : '—',
+        ]),
       ),
       '',
     );

@@ -32,7 +32,10 @@ describe('--find-rate on an M/D/S server', () => {
     expect(serviceMs).toBeLessThan(110);
     // 90% of requests must see their first token within 30 ms of waiting for a seat.
     const slo = { ttftMs: Math.round(ttft0 + 30), share: 0.9 };
-    const limit = highestRateWithin({ servers: SEATS, serviceMs }, { boundMs: slo.ttftMs - ttft0, share: 0.9 });
+    const limit = highestRateWithin(
+      { servers: SEATS, serviceMs },
+      { boundMs: slo.ttftMs - ttft0, share: 0.9 },
+    );
     expect(limit).toBeGreaterThan(15);
     expect(limit).toBeLessThan((SEATS * 1000) / serviceMs);
 

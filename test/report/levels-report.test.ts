@@ -29,12 +29,17 @@ describe('Markdown with load levels', () => {
         '**2 req/s (3 too close to call)**',
         '98% of 120 requests met it at 2 req/s (goodput 1.97 req/s)',
         '4 users',
+        // 4 req/s: 4/s × 22.5 s = 90 at once, over 64 seats; 90 × (8,192 + 512) = 783,360 tokens over 400,000
+        'At 4 req/s the arrivals keep about 90 running at once (4/s × 22.5 s each); the server runs 64 at once (launch command --max-num-seqs 64), and 90 at 8K with answers up to 512 need 783,360 tokens of KV cache, more than its 400,000: the others waited (TTFT p50 1,400 ms from arrival).',
+        'vLLM: --max-num-seqs 90 and a KV cache of 783,360 tokens (--gpu-memory-utilization) together (more KV cache runs no more at once, more seats do not fit)',
       ],
       [
         PREFIX_ROW,
         '**3.08 req/s (3.36 fails; 8 req/s client-bound)**',
         '97% of 185 requests met it at 3.08 req/s (goodput 3 req/s)',
         '4 users',
+        'At 3.36 req/s the arrivals keep about 60 running at once (3.36/s × 17.8 s each) on average, close to the 64 the server runs at once (launch command --max-num-seqs 64): bursts of arrivals pass it and wait for a seat (TTFT p50 1,100 ms from arrival).',
+        'vLLM: raise --max-num-seqs, for room over the bursts (64 now); or the rate spread over replicas',
       ],
     ]);
     expect(cells(fixed!.header)).toEqual([

@@ -20,7 +20,8 @@ describe('terminal report with load levels', () => {
     const t = text();
     for (const line of t.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     expect(t).toBe(renderReport(levelsResult(), 'txt', { width: 80 }));
-    for (const line of text(undefined, 50).split('\n')) expect([...line].length, line).toBeLessThanOrEqual(50);
+    for (const line of text(undefined, 50).split('\n'))
+      expect([...line].length, line).toBeLessThanOrEqual(50);
   });
 
   it('answers in requests per second first, beside the users at once, in words', () => {
