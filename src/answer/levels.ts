@@ -63,6 +63,8 @@ export interface RowRateAnswer extends Ladder<LevelJudgement> {
   levels: LevelJudgement[]; // the row's open levels by rate, Client-bound ones included
   clientBound: LevelJudgement[]; // not judged, so outside the ladder
   users?: UsersAtOnce; // the row's closed loop: its cells (a context) or its closed levels
+  closedLevels?: number; // the row's closed levels measured (a workload's), where it has any
+  trace?: LevelJudgement; // the row's trace replayed on its own schedule
 }
 
 // The users at once of a row's closed loop: a context's decode cells, else the row's closed levels.
@@ -84,9 +86,10 @@ const concurrencyOf = (l: LoadLevel): number => (l.load.model === 'closed' ? l.l
 // The parts of a result the answer in requests per second reads (serve's index keeps no more).
 export type LevelsOf = Pick<RunResult, 'levels' | 'decode' | 'predicted'>;
 
-/** Per row with open levels, the highest rate meeting the level, in the order the rows first appear. */
+/** Per row with load levels, the highest rate meeting the level (where it has open levels), the users at once of
+ * its closed loop and its trace's verdict, in the order the rows first appear. */
 export function rateAnswers(r: LevelsOf, slo: ServiceLevel): RowRateAnswer[] {
-  const rows = [...new Set((r.levels ?? []).filter((l) => l.load.model === 'open').map((l) => l.row))];
+  const rows = [...new Set((r.levels ?? []).map((l) => l.row))];
   return rows.map((row) => {
     const levels = (r.levels ?? [])
       .filter((l) => l.row === row && l.load.model === 'open')
@@ -96,12 +99,16 @@ export function rateAnswers(r: LevelsOf, slo: ServiceLevel): RowRateAnswer[] {
       (j): j is LevelJudgement & { verdict: SloVerdict } => j.verdict !== 'not judged',
     );
     const users = usersOf(r, row, slo);
+    const closedLevels = (r.levels ?? []).filter((l) => l.row === row && l.load.model === 'closed').length;
+    const trace = (r.levels ?? []).find((l) => l.row === row && l.load.model === 'trace');
     return {
       row,
       levels,
       clientBound: levels.filter((j) => j.verdict === 'not judged'),
       ...ladder(judged),
       ...(users ? { users } : {}),
+      ...(closedLevels ? { closedLevels } : {}),
+      ...(trace ? { trace: judgeLevel(trace, slo) } : {}),
     };
   });
 }
@@ -121,8 +128,31 @@ function above(a: RowRateAnswer): { j: LevelJudgement; how: string } | undefined
   return j ? { j, how: j.verdict === 'fails' ? 'fails' : 'too close to call' } : undefined;
 }
 
+// A row without open levels: its closed loop's users at once and its trace, in words.
+const usersWords = (a: RowRateAnswer): string | undefined =>
+  a.users
+    ? `${a.users.atLeast ? 'at least ' : ''}${a.users.users} user${a.users.users === 1 ? '' : 's'} at once`
+    : a.closedLevels
+      ? 'no number of users measured'
+      : undefined;
+const TRACE_VERDICT: Record<LevelJudgement['verdict'], string> = {
+  meets: 'meets the service level',
+  fails: 'fails the service level',
+  'too close to call': 'is too close to call',
+  'not judged': 'is client-bound, not judged',
+};
+function traceWords(j: LevelJudgement): string {
+  const scale =
+    j.level.load.model === 'trace' && j.level.load.timeScale !== 1 ? ` ×${j.level.load.timeScale}` : '';
+  return `the trace${scale} (${Number(j.level.offeredRate.toPrecision(3))} req/s offered) ${TRACE_VERDICT[j.verdict]}`;
+}
+function noRatesPhrase(a: RowRateAnswer): string {
+  return [usersWords(a), a.trace && traceWords(a.trace)].filter(Boolean).join('; ') || '—';
+}
+
 /** "3.1 req/s (3.4 fails)", "at least 8 req/s", "not even 0.5 req/s", "too close to call at 2 or 4 req/s". */
 export function ratePhrase(a: RowRateAnswer): string {
+  if (!a.levels.length) return noRatesPhrase(a);
   const bound = a.clientBound.length ? `; ${list(a.clientBound)} client-bound` : '';
   if (a.capacity && a.atLeast) return `at least ${rate(a.capacity)}${bound ? ` (${bound.slice(2)})` : ''}`;
   const next = above(a);
@@ -135,6 +165,14 @@ export function ratePhrase(a: RowRateAnswer): string {
 /** "shared-prefix: 3.1 req/s meets the service level (3.4 fails it)", with the users at once where measured. */
 export function rateSentence(a: RowRateAnswer): string {
   const head = `${rowLabel(a.row)}: `;
+  if (!a.levels.length) {
+    const users = usersWords(a);
+    const parts = [
+      users && `${users} ${a.users ? 'meet' : 'meets'} the service level`,
+      a.trace && traceWords(a.trace),
+    ].filter(Boolean);
+    return `${head}${parts.join('; ') || 'nothing judged'}`;
+  }
   const users = a.users
     ? `; ${a.users.atLeast ? 'at least ' : ''}${a.users.users} user${a.users.users === 1 ? '' : 's'} at once`
     : '';
@@ -148,6 +186,12 @@ export function rateSentence(a: RowRateAnswer): string {
 
 /** "96% of 310 requests met it at 3.1 req/s (goodput 2.98 req/s)", for the answer's rate. */
 export function rateEvidence(a: RowRateAnswer): string {
+  if (!a.levels.length) {
+    const t = a.trace;
+    if (!t || t.verdict === 'not judged') return '';
+    const g = levelGoodput(t);
+    return `${judgedText(t)} ${t.verdict === 'meets' && t.share?.basis === 'requests' ? 'met it' : 'judged'} in the trace's window${g !== null ? ` (goodput ${Number(g.toPrecision(3))} req/s)` : ''}`;
+  }
   const j = a.capacity ?? a.undecided[0] ?? a.limit;
   if (!j) return '';
   const g = levelGoodput(j);

@@ -10,7 +10,7 @@ import {
 } from '../answer/answer.js';
 import { esc, escBreakable, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
-import { answerTitle, RATES_HEADING, rateAnswerRows } from './rate-answer-view.js';
+import { answerTitle, RATES_HEADING, ratesHeading, rateAnswerRows } from './rate-answer-view.js';
 import { ratePhrase, rowLabel } from '../answer/levels.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
@@ -122,7 +122,7 @@ function rateTextLines(
 ): string[] {
   const rows = rateAnswerRows(a);
   if (!rows.length) return [];
-  const out = wrap(`${RATES_HEADING}:`, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim'));
+  const out = wrap(`${ratesHeading(a)}:`, width - 2, '  ').map((l) => paint(`  ${l}`, 'dim'));
   for (const r of rows) {
     const [first, ...more] = wrap(r.sentence, width - 2, '    ');
     const label = (first ?? '').slice(0, r.row.length + 1);
@@ -181,7 +181,7 @@ export function rateMd(a: Answer): string[] {
   const rows = rateAnswerRows(a);
   if (!rows.length) return [];
   return [
-    `**${mdEscape(RATES_HEADING)}**`,
+    `**${mdEscape(ratesHeading(a))}**`,
     '',
     mdTable(
       ['Row', 'Requests per second', 'Evidence', 'Users at once', 'Why not more', 'What to change'],
@@ -231,7 +231,7 @@ function rateHtml(a: Answer): string {
   const rows = rateAnswerRows(a);
   if (!rows.length) return '';
   const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
-  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(RATES_HEADING)}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
+  return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(ratesHeading(a))}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
     .map(
       (r) =>
         `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Requests per second"><strong>${esc(r.phrase)}</strong><br><span class="muted">${esc(r.evidence)}</span></td><td data-label="Users at once">${esc(r.users)}</td><td data-label="Why not more">${answerProseHtml(r.why)}</td><td data-label="What to change">${answerProseHtml(r.change)}</td></tr>`,

@@ -16,6 +16,11 @@ import { CLIENT_BOUND_FIX, lagText } from './levels-model.js';
 // share and serve take it from here.
 
 export const RATES_HEADING = 'Requests per second (arrivals at a rate), beside the users at once';
+const LEVELS_HEADING = 'Workloads and traces (load levels), under the service level';
+
+// A result whose levels are a workload's closed loop or a trace has no rate to answer in: its heading says so.
+const hasRates = (a: Answer) => (a.rates ?? []).some((x) => x.levels.length > 0);
+export const ratesHeading = (a: Answer): string => (hasRates(a) ? RATES_HEADING : LEVELS_HEADING);
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 
@@ -57,11 +62,12 @@ export function rateAnswerRows(a: Answer): RateAnswerRow[] {
       : '—',
     evidence: rateEvidence(x),
     notes: [...x.undecided.map((j) => tooCloseNote(j, a.slo.share)), ...x.clientBound.map(clientBoundNote)],
-    why: x.reason?.text ?? '',
+    // Every rate met: the sentence above says so; the change alone follows.
+    why: x.reason && x.reason.kind !== 'unmeasured' ? x.reason.text : '',
     change: x.reason?.change ?? '',
   }));
 }
 
 /** The answer's title: it names requests per second where the result has rates to answer in. */
 export const answerTitle = (a: Answer, base: string): string =>
-  a.rates?.length ? base.replace('users at once', 'users at once and requests per second') : base;
+  hasRates(a) ? base.replace('users at once', 'users at once and requests per second') : base;

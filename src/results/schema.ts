@@ -476,6 +476,7 @@ export const LevelRequestCounts = z.object({
   completed: z.number().int().nonnegative(), // of those, ended ok (by the drain's end)
   failed: z.number().int().nonnegative(), // of those, ended with an error (errors)
   unfinished: z.number().int().nonnegative(), // of those, aborted at the drain timeout or never ended
+  cutAtClose: z.number().int().nonnegative().optional(), // a closed level's: still running at its close (as a cell's)
 });
 export type LevelRequestCounts = z.infer<typeof LevelRequestCounts>;
 

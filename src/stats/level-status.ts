@@ -134,7 +134,7 @@ export interface MeasureLevelInput extends LevelInput {
 
 /** A load level as the result stores it, from its requests and window (the runner adds client, agents, times). */
 export function measureLevel(input: MeasureLevelInput): LoadLevel {
-  const f = levelFigures(input);
+  const f = levelFigures({ ...input, closed: input.load.model === 'closed' });
   const samples = input.samples ?? [];
   const d = decideLevelStatus({
     figures: f,

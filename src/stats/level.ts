@@ -87,6 +87,9 @@ export interface LevelInput {
   window: MeasureWindow;
   slo: ServiceLevel; // the run's service level: goodput and the share are under it
   samples?: readonly ServerSample[]; // the window's server samples (tMs since the open)
+  // A closed level: the requests still running at the close are aborted there, as a decode cell's are, and judged as
+  // a cell judges them (their first token and their rate until the close), not as unfinished.
+  closed?: boolean;
 }
 
 export interface LevelFigures {
@@ -129,7 +132,9 @@ export function levelFigures(input: LevelInput): LevelFigures {
   let completed = 0;
   let failed = 0;
   let notFinished = 0;
+  let cut = 0;
   let arrivalTokens = 0;
+  const cutAtClose = (r: LevelRequest) => input.closed === true && unfinished(r);
   for (const r of arrivals) {
     const at = scheduledAt(r);
     for (const [, n] of r.chunks) arrivalTokens += n;
@@ -137,7 +142,8 @@ export function levelFigures(input: LevelInput): LevelFigures {
     if (kind) {
       failed += 1;
       errors[kind] = (errors[kind] ?? 0) + 1;
-    } else if (unfinished(r)) notFinished += 1;
+    } else if (cutAtClose(r)) cut += 1;
+    else if (unfinished(r)) notFinished += 1;
     else completed += 1;
     if (r.scheduledAtMs !== undefined) lags.push(r.sentAtMs - (r.releasedAtMs ?? r.scheduledAtMs));
     const stream = streamRate(r);
@@ -148,6 +154,13 @@ export function levelFigures(input: LevelInput): LevelFigures {
     if (r.firstTokenAtMs !== undefined) {
       ttft.push(r.firstTokenAtMs - at);
       ttftSend.push(r.firstTokenAtMs - r.sentAtMs);
+    }
+    if (cutAtClose(r)) {
+      // windowRequestSamples' rule for a cell's request cut at the close (src/stats/slo.ts).
+      if (r.firstTokenAtMs !== undefined && r.firstTokenAtMs < w.closeMs) {
+        samples.ttftMs.push(r1(r.firstTokenAtMs - at));
+        samples.tokensPerS.push(stream ? r2(stream.rate) : null);
+      } else (samples.waitedMs ??= []).push(r1(Math.max(0, Math.min(r.endAtMs, w.closeMs) - at)));
     }
     if (!r.ok) continue;
     e2e.push(r.endAtMs - at);
@@ -168,7 +181,13 @@ export function levelFigures(input: LevelInput): LevelFigures {
   const lagS = sortSamples(lags);
   const inFlightCap = capWait(input.requests, arrivals, w);
   return {
-    requests: { arrived: arrivals.length, completed, failed, unfinished: notFinished },
+    requests: {
+      arrived: arrivals.length,
+      completed,
+      failed,
+      unfinished: notFinished,
+      ...(cut ? { cutAtClose: cut } : {}),
+    },
     lengthS,
     meanGapMs,
     offeredRate: lengthS > 0 ? arrivals.length / lengthS : 0,

@@ -34,8 +34,8 @@ export interface RunIndexOptions {
 }
 
 // 2: cells say when their stream was held back on the way (held); 3: each run's answer (users at once); 4: its
-// answer in requests per second
-const CACHE_VERSION = 4;
+// answer in requests per second; 5: rows of a workload or a trace without rates answered too
+const CACHE_VERSION = 5;
 
 interface CacheFile {
   version: number;

@@ -12,7 +12,13 @@ import {
 } from '../../src/answer/levels.js';
 import { levelKey } from '../../src/cell-rules.js';
 import { parseResultText } from '../../src/results/read.js';
-import type { LevelLoad, LevelStatus, LoadLevel, RunResult } from '../../src/results/schema.js';
+import {
+  parseResult,
+  type LevelLoad,
+  type LevelStatus,
+  type LoadLevel,
+  type RunResult,
+} from '../../src/results/schema.js';
 
 // The answer in requests per second (docs/workloads.md "The answer in requests per second"): each level judged
 // from its stored per-request data under any service level, per row the highest rate that meets it.
@@ -125,5 +131,62 @@ describe('load levels under a service level', () => {
       SLO,
     );
     expect(rateSentence(a!)).toBe('8K: 1 req/s meets the service level (2 fails it); 4 users at once');
+  });
+});
+
+describe('a workload or a trace without rates', async () => {
+  const { level, levelsResult } = await import('../helpers/level-results.js');
+  const { renderReport } = await import('../../src/report/index.js');
+  const spec = { evidence: 'measured', itl: [25, 28, 30] as [number, number, number], tokS: 900, lagP99: 1 };
+  const MT = 'multi-turn:turns=4,system=2K';
+  const closed = (n: number, met: number, late: number) =>
+    level({
+      ...spec,
+      row: MT,
+      load: { model: 'closed', concurrency: n },
+      status: 'Valid',
+      arrived: met + late,
+      achieved: met + late,
+      met,
+      late,
+      fastMs: 300,
+      ttft: [300, 400, 500],
+      e2e: [2000, 2500, 3000],
+    });
+  const trace = level({
+    ...spec,
+    row: 'mooncake:file=t.jsonl,block=512',
+    load: { model: 'trace', timeScale: 2 },
+    status: 'Valid',
+    arrived: 300, // over the fixture's 60 s window: 5 req/s offered
+    achieved: 300,
+    met: 291,
+    late: 9,
+    fastMs: 200,
+    ttft: [200, 300, 3000],
+    e2e: [1500, 1800, 4000],
+  });
+  const result = (levels: LoadLevel[]) =>
+    parseResult({ ...levelsResult(), decode: [], prefill: [], levels, rateSearch: [] });
+
+  it('answers a closed-loop workload in users at once and a trace by its verdict, in words', () => {
+    // 4 users: 60 of 60 meet; 8 users: 100 of 120 (83%), fails 90%: 4 users at once.
+    const r = result([closed(4, 60, 0), closed(8, 100, 20), trace]);
+    const [mt, tr] = rateAnswers(r, { ttftMs: 2000, share: 0.9 });
+    expect(rateSentence(mt!)).toBe(`${MT}: 4 users at once meet the service level`);
+    expect(ratePhrase(mt!)).toBe('4 users at once');
+    expect(rateEvidence(mt!)).toBe('');
+    // 291 of 300 within 2 s (97%): meets; replayed twice as fast, 300 arrivals in 60 s.
+    expect(rateSentence(tr!)).toBe(
+      'mooncake:file=t.jsonl,block=512: the trace ×2 (5 req/s offered) meets the service level',
+    );
+    expect(rateEvidence(tr!)).toBe("97% of 300 requests met it in the trace's window (goodput 4.85 req/s)");
+    // 40 of 60 at 4 users (67%): no level met.
+    const none = rateAnswers(result([closed(4, 40, 20)]), { ttftMs: 2000, share: 0.9 });
+    expect(rateSentence(none[0]!)).toBe(`${MT}: no number of users measured meets the service level`);
+    const txt = renderReport(r, 'txt');
+    expect(txt).toContain('Workloads and traces (load levels), under the service level:');
+    expect(txt).not.toContain('No decode cell measured');
+    expect(txt).not.toContain('requests per second under a service level');
   });
 });

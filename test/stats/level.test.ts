@@ -293,3 +293,46 @@ describe('status of a load level', () => {
     expect(referenceFromLevels(levels, '8192', 1)).toBeNull();
   });
 });
+
+describe("a closed level's requests cut at its close", () => {
+  // Two users, a window of 1,000-11,000 ms: each user's last request is still running at the close and aborted there,
+  // as a decode cell's; they are judged as a cell judges them, not counted as unfinished (docs/workloads.md).
+  const cutAt = (sent: number, first: number | undefined): LevelRequest => ({
+    sentAtMs: sent,
+    ...(first !== undefined ? { firstTokenAtMs: first } : {}),
+    endAtMs: 11_000,
+    ok: false,
+    errorKind: 'aborted',
+    chunks: first !== undefined ? [first, first + 100, first + 200].map((t) => [t, 1] as const) : [],
+  });
+  const done = (sent: number): LevelRequest =>
+    ok({
+      sentAtMs: sent,
+      firstTokenAtMs: sent + 100,
+      endAtMs: sent + 1100,
+      chunks: [0, 500, 1000].map((d) => [sent + 100 + d, 1] as const),
+    });
+  // 8 finished requests (TTFT 100 ms, 2 tokens in 1 s after the first), then user 1 cut with a first token at 10,700
+  // (TTFT 200, 10 tok/s until the close) and user 2 cut at 10,950 before any token (waited 50 ms by the close).
+  const requests = [1000, 2200, 3400, 4600, 5800, 7000, 8200, 9400].map(done);
+  requests.push(cutAt(10_500, 10_700), cutAt(10_950, undefined));
+  const slo = { ttftMs: 600, tokensPerS: 1.5, share: 0.9 };
+
+  it('counts them apart and judges them by their first token and their rate until the close', () => {
+    const closed = levelFigures({ requests, window: W, slo, closed: true });
+    expect(closed.requests).toEqual({ arrived: 10, completed: 8, failed: 0, unfinished: 0, cutAtClose: 2 });
+    expect(closed.windowRequests.ttftMs).toEqual([...Array<number>(8).fill(100), 200]);
+    expect(closed.windowRequests.tokensPerS).toEqual([...Array<number>(8).fill(2), 10]);
+    expect(closed.windowRequests.waitedMs).toEqual([50]);
+    expect(closed.windowRequests.failed).toBeUndefined();
+    // 9 judged, all meet (the 50 ms wait is no miss of a 600 ms level): goodput 9 per 10 s.
+    expect(closed.slo.judged).toBe(9);
+    expect(closed.slo.met).toBe(9);
+    expect(closed.goodput).toBeCloseTo(0.9, 10);
+    // Read as an open level's drain, the same two are unfinished and miss: 8 of 10, under the 90% asked.
+    const open = levelFigures({ requests, window: W, slo });
+    expect(open.requests).toEqual({ arrived: 10, completed: 8, failed: 0, unfinished: 2 });
+    expect(open.slo.met).toBe(8);
+    expect(open.slo.judged).toBe(10);
+  });
+});
