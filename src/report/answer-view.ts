@@ -10,7 +10,7 @@ import {
 } from '../answer/answer.js';
 import { esc, escBreakable, escText } from './html/escape.js';
 import { mdEscape, mdTable } from './markdown.js';
-import { answerTitle, RATES_HEADING, ratesHeading, rateAnswerRows } from './rate-answer-view.js';
+import { answerTitle, hasRates, RATES_HEADING, ratesHeading, rateAnswerRows } from './rate-answer-view.js';
 import { ratePhrase, rowLabel } from '../answer/levels.js';
 
 // The answer, first in every report (docs/report.md "The answer"): the service level, one user's speed, per
@@ -180,6 +180,17 @@ export function answerMd(a: Answer, whatIf: readonly WhatIfNote[] = []): string[
 export function rateMd(a: Answer): string[] {
   const rows = rateAnswerRows(a);
   if (!rows.length) return [];
+  // No rate to answer in (a workload's closed levels, a trace): the row, its answer in words, the evidence.
+  if (!hasRates(a))
+    return [
+      `**${mdEscape(ratesHeading(a))}**`,
+      '',
+      mdTable(
+        ['Row', 'Under the service level', 'Evidence'],
+        rows.map((r) => [mdEscape(r.row), `**${mdEscape(r.phrase)}**`, mdEscape(r.evidence)]),
+      ),
+      '',
+    ];
   return [
     `**${mdEscape(ratesHeading(a))}**`,
     '',
@@ -230,6 +241,13 @@ export function answerHtml(a: Answer, whatIf: readonly WhatIfNote[] = []): strin
 function rateHtml(a: Answer): string {
   const rows = rateAnswerRows(a);
   if (!rows.length) return '';
+  if (!hasRates(a))
+    return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(ratesHeading(a))}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Under the service level</th></tr></thead><tbody>${rows
+      .map(
+        (r) =>
+          `<tr data-row="${esc(r.row)}"><th scope="row">${escBreakable(r.row)}</th><td data-label="Under the service level"><strong>${esc(r.phrase)}</strong>${r.evidence ? `<br><span class="muted">${esc(r.evidence)}</span>` : ''}</td></tr>`,
+      )
+      .join('')}</tbody></table></div>`;
   const notes = rows.flatMap((r) => r.notes.map((n) => `<li>${escText(`${r.row}: ${n}`)}</li>`));
   return `<h3 class="answer-rates" style="margin:16px 0 4px">${esc(ratesHeading(a))}</h3><div class="tbl-wrap"><table class="data answer" id="answer-rates"><thead><tr><th scope="col">Row</th><th scope="col">Requests per second</th><th scope="col">Users at once</th><th scope="col">Why not more</th><th scope="col">What to change</th></tr></thead><tbody>${rows
     .map(

@@ -104,7 +104,8 @@ export function subtitle(r: RunResult): string {
     );
   const levels = r.levels ?? [];
   if (levels.length) {
-    const rows = [...new Set(levels.map((l) => l.row))].map(rowLabel);
+    // A workload by its kind (its label in full heads its levels' section): a label has no place to wrap.
+    const rows = [...new Set(levels.map((l) => rowLabel(l.row).split(':')[0]!))];
     parts.push(`${levels.length} load level${levels.length === 1 ? '' : 's'} (${rows.join(', ')})`);
   }
   const pre = prefillPoints(r);

@@ -19,7 +19,7 @@ export const RATES_HEADING = 'Requests per second (arrivals at a rate), beside t
 const LEVELS_HEADING = 'Workloads and traces (load levels), under the service level';
 
 // A result whose levels are a workload's closed loop or a trace has no rate to answer in: its heading says so.
-const hasRates = (a: Answer) => (a.rates ?? []).some((x) => x.levels.length > 0);
+export const hasRates = (a: Answer): boolean => (a.rates ?? []).some((x) => x.levels.length > 0);
 export const ratesHeading = (a: Answer): string => (hasRates(a) ? RATES_HEADING : LEVELS_HEADING);
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;

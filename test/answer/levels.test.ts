@@ -188,5 +188,10 @@ describe('a workload or a trace without rates', async () => {
     expect(txt).toContain('Workloads and traces (load levels), under the service level:');
     expect(txt).not.toContain('No decode cell measured');
     expect(txt).not.toContain('requests per second under a service level');
+    // No rate to answer in: the tables give the row, its answer and the evidence, no empty rate columns.
+    expect(renderReport(r, 'md')).toContain('| Row | Under the service level | Evidence |');
+    const html = renderReport(r, 'html');
+    expect(html).toContain('<th scope="col">Under the service level</th></tr>');
+    expect(html).not.toContain('<th scope="col">Why not more</th>');
   });
 });

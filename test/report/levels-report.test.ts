@@ -257,8 +257,8 @@ describe('the page of a run of load levels alone', () => {
     const html = renderReport(alone, 'html');
     const rows = [...new Set(full.levels!.map((l) => l.row))].length;
     expect(rows).toBe(2);
-    expect(html).toContain(`${full.levels!.length} load levels (8K, `);
-    expect(renderReport(alone, 'md')).toContain(`${full.levels!.length} load levels (8K, ${PREFIX_ROW})`);
+    expect(html).toContain(`${full.levels!.length} load levels (8K, shared-prefix)`);
+    expect(renderReport(alone, 'md')).toContain(`${full.levels!.length} load levels (8K, shared-prefix)`);
     expect(html).not.toContain('concurrency levels ()');
     expect(html).not.toContain('>Matrix<');
     const count = (s: string) => full.levels!.filter((l) => l.status === s).length;
