@@ -9,7 +9,7 @@ import { rateOf, type LevelJudgement, type RowRateAnswer } from './levels.js';
 // seconds each request holds a seat), then judged on the engine's limits as the closed loop's reason is
 // (src/answer/reasons.ts): the seats, the KV cache, the per-user speed, the first token, the errors. Pure.
 
-export type RateLimitKind = 'queue' | 'seats-kv' | 'speed' | 'ttft' | 'errors' | 'unmeasured';
+export type RateLimitKind = 'queue' | 'seats-kv' | 'kv' | 'speed' | 'ttft' | 'errors' | 'unmeasured';
 
 export interface RateReason {
   kind: RateLimitKind;
@@ -109,16 +109,19 @@ function failingReason(
         ? bindingAt({ ...lim, seats }, contextTokens, N, r.config.maxOutput)
         : undefined;
     if (b?.kv === true && N !== undefined && contextTokens !== undefined) {
-      const want = needFor(lim, { ...b, seats: true }, contextTokens, N, r.config.maxOutput);
+      // The seats too where that many pass them; within them the KV cache alone is short.
+      const want = needFor(lim, b, contextTokens, N, r.config.maxOutput);
       const setting = lim.engine.setting(want);
       return {
         ...base,
-        kind: 'seats-kv',
+        kind: want.seats ? 'seats-kv' : 'kv',
         text:
           `${at} the arrivals keep ${need}; ${ran}, and ${N} at ${contextLabel(contextTokens)} with answers up to ` +
           `${contextLabel(r.config.maxOutput)} need ${fmtInt(b.need)} tokens of KV cache` +
           `${lim.kvTokens !== undefined ? `, more than its ${fmtInt(lim.kvTokens)}` : ''}: the others waited (${wait}).`,
-        change: `${e.engine}: ${setting} together (more KV cache runs no more at once, more ${seatsWord(lim)} do not fit)`,
+        change: want.seats
+          ? `${e.engine}: ${setting} together (more KV cache runs no more at once, more ${seatsWord(lim)} do not fit)`
+          : `${e.engine}: ${setting}; or shorter answers (--max-output)`,
         setting,
       };
     }

@@ -52,6 +52,30 @@ describe('why not a higher rate', () => {
     );
   });
 
+  it('within the seats but past the KV: 2.5 req/s × 22.5 s = 57 at once under 64 seats, 57 × (8K + 512) = 496,128 tokens over 400,000: the KV alone', () => {
+    const l = level({
+      ...spec,
+      load: { model: 'open', rate: 2.5, arrival: 'poisson' },
+      status: 'Requests queued',
+      arrived: 150,
+      achieved: 140,
+      met: 100,
+      late: 50,
+      fastMs: 900,
+      ttft: [1400, 6800, 9900],
+      e2e: [22_500, 33_000, 38_000],
+    });
+    const why = reasonOf(with8K([metAt1(), l]), FIXED_ROW)!;
+    expect(why.kind).toBe('kv');
+    expect(why.inFlight).toBe(56.25);
+    expect(why.text).toBe(
+      'At 2.5 req/s the arrivals keep about 57 running at once (2.5/s × 22.5 s each); the server runs 64 at once (launch command --max-num-seqs 64), and 57 at 8K with answers up to 512 need 496,128 tokens of KV cache, more than its 400,000: the others waited (TTFT p50 1,400 ms from arrival).',
+    );
+    expect(why.change).toBe(
+      'vLLM: a KV cache of 496,128 tokens (--gpu-memory-utilization); or shorter answers (--max-output)',
+    );
+  });
+
   it('a workload row: about 60 at once on average (3.36/s × 17.8 s) within the 64 seats still queues in bursts', () => {
     const why = reasonOf(levelsResult(), PREFIX_ROW)!;
     expect(why.kind).toBe('queue');
