@@ -54,7 +54,12 @@ export function rateReason(r: RunResult, a: RowRateAnswer, slo: ServiceLevel): R
       kind: 'unmeasured',
       rate: top,
       text: `Every rate measured met the level, up to ${fmtRate(top)}.`,
-      change: `measure higher rates: --rates ${top * 2},${top * 4}, or --find-rate`,
+      // Flags added to the command that printed it: a later --rates replaces the list, and --find-rate starts from
+      // one rate (src/config/traffic.ts), so a search goes on from the highest met.
+      change:
+        r.config.load?.model === 'open' && r.config.load.findRate
+          ? `search on from the highest met: --rates ${top}`
+          : `measure higher rates: --rates ${top * 2},${top * 4}, or search from the highest met: --find-rate --rates ${top}`,
     };
   }
   const j = a.limit ?? (a.capacity ? undefined : a.levels.find((x) => x.verdict === 'fails'));

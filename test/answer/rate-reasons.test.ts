@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerOf } from '../../src/answer/answer.js';
 import { renderReport } from '../../src/report/index.js';
 import { parseResult, type LoadLevel, type RunResult } from '../../src/results/schema.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { FIXED_ROW, level, levelsResult, PREFIX_ROW } from '../helpers/level-results.js';
 
 // Why the answer in requests per second stops where it does (docs/workloads.md "Why not a higher rate"), worked by
@@ -150,7 +151,35 @@ describe('why not a higher rate', () => {
     expect(why.change).toContain('no setting raises it');
     const top = reasonOf(with8K([metAt1()]), FIXED_ROW)!;
     expect(top.kind).toBe('unmeasured');
-    expect(top.change).toBe('measure higher rates: --rates 2,4, or --find-rate');
+    // The fixture is a --find-rate run: the search goes on from the highest met.
+    expect(top.change).toBe('search on from the highest met: --rates 1');
+  });
+
+  it('every rate met: each change printed runs added to the command that printed it', async () => {
+    const runs: Array<{ flags: string[]; load: Record<string, unknown> }> = [
+      { flags: ['--rates', '0.5,1'], load: { model: 'open', rates: [0.5, 1], arrival: 'poisson' } },
+      { flags: ['--find-rate'], load: { model: 'open', rates: [], arrival: 'poisson', findRate: true } },
+    ];
+    for (const { flags, load } of runs) {
+      const base = with8K([metAt1()]);
+      const r = parseResult({ ...base, config: { ...base.config, load } });
+      const change = reasonOf(r, FIXED_ROW)!.change;
+      // Each alternative's flags, added to the run's own: `plan` parses them as `run` does, offline.
+      for (const alternative of change.split(', or ')) {
+        const added = alternative.match(/--[a-z-]+(?: [\d.,]+)?/g)!.flatMap((f) => f.split(' '));
+        expect(added.length).toBeGreaterThan(0);
+        const p = await runCliInProcess([
+          'plan',
+          '--contexts',
+          '8K',
+          '--max-model-len',
+          '16K',
+          ...flags,
+          ...added,
+        ]);
+        expect(p.code, `${flags.join(' ')} + ${added.join(' ')}: ${p.stderr}`).toBe(0);
+      }
+    }
   });
 
   it('every format carries it: the terminal, Markdown, HTML and JSON', () => {
