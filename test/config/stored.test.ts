@@ -1,33 +1,17 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { resultSkeleton } from '../../src/bench/result-state.js';
 import { toRunSettings } from '../../src/cli/run-settings.js';
-import {
-  OPTIONS,
-  addOptions,
-  mergeResume,
-  resolveOptions,
-  storedValue,
-  type Resolved,
-} from '../../src/config/index.js';
+import { OPTIONS, mergeResume, storedValue } from '../../src/config/index.js';
 import { buildPlan } from '../../src/plan/plan.js';
 import { parseResult, type RunResult } from '../../src/results/schema.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { parseRunFlags } from '../helpers/parse-run.js';
 import { bareTargetInfo } from '../helpers/target-info.js';
 
-function parse(argv: string[]): Resolved<'run'> {
-  const program = new Command().exitOverride();
-  const cmd = addOptions(program.command('run'), 'run');
-  let out: Resolved<'run'> | undefined;
-  cmd.action((opts: Record<string, unknown>) => {
-    out = resolveOptions('run', opts, (k) => cmd.getOptionValueSource(k) === 'cli');
-  });
-  program.parse(['run', ...argv], { from: 'user' });
-  return out!;
-}
+const parse = parseRunFlags;
 
 const info = bareTargetInfo();
 

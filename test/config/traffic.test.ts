@@ -1,32 +1,23 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { resultSkeleton } from '../../src/bench/result-state.js';
 import { levelRows, readTraffic } from '../../src/bench/traffic.js';
 import { toRunSettings } from '../../src/cli/run-settings.js';
-import { addOptions, mergeResume, resolveOptions, type Resolved } from '../../src/config/index.js';
+import { mergeResume } from '../../src/config/index.js';
 import { trafficConfig, trafficOf, type TrafficOptions } from '../../src/config/traffic.js';
 import { BenchError } from '../../src/errors.js';
 import { buildPlan } from '../../src/plan/plan.js';
 import { parseResult } from '../../src/results/schema.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { parseRunFlags } from '../helpers/parse-run.js';
 import { bareTargetInfo } from '../helpers/target-info.js';
 
 // The traffic options (docs/workloads.md): what they build into config.workload and config.load, each bad
 // combination refused in one line with its fix, and the round trip through result.json that --resume reads.
 
-function parse(argv: string[]): Resolved<'run'> {
-  const program = new Command().exitOverride();
-  const cmd = addOptions(program.command('run'), 'run');
-  let out: Resolved<'run'> | undefined;
-  cmd.action((opts: Record<string, unknown>) => {
-    out = resolveOptions('run', opts, (k) => cmd.getOptionValueSource(k) === 'cli');
-  });
-  program.parse(['run', ...argv], { from: 'user' });
-  return out!;
-}
+const parse = parseRunFlags;
 const options = (argv: string[]): TrafficOptions => parse(argv).options;
 
 function refusal(argv: string[], traceKind?: 'mooncake' | 'lengths' | 'schedule'): BenchError {
