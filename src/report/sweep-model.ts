@@ -307,6 +307,15 @@ function paretoPoints(
   return points;
 }
 
+// A configuration's run status as every sweep report says it.
+export const STATUS_WORD: Record<string, string> = {
+  complete: 'complete',
+  failed: 'FAILED',
+  running: 'stopped mid-run',
+  interrupted: 'interrupted',
+  pending: 'not run',
+};
+
 export const configName = (m: SweepModel, i: number): string => m.configs[i]!.label;
 
 // What the Pareto frontier plots, said the same way in every format (docs/sweep.md "The report").
