@@ -6,6 +6,7 @@ import { rateAnswers, type RowRateAnswer } from './levels.js';
 import { rateReason, type RateReason } from './rate-reasons.js';
 import { judgedText, limitReason, type LimitReason } from './reasons.js';
 import { isMeasured } from '../cell-rules.js';
+import { users } from './words.js';
 
 // The answer a reader wants before the matrix (docs/report.md "The answer"): one user's speed, and per context
 // how many users the server takes under a service level, why not more, and what to change. Pure: every report
@@ -86,7 +87,6 @@ export function answerOf(r: RunResult, given?: ServiceLevel): Answer {
   };
 }
 
-const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
 const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** "1 user", "2 or 4 users", "1, 2 or 4 users". */

@@ -2,6 +2,7 @@ import type { LoadLevel, RateSearch, RateVerdict, RunResult, ServiceLevel } from
 import type { SloVerdict } from '../stats/slo.js';
 import { capacities, ladder } from './capacity.js';
 import { judgeLevel, type LevelJudgement } from './levels.js';
+import { reqS } from './words.js';
 
 // The search for the highest arrival rate meeting the service level (docs/workloads.md "The answer in requests per
 // second"), as a pure state machine: given the steps so far, the next rate to measure or why it is done. The runner
@@ -49,8 +50,6 @@ export interface SearchState {
   reason?: string; // why it is done, in words
 }
 
-const rateText = (r: number): string => `${r} req/s`;
-
 /**
  * The next step of the search: start at `start`; double while each rate meets the level (halve while the first
  * fail it); then bisect at the geometric mean of the highest rate meeting it and the lowest not meeting it; done
@@ -77,15 +76,13 @@ export function searchState(
       ...base,
       done: true,
       clientBound: bound.rate,
-      reason: `the client could not send ${rateText(bound.rate)} on schedule (Client-bound), so it cannot offer that rate or more`,
+      reason: `the client could not send ${reqS(bound.rate)} on schedule (Client-bound), so it cannot offer that rate or more`,
     };
   if (steps.length === 0) return { ...base, done: false, next: o.start };
   const close =
-    hi !== null && tooClose.includes(hi)
-      ? ` (${rateText(hi)} too close to call, counted as not meeting it)`
-      : '';
+    hi !== null && tooClose.includes(hi) ? ` (${reqS(hi)} too close to call, counted as not meeting it)` : '';
   if (lo !== null && hi !== null && hi / lo <= SEARCH_RATIO)
-    return { ...base, done: true, reason: `${rateText(lo)} and ${rateText(hi)} are within 10%${close}` };
+    return { ...base, done: true, reason: `${reqS(lo)} and ${reqS(hi)} are within 10%${close}` };
   if (steps.length >= max)
     return {
       ...base,
@@ -95,7 +92,7 @@ export function searchState(
           ? `every rate of ${max} windows met it (--search-windows ${max})`
           : lo === null
             ? `no rate of ${max} windows met it (--search-windows ${max})`
-            : `stopped after ${max} windows, ${rateText(lo)} to ${rateText(hi)} apart by more than 10% (--search-windows ${max})${close}`,
+            : `stopped after ${max} windows, ${reqS(lo)} to ${reqS(hi)} apart by more than 10% (--search-windows ${max})${close}`,
     };
   const next =
     hi === null ? roundRate(lo! * 2) : lo === null ? roundRate(hi / 2) : roundRate(Math.sqrt(lo * hi));

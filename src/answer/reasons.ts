@@ -6,6 +6,7 @@ import type { ShareJudgement } from '../stats/slo.js';
 import { engineSettings, type EngineSettings } from '../engines/index.js';
 import { failedRequests, kvDemandTokens, queuedSeats } from '../cell-rules.js';
 import { bindingAt, kvBoundQueue, needFor, serverLimits, type Binding, type ServerLimits } from './limits.js';
+import { gpuChange, seatsWord, users } from './words.js';
 export { seatsOf } from '../cell-rules.js'; // one home with the twin's max running sequences
 
 // Why the capacity of a context stops where it does, from the evidence the result holds about the first cell that
@@ -44,8 +45,6 @@ type Settings = EngineSettings & { engine: string };
 
 // A chunk gap p99 this many times the median with decode too slow: steps that stopped for a prefill.
 const STALL_GAP_FACTOR = 4;
-
-const users = (n: number) => `${n} user${n === 1 ? '' : 's'}`;
 
 export function limitReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): LimitReason {
   const reason = limitCellReason(r, cc, slo);
@@ -170,8 +169,7 @@ function limitCellReason(r: RunResult, cc: ContextCapacity, slo: ServiceLevel): 
 // Per-request rates within this share of each other: the batch is not what slows a request (a step that does not
 // grow with the batch, or within the noise of one).
 const SAME_SPEED_SHARE = 0.9;
-const GPU_CHANGE =
-  'no setting raises it: more or faster GPUs (tensor parallel), speculative decoding or a smaller model';
+const GPU_CHANGE = gpuChange('speculative decoding or a smaller model');
 
 // Each request decodes slower than the level asks. A larger batch makes every step slower only where the rate falls
 // as users are added: at one user, or where it does not fall, it is the model's speed on these GPUs.
@@ -318,7 +316,6 @@ function kvReason(r: RunResult, lim: ServerLimits, cell: DecodeCell, e: Settings
   };
 }
 
-const seatsWord = (l: ServerLimits) => (l.engine.limits.layouts.includes('split') ? 'slots' : 'seats');
 const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 // "2 stream_error_event: "Context size has been exceeded." (2)": the errors by kind and the server's own words.

@@ -4,17 +4,8 @@ import { esc } from './html/escape.js';
 import { cornerMarks, matrixMinWidth, QUEUED_BADGE } from './html/heatmap.js';
 import { lineChartSvg, type Series } from './html/line-chart.js';
 import { card, htmlPage, topHeader, type PageOptions } from './html/page.js';
-import {
-  bestLong,
-  bestShort,
-  configName,
-  isBestOf,
-  paretoIntro,
-  serviceLevelText,
-  usersShort,
-  type SweepModel,
-} from './sweep-model.js';
-import { STATUS_WORD } from './sweep-text.js';
+import * as sweep from './sweep-model.js';
+import type { SweepModel } from './sweep-model.js';
 import { cellKey } from '../cell-rules.js';
 
 // The sweep report as one self-contained page: configurations, the words, each context's matrix with the
@@ -32,7 +23,7 @@ function configurationsCard(m: SweepModel, runHref: RunHref): string {
       const tail = c.logTail?.length
         ? `<details><summary>last lines of ${esc(c.log ?? 'the server log')}</summary><pre class="cmd"><code>${esc(c.logTail.join('\n'))}</code></pre></details>`
         : '';
-      const status = `${esc(STATUS_WORD[c.status] ?? c.status)}${c.reason ? `: ${esc(c.reason)}` : ''}`;
+      const status = `${esc(sweep.STATUS_WORD[c.status] ?? c.status)}${c.reason ? `: ${esc(c.reason)}` : ''}`;
       const label =
         c.result && runHref ? `<a href="${esc(runHref(c.key))}">${esc(c.label)}</a>` : esc(c.label);
       const under = [
@@ -79,22 +70,22 @@ function contextTable(m: SweepModel, ctx: number): string {
           return `<td class="hm-cell st-over" ${data}><span class="hm-over">${esc(cell.status)}</span></td>`;
         const queued = cell.status === 'Requests queued';
         const tip = `${cellName({ contextTokens: ctx, concurrency: n })} · ${m.configs[i]!.label}: ${fmtTokS(cell.totalTokensPerS)} tok/s total, ${fmtTokS(cell.perRequestTokensPerS)} tok/s per request`;
-        const best = isBestOf(v, i);
+        const best = sweep.isBestOf(v, i);
         return (
           `<td class="hm-cell hm-box${queued ? ' st-queued' : ''}" style="${cssVars(ratioColor(cell.totalTokensPerS / top))}" ${data}${best ? ' data-best' : ''} title="${esc(tip)}">` +
           `<div class="hm-in">${cornerMarks(queued ? QUEUED_BADGE : '', '')}<span class="hm-v">${best ? '★ ' : ''}${esc(fmtTokSChart(cell.totalTokensPerS))}</span></div></td>`
         );
       });
       const verdict = v
-        ? `<td class="hm-cell" data-outcome="${esc(v.outcome)}" title="${esc(bestLong(m, v))}"><span class="hm-v">${esc(bestShort(m, v))}</span></td>`
+        ? `<td class="hm-cell" data-outcome="${esc(v.outcome)}" title="${esc(sweep.bestLong(m, v))}"><span class="hm-v">${esc(sweep.bestShort(m, v))}</span></td>`
         : '<td class="hm-empty">·</td>';
       return `<tr><th scope="row">${n}</th>${tds.join('')}${verdict}</tr>`;
     })
     .concat(
-      `<tr class="users"><th scope="row" title="${esc(serviceLevelText(m))}">users</th>${cols
+      `<tr class="users"><th scope="row" title="${esc(sweep.serviceLevelText(m))}">users</th>${cols
         .map(
           (i) =>
-            `<td class="hm-cell" data-config="${esc(m.configs[i]!.key)}">${esc(usersShort(m, ctx, i) ?? DASH)}</td>`,
+            `<td class="hm-cell" data-config="${esc(m.configs[i]!.key)}">${esc(sweep.usersShort(m, ctx, i) ?? DASH)}</td>`,
         )
         .join('')}<td class="hm-empty">·</td></tr>`,
     )
@@ -146,13 +137,13 @@ function paretoCard(m: SweepModel): string {
   const rows = frontier
     .map(
       (p) =>
-        `<tr><td>${fmtTokS(p.y)}</td><td>${fmtTokS(p.x)}</td><td>${esc(cellName(p))}${p.queued ? ' (queued)' : ''}</td><td><b>${esc(m.configs[p.config]!.letter)}</b> ${esc(configName(m, p.config))}</td></tr>`,
+        `<tr><td>${fmtTokS(p.y)}</td><td>${fmtTokS(p.x)}</td><td>${esc(cellName(p))}${p.queued ? ' (queued)' : ''}</td><td><b>${esc(m.configs[p.config]!.letter)}</b> ${esc(sweep.configName(m, p.config))}</td></tr>`,
     )
     .join('');
   return card(
     'pareto',
     'Pareto frontier',
-    `${paretoIntro(m)} Hollow: Requests queued (its per-request figure counts the requests that ran, not the wait).`,
+    `${sweep.paretoIntro(m)} Hollow: Requests queued (its per-request figure counts the requests that ran, not the wait).`,
     chart +
       `<table class="diff" id="frontier"><thead><tr><th>Per request tok/s</th><th>${m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s'}</th><th>Cell</th><th>Configuration</th></tr></thead><tbody>${rows}</tbody></table>`,
   );
@@ -175,7 +166,7 @@ export function renderSweepHtml(m: SweepModel, page: PageOptions = {}, runHref?:
         'words',
         'In words',
         '',
-        `<p>${esc(serviceLevelText(m))}</p><ul class="notes words">${m.contextLines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
+        `<p>${esc(sweep.serviceLevelText(m))}</p><ul class="notes words">${m.contextLines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
       ),
     );
   for (const ctx of m.contexts)

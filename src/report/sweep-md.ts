@@ -1,16 +1,8 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
 import { csvLine } from './csv.js';
 import { mdEscape, mdFence, mdTable } from './markdown.js';
-import {
-  bestLong,
-  configName,
-  isBestOf,
-  paretoIntro,
-  serviceLevelText,
-  usersShort,
-  type SweepModel,
-} from './sweep-model.js';
-import { STATUS_WORD } from './sweep-text.js';
+import * as sweep from './sweep-model.js';
+import type { SweepModel } from './sweep-model.js';
 import { cellKey } from '../cell-rules.js';
 
 // The sweep report as Markdown, CSV (one row per configuration and cell) and JSON (the model's verdicts).
@@ -25,7 +17,7 @@ function cellMd(m: SweepModel, i: number, ctx: number, n: number): string {
   if (cell.status === 'Failed') return '*failed*';
   const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
   const text = `${fmtTokS(cell.totalTokensPerS)}${cell.status === 'Requests queued' ? ' Q' : ''}`;
-  return isBestOf(v, i) ? `**${text}**` : text;
+  return sweep.isBestOf(v, i) ? `**${text}**` : text;
 }
 
 export function renderSweepMd(m: SweepModel): string {
@@ -42,7 +34,7 @@ export function renderSweepMd(m: SweepModel): string {
       m.configs.map((c) => [
         `**${c.letter}**`,
         mdEscape(c.label),
-        mdEscape(STATUS_WORD[c.status] ?? c.status) + (c.reason ? `: ${mdEscape(c.reason)}` : ''),
+        mdEscape(sweep.STATUS_WORD[c.status] ?? c.status) + (c.reason ? `: ${mdEscape(c.reason)}` : ''),
         c.result ? String(c.result.decode.length) : DASH,
         mdEscape(c.linked.join('; ')) || DASH,
         c.command ? `\`${c.command.replace(/`/g, "'")}\`` : DASH,
@@ -61,7 +53,7 @@ export function renderSweepMd(m: SweepModel): string {
     out.push(
       '## In words',
       '',
-      mdEscape(serviceLevelText(m)),
+      mdEscape(sweep.serviceLevelText(m)),
       '',
       ...m.contextLines.map((l) => `- ${mdEscape(l)}`),
       '',
@@ -75,9 +67,13 @@ export function renderSweepMd(m: SweepModel): string {
         [
           ...m.concurrency.map((n) => {
             const v = m.cells.find((x) => x.contextTokens === ctx && x.concurrency === n);
-            return [String(n), ...cols.map((i) => cellMd(m, i, ctx, n)), v ? mdEscape(bestLong(m, v)) : DASH];
+            return [
+              String(n),
+              ...cols.map((i) => cellMd(m, i, ctx, n)),
+              v ? mdEscape(sweep.bestLong(m, v)) : DASH,
+            ];
           }),
-          ['Users', ...cols.map((i) => usersShort(m, ctx, i) ?? DASH), DASH],
+          ['Users', ...cols.map((i) => sweep.usersShort(m, ctx, i) ?? DASH), DASH],
         ],
         ['r', ...cols.map(() => 'r' as const), 'l'],
       ),
@@ -90,7 +86,7 @@ export function renderSweepMd(m: SweepModel): string {
     out.push(
       '## Pareto frontier',
       '',
-      paretoIntro(m),
+      sweep.paretoIntro(m),
       '',
       mdTable(
         ['Per request tok/s', m.perGpu ? 'Total tok/s per GPU' : 'Total tok/s', 'Cell', 'Configuration'],
@@ -98,7 +94,7 @@ export function renderSweepMd(m: SweepModel): string {
           fmtTokS(p.y),
           fmtTokS(p.x),
           cellName(p) + (p.queued ? ' Q' : ''),
-          `${m.configs[p.config]!.letter} ${mdEscape(configName(m, p.config))}`,
+          `${m.configs[p.config]!.letter} ${mdEscape(sweep.configName(m, p.config))}`,
         ]),
         ['r', 'r', 'l', 'l'],
       ),
@@ -154,7 +150,7 @@ export function renderSweepCsv(m: SweepModel): string {
             best ? v!.comparison?.change : null,
             best ? v!.comparison?.changeHalfWidth : null,
             p ? p.frontier : null,
-            usersShort(m, ctx, i) ?? null,
+            sweep.usersShort(m, ctx, i) ?? null,
           ]),
         );
       });
@@ -211,7 +207,7 @@ export function sweepJson(m: SweepModel): unknown {
         atLeast: b.atLeast,
       })),
     })),
-    usersUnder: serviceLevelText(m),
+    usersUnder: sweep.serviceLevelText(m),
     inWords: m.contextLines,
   };
 }

@@ -196,8 +196,37 @@ export function sweepModel(
   results: ReadonlyMap<string, RunResult>,
   opts: SweepModelOptions = {},
 ): SweepModel {
+  const configs = sweepConfigs(file, results);
+  const all = configs.flatMap((c) => c.result?.decode ?? []);
+  const contexts = sortedUnique(all.map((c) => c.contextTokens));
+  const concurrency = sortedUnique(all.map((c) => c.concurrency));
+  const cells = cellVerdicts(configs, contexts, concurrency);
+  const level = sweepServiceLevel(configs, opts.slo);
+  const withResults = configs.filter((c) => c.result);
+  const perGpu = withResults.length > 0 && withResults.every((c) => c.gpus !== undefined);
+  const points = paretoPoints(configs, cells, perGpu);
+  const model: SweepModel = {
+    title: file.title ?? `Sweep ${file.sweepId}`,
+    file,
+    configs,
+    contexts,
+    concurrency,
+    cells,
+    perGpu,
+    pareto: points,
+    unplaced: cells.reduce((n, v) => n + v.candidates.length, 0) - points.length,
+    ...level,
+    users: contexts.map((ctx) => contextUsers(configs, cells, ctx, opts.slo)),
+    contextLines: [],
+  };
+  model.contextLines = contexts.map((ctx) => contextLine(model, ctx));
+  return model;
+}
+
+// A configuration per run of the sweep, lettered as compare letters runs, with its server and its result's cells.
+function sweepConfigs(file: SweepFile, results: ReadonlyMap<string, RunResult>): SweepConfig[] {
   const labels = shortLabels(file.runs.map((r) => r.name));
-  const configs: SweepConfig[] = file.runs.map((r, i) => {
+  return file.runs.map((r, i) => {
     const result = results.get(r.key);
     const server = file.servers.find((s) => s.key === r.server);
     const gpus = result?.hardware.gpuCount ?? undefined;
@@ -217,34 +246,45 @@ export function sweepModel(
       ...(gpus ? { gpus } : {}),
     };
   });
-  const all = configs.flatMap((c) => c.result?.decode ?? []);
-  const contexts = sortedUnique(all.map((c) => c.contextTokens));
-  const concurrency = sortedUnique(all.map((c) => c.concurrency));
+}
+
+// Per cell some configuration measured (contexts ascending, then concurrency): its candidates ranked and the verdict.
+function cellVerdicts(
+  configs: readonly SweepConfig[],
+  contexts: readonly number[],
+  concurrency: readonly number[],
+): CellVerdict[] {
   const cells: CellVerdict[] = [];
   for (const ctx of contexts)
     for (const n of concurrency) {
       const candidates = rankCandidates(
         configs
-          .map((c, i): Candidate | undefined => {
-            const cell = c.cells.get(cellKey(ctx, n));
-            if (!measured(cell)) return undefined;
-            return {
-              config: i,
-              value: cell.totalTokensPerS!,
-              interval: cell.intervals?.totalTokensPerS ?? null,
-              perRequest: cell.perRequestTokensPerS,
-              queued: cell.status === 'Requests queued',
-            };
-          })
+          .map((c, i) => candidateOf(c.cells.get(cellKey(ctx, n)), i))
           .filter((x): x is Candidate => x !== undefined),
       );
       if (candidates.length === 0) continue;
       cells.push({ contextTokens: ctx, concurrency: n, candidates, ...cellVerdict(candidates) });
     }
-  const level = sweepServiceLevel(configs, opts.slo);
-  const withResults = configs.filter((c) => c.result);
-  const perGpu = withResults.length > 0 && withResults.every((c) => c.gpus !== undefined);
-  // y is the figure the run's own reports print for the cell; a cell without one is left off (docs/sweep.md).
+  return cells;
+}
+
+function candidateOf(cell: DecodeCell | undefined, config: number): Candidate | undefined {
+  if (!measured(cell)) return undefined;
+  return {
+    config,
+    value: cell.totalTokensPerS!,
+    interval: cell.intervals?.totalTokensPerS ?? null,
+    perRequest: cell.perRequestTokensPerS,
+    queued: cell.status === 'Requests queued',
+  };
+}
+
+// y is the figure the run's own reports print for the cell; a cell without one is left off (docs/sweep.md).
+function paretoPoints(
+  configs: readonly SweepConfig[],
+  cells: readonly CellVerdict[],
+  perGpu: boolean,
+): ParetoPoint[] {
   const points: ParetoPoint[] = cells.flatMap((v) =>
     v.candidates.flatMap((c) =>
       c.perRequest === null
@@ -264,23 +304,17 @@ export function sweepModel(
   );
   const frontier = paretoFrontier(points);
   for (const p of points) p.frontier = frontier.has(p);
-  const model: SweepModel = {
-    title: file.title ?? `Sweep ${file.sweepId}`,
-    file,
-    configs,
-    contexts,
-    concurrency,
-    cells,
-    perGpu,
-    pareto: points,
-    unplaced: cells.reduce((n, v) => n + v.candidates.length, 0) - points.length,
-    ...level,
-    users: contexts.map((ctx) => contextUsers(configs, cells, ctx, opts.slo)),
-    contextLines: [],
-  };
-  model.contextLines = contexts.map((ctx) => contextLine(model, ctx));
-  return model;
+  return points;
 }
+
+// A configuration's run status as every sweep report says it.
+export const STATUS_WORD: Record<string, string> = {
+  complete: 'complete',
+  failed: 'FAILED',
+  running: 'stopped mid-run',
+  interrupted: 'interrupted',
+  pending: 'not run',
+};
 
 export const configName = (m: SweepModel, i: number): string => m.configs[i]!.label;
 

@@ -1,13 +1,6 @@
 import { cellName, contextLabel, DASH, fmtDate, fmtTokS } from '../format/index.js';
-import {
-  bestShort,
-  configName,
-  isBestOf,
-  paretoIntro,
-  serviceLevelText,
-  usersShort,
-  type SweepModel,
-} from './sweep-model.js';
+import * as sweep from './sweep-model.js';
+import type { SweepModel } from './sweep-model.js';
 import { makePaint, wrap, type Paint, type TextOptions } from './text.js';
 import { cellKey } from '../cell-rules.js';
 
@@ -17,19 +10,11 @@ const COL = 9; // one configuration's column
 const N_COL = 5; // the concurrency column
 const BEST_COL = 13;
 
-export const STATUS_WORD: Record<string, string> = {
-  complete: 'complete',
-  failed: 'FAILED',
-  running: 'stopped mid-run',
-  interrupted: 'interrupted',
-  pending: 'not run',
-};
-
 function configLines(m: SweepModel, width: number, paint: Paint): string[] {
   const out: string[] = [];
   for (const c of m.configs) {
     const cells = c.result ? `${c.result.decode.length} cells` : 'no result';
-    const head = `${c.letter}  ${c.label}  ${paint(STATUS_WORD[c.status] ?? c.status, c.status === 'failed' ? 'red' : 'dim')} (${cells})`;
+    const head = `${c.letter}  ${c.label}  ${paint(sweep.STATUS_WORD[c.status] ?? c.status, c.status === 'failed' ? 'red' : 'dim')} (${cells})`;
     out.push(...wrap(head, width - 2, '     ').map((l) => `  ${l}`));
     if (c.reason) out.push(...wrap(c.reason, width - 7, '').map((l) => `     ${l}`));
     if (c.logTail?.length) {
@@ -67,13 +52,13 @@ function matrixLines(m: SweepModel, width: number, paint: Paint): string[] {
           if (cell.status === 'Failed') return 'failed'.padStart(COL);
           const q = cell.status === 'Requests queued' ? 'Q' : ' ';
           const text = `${fmtTokS(cell.totalTokensPerS)}${q}`.padStart(COL);
-          return isBestOf(v, i) ? paint(text, 'green') : text;
+          return sweep.isBestOf(v, i) ? paint(text, 'green') : text;
         });
-        const best = v ? `  ${bestShort(m, v)}` : '';
+        const best = v ? `  ${sweep.bestShort(m, v)}` : '';
         out.push([String(n).padStart(N_COL - 1), ...vals, best].join(''));
       }
       // "users" takes the concurrency column and one space of the first configuration's
-      const users = group.map((i) => `${usersShort(m, ctx, i) ?? DASH} `.padStart(COL));
+      const users = group.map((i) => `${sweep.usersShort(m, ctx, i) ?? DASH} `.padStart(COL));
       out.push(paint(`users${users.join('').slice(1)}`, 'dim'));
     }
   }
@@ -87,11 +72,11 @@ function paretoLines(m: SweepModel, width: number, paint: Paint): string[] {
   const out = [
     '',
     paint('Pareto frontier · per-request tok/s against total tok/s', 'bold'),
-    ...wrap(paretoIntro(m), width - 2, '').map((l) => paint(`  ${l}`, 'dim')),
+    ...wrap(sweep.paretoIntro(m), width - 2, '').map((l) => paint(`  ${l}`, 'dim')),
     paint(`  ${'per request'.padStart(11)}  ${xHead.padStart(11)}  cell         configuration`, 'bold'),
   ];
   for (const p of frontier) {
-    const row = `  ${fmtTokS(p.y).padStart(11)}  ${fmtTokS(p.x).padStart(11)}  ${(cellName(p) + (p.queued ? ' Q' : '')).padEnd(11)}  ${m.configs[p.config]!.letter} ${configName(m, p.config)}`;
+    const row = `  ${fmtTokS(p.y).padStart(11)}  ${fmtTokS(p.x).padStart(11)}  ${(cellName(p) + (p.queued ? ' Q' : '')).padEnd(11)}  ${m.configs[p.config]!.letter} ${sweep.configName(m, p.config)}`;
     out.push(row.length > width ? row.slice(0, width - 1) + '…' : row);
   }
   return out;
@@ -99,7 +84,7 @@ function paretoLines(m: SweepModel, width: number, paint: Paint): string[] {
 
 // The words, as the report and the end of a sweep print them: the service level, then a line per context.
 export function wordsLines(m: SweepModel, width: number): string[] {
-  return [serviceLevelText(m), ...m.contextLines].flatMap((l) =>
+  return [sweep.serviceLevelText(m), ...m.contextLines].flatMap((l) =>
     wrap(l, width - 2, '  ').map((x) => `  ${x}`),
   );
 }

@@ -121,103 +121,142 @@ export function levelFigures(input: LevelInput): LevelFigures {
   const lengthMs = w.closeMs - w.openMs;
   const lengthS = lengthMs / 1000;
   const arrivals = windowArrivals(input.requests, w);
-  const errors: Partial<Record<ErrorKind, number>> = {};
-  const ttft: number[] = [];
-  const ttftSend: number[] = [];
-  const itl: number[] = [];
-  const rates: number[] = [];
-  const e2e: number[] = [];
-  const lags: number[] = [];
-  const samples: WindowRequests = { ttftMs: [], tokensPerS: [] };
-  let completed = 0;
-  let failed = 0;
-  let notFinished = 0;
-  let cut = 0;
-  let arrivalTokens = 0;
-  const cutAtClose = (r: LevelRequest) => input.closed === true && unfinished(r);
-  for (const r of arrivals) {
-    const at = scheduledAt(r);
-    for (const [, n] of r.chunks) arrivalTokens += n;
-    const kind = failedKind(r);
-    if (kind) {
-      failed += 1;
-      errors[kind] = (errors[kind] ?? 0) + 1;
-    } else if (cutAtClose(r)) cut += 1;
-    else if (unfinished(r)) notFinished += 1;
-    else completed += 1;
-    if (r.scheduledAtMs !== undefined) lags.push(r.sentAtMs - (r.releasedAtMs ?? r.scheduledAtMs));
-    const stream = streamRate(r);
-    if (stream) {
-      rates.push(stream.rate);
-      itl.push(stream.itlMs);
-    }
-    if (r.firstTokenAtMs !== undefined) {
-      ttft.push(r.firstTokenAtMs - at);
-      ttftSend.push(r.firstTokenAtMs - r.sentAtMs);
-    }
-    if (cutAtClose(r)) {
-      // windowRequestSamples' rule for a cell's request cut at the close (src/stats/slo.ts).
-      if (r.firstTokenAtMs !== undefined && r.firstTokenAtMs < w.closeMs) {
-        samples.ttftMs.push(r1(r.firstTokenAtMs - at));
-        samples.tokensPerS.push(stream ? r2(stream.rate) : null);
-      } else (samples.waitedMs ??= []).push(r1(Math.max(0, Math.min(r.endAtMs, w.closeMs) - at)));
-    }
-    if (!r.ok) continue;
-    e2e.push(r.endAtMs - at);
-    // What any service level needs of it, as a cell keeps it (src/stats/slo.ts): the user's wait and its rate.
-    samples.ttftMs.push(r1((r.firstTokenAtMs ?? r.endAtMs) - at));
-    samples.tokensPerS.push(stream ? r2(stream.rate) : null);
-  }
-  // Unfinished requests meet no service level: they count with the failed ones.
-  if (failed + notFinished) samples.failed = failed + notFinished;
+  const t = arrivalTimings(arrivals, w, input.closed === true);
+  const samples = t.samples;
   const slo = judgeRequests(samples, input.slo);
   const meanGapMs = arrivals.length ? lengthMs / arrivals.length : Infinity;
-  let achieved = 0;
-  let outputTokens = 0;
-  for (const r of input.requests) {
-    if (r.ok && r.endAtMs >= w.openMs && r.endAtMs < w.closeMs) achieved += 1;
-    for (const [t, n] of r.chunks) if (t >= w.openMs && t < w.closeMs && n > 0) outputTokens += n;
-  }
-  const lagS = sortSamples(lags);
+  const { achieved, outputTokens } = windowOutput(input.requests, w);
   const inFlightCap = capWait(input.requests, arrivals, w);
   return {
-    requests: {
-      arrived: arrivals.length,
-      completed,
-      failed,
-      unfinished: notFinished,
-      ...(cut ? { cutAtClose: cut } : {}),
-    },
+    requests: t.requests,
     lengthS,
     meanGapMs,
     offeredRate: lengthS > 0 ? arrivals.length / lengthS : 0,
     achievedRate: lengthS > 0 ? achieved / lengthS : 0,
     goodput: lengthS > 0 && slo.judged > 0 ? slo.met / lengthS : null,
     slo,
-    ttftMs: levelQuantiles(ttft),
-    ttftFromSendMs: levelQuantiles(ttftSend),
-    itlMs: levelQuantiles(itl),
-    e2eMs: levelQuantiles(e2e),
+    ttftMs: levelQuantiles(t.ttft),
+    ttftFromSendMs: levelQuantiles(t.ttftSend),
+    itlMs: levelQuantiles(t.itl),
+    e2eMs: levelQuantiles(t.e2e),
     outputTokens,
-    arrivalTokens,
+    arrivalTokens: t.arrivalTokens,
     totalTokensPerS: lengthMs > 0 ? (outputTokens * 1000) / lengthMs : null,
     totalTokensPerSInterval: totalRateInterval(
       input.requests.flatMap((r) => r.chunks),
       w.openMs,
       w.closeMs,
     ),
-    perRequestTokensPerS: levelQuantiles(rates),
-    errors,
-    lag: {
-      n: lagS.length,
-      p50Ms: quantile(lagS, 0.5),
-      p99Ms: quantile(lagS, 0.99),
-      maxMs: lagS.length ? lagS[lagS.length - 1]! : null,
-      limitMs: clientLagLimitMs(meanGapMs),
-    },
+    perRequestTokensPerS: levelQuantiles(t.rates),
+    errors: t.errors,
+    lag: clientLag(t.lags, meanGapMs),
     ...(inFlightCap ? { inFlightCap } : {}),
     cache: cacheOf(arrivals, input.samples ?? []),
     windowRequests: samples,
+  };
+}
+
+// The window's arrivals, one by one: how each ended, its timings, and what any service level needs of it.
+interface ArrivalTimings {
+  requests: LevelRequestCounts;
+  errors: Partial<Record<ErrorKind, number>>;
+  ttft: number[]; // from the schedule
+  ttftSend: number[]; // from the send
+  itl: number[];
+  rates: number[];
+  e2e: number[];
+  lags: number[]; // the send behind the schedule (or the cap's release)
+  arrivalTokens: number;
+  samples: WindowRequests;
+}
+
+function arrivalTimings(
+  arrivals: readonly LevelRequest[],
+  w: MeasureWindow,
+  closed: boolean,
+): ArrivalTimings {
+  const t: ArrivalTimings = {
+    requests: { arrived: arrivals.length, completed: 0, failed: 0, unfinished: 0 },
+    errors: {},
+    ttft: [],
+    ttftSend: [],
+    itl: [],
+    rates: [],
+    e2e: [],
+    lags: [],
+    arrivalTokens: 0,
+    samples: { ttftMs: [], tokensPerS: [] },
+  };
+  let cut = 0;
+  const cutAtClose = (r: LevelRequest) => closed && unfinished(r);
+  for (const r of arrivals) {
+    for (const [, n] of r.chunks) t.arrivalTokens += n;
+    const kind = failedKind(r);
+    if (kind) {
+      t.requests.failed += 1;
+      t.errors[kind] = (t.errors[kind] ?? 0) + 1;
+    } else if (cutAtClose(r)) cut += 1;
+    else if (unfinished(r)) t.requests.unfinished += 1;
+    else t.requests.completed += 1;
+    if (r.scheduledAtMs !== undefined) t.lags.push(r.sentAtMs - (r.releasedAtMs ?? r.scheduledAtMs));
+    addTimings(t, r, w, cutAtClose(r));
+  }
+  if (cut) t.requests.cutAtClose = cut;
+  // Unfinished requests meet no service level: they count with the failed ones.
+  const notMet = t.requests.failed + t.requests.unfinished;
+  if (notMet) t.samples.failed = notMet;
+  return t;
+}
+
+// One arrival's stream, first token and end; a request cut at the close by what it had by then.
+function addTimings(t: ArrivalTimings, r: LevelRequest, w: MeasureWindow, cut: boolean): void {
+  const at = scheduledAt(r);
+  const samples = t.samples;
+  const stream = streamRate(r);
+  if (stream) {
+    t.rates.push(stream.rate);
+    t.itl.push(stream.itlMs);
+  }
+  if (r.firstTokenAtMs !== undefined) {
+    t.ttft.push(r.firstTokenAtMs - at);
+    t.ttftSend.push(r.firstTokenAtMs - r.sentAtMs);
+  }
+  if (cut) {
+    // windowRequestSamples' rule for a cell's request cut at the close (src/stats/slo.ts).
+    if (r.firstTokenAtMs !== undefined && r.firstTokenAtMs < w.closeMs) {
+      samples.ttftMs.push(r1(r.firstTokenAtMs - at));
+      samples.tokensPerS.push(stream ? r2(stream.rate) : null);
+    } else (samples.waitedMs ??= []).push(r1(Math.max(0, Math.min(r.endAtMs, w.closeMs) - at)));
+  }
+  if (!r.ok) return;
+  t.e2e.push(r.endAtMs - at);
+  // What any service level needs of it, as a cell keeps it (src/stats/slo.ts): the user's wait and its rate.
+  samples.ttftMs.push(r1((r.firstTokenAtMs ?? r.endAtMs) - at));
+  samples.tokensPerS.push(stream ? r2(stream.rate) : null);
+}
+
+// Completions and tokens inside the window, of any request: warm-up arrivals' too.
+function windowOutput(
+  requests: readonly LevelRequest[],
+  w: MeasureWindow,
+): { achieved: number; outputTokens: number } {
+  let achieved = 0;
+  let outputTokens = 0;
+  for (const r of requests) {
+    if (r.ok && r.endAtMs >= w.openMs && r.endAtMs < w.closeMs) achieved += 1;
+    for (const [t, n] of r.chunks) if (t >= w.openMs && t < w.closeMs && n > 0) outputTokens += n;
+  }
+  return { achieved, outputTokens };
+}
+
+function clientLag(lags: readonly number[], meanGapMs: number): ClientLag {
+  const lagS = sortSamples(lags);
+  return {
+    n: lagS.length,
+    p50Ms: quantile(lagS, 0.5),
+    p99Ms: quantile(lagS, 0.99),
+    maxMs: lagS.length ? lagS[lagS.length - 1]! : null,
+    limitMs: clientLagLimitMs(meanGapMs),
   };
 }
 

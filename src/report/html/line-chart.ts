@@ -1,5 +1,5 @@
 import { esc, escText } from './escape.js';
-import { linearScale, logScale, n1, text, tickLabel, twoWidths } from './svg.js';
+import { linearScale, logScale, n1, text, tickLabel, twoWidths, type Scale } from './svg.js';
 
 // A generic multi-series line chart (Pareto, compare prefill overlay): numeric log-x or categorical x.
 export interface LinePoint {
@@ -56,68 +56,30 @@ export function lineChartSvg(o: LineChartOptions): string {
   return `<figure class="linechart">${twoWidths((w) => drawLines(o, w))}<ul class="series-legend">${legend}${refs}</ul></figure>`;
 }
 
+// The drawing's frame at one width: narrow (a phone) is shorter, with smaller margins.
+interface Frame {
+  W: number;
+  H: number;
+  narrow: boolean;
+  m: { l: number; r: number; t: number; b: number };
+}
+
+interface XAxis {
+  x: (v: number) => number;
+  ticks: Array<[number, string]>;
+  top: number; // a linear axis's last tick; Infinity on the others
+}
+
 function drawLines(o: LineChartOptions, W: number): string {
   const narrow = W < 600;
   const H = narrow ? Math.round((o.height ?? 360) * 0.8) : (o.height ?? 360);
   const m = narrow ? { l: 44, r: 10, t: 30, b: 44 } : { l: 64, r: 24, t: 30, b: 48 };
+  const f: Frame = { W, H, narrow, m };
   const all = o.series.flatMap((s) => s.points);
   const refs = o.refs ?? [];
-  const yTop = Math.max(...all.map((p) => p.y), ...refs.map((r) => (r.kind === 'h' ? r.y : 0)));
-  const y =
-    o.yKind === 'log'
-      ? logScale(
-          Math.min(
-            ...all.map((p) => p.y).filter((v) => v > 0),
-            ...refs.map((r) => (r.kind === 'h' ? r.y : Infinity)),
-          ),
-          yTop,
-          H - m.b,
-          m.t,
-        )
-      : linearScale(yTop * 1.08, H - m.b, m.t, 5);
-  let x: (v: number) => number;
-  let xTicks: Array<[number, string]>;
-  let xTop = Infinity; // a linear axis's last tick
-  if (o.xKind === 'linear') {
-    const s = linearScale(Math.max(...all.map((p) => p.x)) * 1.08, m.l + 8, W - m.r - 8, narrow ? 4 : 6);
-    x = s;
-    xTicks = s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]);
-    xTop = s.ticks[s.ticks.length - 1]!;
-  } else if (o.xKind === 'log') {
-    const xs = all.map((p) => p.x).filter((v) => v > 0);
-    const s = logScale(Math.min(...xs), Math.max(...xs), m.l + 8, W - m.r - 8);
-    x = s;
-    xTicks = s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]);
-  } else {
-    const cats = o.categories ?? [];
-    const band = (W - m.l - m.r) / Math.max(1, cats.length);
-    x = (i: number) => m.l + band * (i + 0.5);
-    xTicks = cats.map((c, i) => [i, c]);
-  }
-  let lastTick = -Infinity;
-  const roomFor = (px: number, label: string) => {
-    if (!narrow) return true;
-    if (px - lastTick < label.length * 7 + 6) return false;
-    lastTick = px;
-    return true;
-  };
-  const grid =
-    y.ticks
-      .map(
-        (t) =>
-          `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
-          text(m.l - 8, y(t) + 4, tickLabel(o.yFormat)(t), 'class="tick" text-anchor="end"'),
-      )
-      .join('') +
-    xTicks
-      .map(
-        ([v, l]) =>
-          (o.xKind !== 'category'
-            ? `<line class="grid" x1="${n1(x(v))}" x2="${n1(x(v))}" y1="${m.t}" y2="${H - m.b}"/>`
-            : '') +
-          (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
-      )
-      .join('');
+  const y = yScale(o, all, refs, f);
+  const xa = xAxis(o, all, f);
+  const x = xa.x;
   const sorted = o.series.map((s) => [...s.points].sort((a, b) => (a.order ?? a.x) - (b.order ?? b.x)));
   const segments = o.series.flatMap((s, si) =>
     s.dotsOnly
@@ -130,7 +92,7 @@ function drawLines(o: LineChartOptions, W: number): string {
   const refSegments = refs.map((r): Segment => {
     if (r.kind === 'h') return [m.l, y(r.y), W - m.r, y(r.y)];
     // y = x up to where it leaves the plot (both axes linear from 0)
-    const end = Math.min(xTop, y.ticks[y.ticks.length - 1]!);
+    const end = Math.min(xa.top, y.ticks[y.ticks.length - 1]!);
     return [x(0), y(0), x(end), y(end)];
   });
   const labels = placeLabels(
@@ -144,42 +106,121 @@ function drawLines(o: LineChartOptions, W: number): string {
         `<line class="ref" x1="${n1(x0)}" y1="${n1(y0)}" x2="${n1(x1)}" y2="${n1(y1)}" stroke="var(--muted)" stroke-width="1.5" stroke-dasharray="5 4"/>`,
     )
     .join('');
-  const lines = o.series
-    .map((s, si) => {
-      const pts = sorted[si]!;
-      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.x))},${n1(y(p.y))}`).join('');
-      const dots = s.lineOnly
-        ? ''
-        : pts
-            .map(
-              (p) =>
-                `<g class="pt"><title>${esc(p.tip)}</title>${
-                  p.ring
-                    ? `<circle class="ring" cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="7.5" fill="none" stroke="var(--ink, #0f172a)" stroke-width="1.5"/>`
-                    : ''
-                }<circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
-                `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/></g>`,
-            )
-            .join('');
-      const path = s.dotsOnly
-        ? ''
-        : `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
-            s.dashed ? ' stroke-dasharray="6 4"' : ''
-          } stroke-linejoin="round"/>`;
-      return {
-        under: !!s.lineOnly,
-        svg: `<g class="series"${narrow ? '' : ` data-series="${si}"`}>${path}${dots}</g>`,
-      };
-    })
-    // A line through other series' points goes under them, so it does not cross their dots.
-    .sort((a, b) => Number(b.under) - Number(a.under))
-    .map((g) => g.svg)
-    .join('\n');
+  const lines = seriesSvg(o.series, sorted, x, y, narrow);
   return `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.ariaLabel)}">
-${grid}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
+${gridSvg(o, f, y, xa)}<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}"/>
 ${text(narrow ? 6 : 16, m.t - 12, o.yLabel, 'class="axl"')}${text(W - m.r, H - 8, o.xLabel, 'class="axl" text-anchor="end"')}
 ${refLines ? `${refLines}\n` : ''}${lines}
 <g class="labels">${labels.map((l) => text(l.x, l.y, l.label, 'class="pl"')).join('')}</g></svg>`;
+}
+
+// Linear from 0 past the highest point or bound, or log from the lowest positive one.
+function yScale(o: LineChartOptions, all: readonly LinePoint[], refs: readonly RefLine[], f: Frame): Scale {
+  const { H, m } = f;
+  const yTop = Math.max(...all.map((p) => p.y), ...refs.map((r) => (r.kind === 'h' ? r.y : 0)));
+  return o.yKind === 'log'
+    ? logScale(
+        Math.min(
+          ...all.map((p) => p.y).filter((v) => v > 0),
+          ...refs.map((r) => (r.kind === 'h' ? r.y : Infinity)),
+        ),
+        yTop,
+        H - m.b,
+        m.t,
+      )
+    : linearScale(yTop * 1.08, H - m.b, m.t, 5);
+}
+
+function xAxis(o: LineChartOptions, all: readonly LinePoint[], f: Frame): XAxis {
+  const { W, m, narrow } = f;
+  if (o.xKind === 'linear') {
+    const s = linearScale(Math.max(...all.map((p) => p.x)) * 1.08, m.l + 8, W - m.r - 8, narrow ? 4 : 6);
+    return {
+      x: s,
+      ticks: s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]),
+      top: s.ticks[s.ticks.length - 1]!,
+    };
+  }
+  if (o.xKind === 'log') {
+    const xs = all.map((p) => p.x).filter((v) => v > 0);
+    const s = logScale(Math.min(...xs), Math.max(...xs), m.l + 8, W - m.r - 8);
+    return { x: s, ticks: s.ticks.map((t) => [t, tickLabel(o.xFormat)(t)]), top: Infinity };
+  }
+  const cats = o.categories ?? [];
+  const band = (W - m.l - m.r) / Math.max(1, cats.length);
+  return { x: (i: number) => m.l + band * (i + 0.5), ticks: cats.map((c, i) => [i, c]), top: Infinity };
+}
+
+// The y grid with its labels, then the x grid (none across categories) with the labels a narrow chart has room for.
+function gridSvg(o: LineChartOptions, f: Frame, y: Scale, xa: XAxis): string {
+  const { W, H, m, narrow } = f;
+  const x = xa.x;
+  let lastTick = -Infinity;
+  const roomFor = (px: number, label: string) => {
+    if (!narrow) return true;
+    if (px - lastTick < label.length * 7 + 6) return false;
+    lastTick = px;
+    return true;
+  };
+  return (
+    y.ticks
+      .map(
+        (t) =>
+          `<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${n1(y(t))}" y2="${n1(y(t))}"/>` +
+          text(m.l - 8, y(t) + 4, tickLabel(o.yFormat)(t), 'class="tick" text-anchor="end"'),
+      )
+      .join('') +
+    xa.ticks
+      .map(
+        ([v, l]) =>
+          (o.xKind !== 'category'
+            ? `<line class="grid" x1="${n1(x(v))}" x2="${n1(x(v))}" y1="${m.t}" y2="${H - m.b}"/>`
+            : '') +
+          (roomFor(x(v), l) ? text(x(v), H - m.b + 18, l, 'class="tick" text-anchor="middle"') : ''),
+      )
+      .join('')
+  );
+}
+
+function seriesSvg(
+  series: readonly Series[],
+  sorted: readonly LinePoint[][],
+  x: (v: number) => number,
+  y: (v: number) => number,
+  narrow: boolean,
+): string {
+  return (
+    series
+      .map((s, si) => {
+        const pts = sorted[si]!;
+        const d = pts.map((p, i) => `${i ? 'L' : 'M'}${n1(x(p.x))},${n1(y(p.y))}`).join('');
+        const dots = s.lineOnly ? '' : pts.map((p) => dotSvg(s, p, x, y)).join('');
+        const path = s.dotsOnly
+          ? ''
+          : `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2.2"${
+              s.dashed ? ' stroke-dasharray="6 4"' : ''
+            } stroke-linejoin="round"/>`;
+        return {
+          under: !!s.lineOnly,
+          svg: `<g class="series"${narrow ? '' : ` data-series="${si}"`}>${path}${dots}</g>`,
+        };
+      })
+      // A line through other series' points goes under them, so it does not cross their dots.
+      .sort((a, b) => Number(b.under) - Number(a.under))
+      .map((g) => g.svg)
+      .join('\n')
+  );
+}
+
+function dotSvg(s: Series, p: LinePoint, x: (v: number) => number, y: (v: number) => number): string {
+  return (
+    `<g class="pt"><title>${esc(p.tip)}</title>${
+      p.ring
+        ? `<circle class="ring" cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="7.5" fill="none" stroke="var(--ink, #0f172a)" stroke-width="1.5"/>`
+        : ''
+    }<circle cx="${n1(x(p.x))}" cy="${n1(y(p.y))}" r="4.5" ` +
+    `${p.hollow ? `fill="var(--bg)" stroke="${s.color}" stroke-width="2"` : `fill="${s.color}"`}/></g>`
+  );
 }
 
 // Point labels go on top of every point and line: each tries the spots around its point (right and above
