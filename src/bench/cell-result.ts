@@ -114,40 +114,19 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     ...(m.failedBy ? { failedBy: m.failedBy } : {}),
     streamHeld: batching.batched,
   });
-  let promptSum = 0;
-  let cachedSum = 0;
-  let withCache = 0;
-  for (const r of m.requests)
-    if (r.promptTokens !== undefined && r.cachedTokens !== undefined) {
-      promptSum += r.promptTokens;
-      cachedSum += r.cachedTokens;
-      withCache += 1;
-    }
-  // Usage's cached_tokens counts this cell's requests only; the server's counters are the fallback.
-  const cacheHitRatio =
-    withCache > 0 && promptSum > 0 ? Math.min(1, cachedSum / promptSum) : (server.cacheHitRatio ?? null);
-  const prompt = median(
-    sortSamples(m.requests.map((r) => r.promptTokens).filter((v): v is number => v !== undefined)),
-  );
   const measured = decision.status !== 'Failed';
   const cell: DecodeCell = {
     contextTokens: m.contextTokens,
     concurrency: m.concurrency,
     status: decision.status,
-    totalTokensPerS: measured ? r3(f.totalTokensPerS) : null,
-    perRequestTokensPerS: measured ? r3(f.perRequestTokensPerS) : null,
-    ttftMs: measured ? r3(f.ttftMs) : null,
-    tbtMs: measured ? r3(f.tbtMs) : null,
-    avgActive: measured ? r3(f.avgActive) : null,
-    completed: measured ? f.completed : null,
-    outputTokens: measured ? f.outputTokens : null,
+    ...measuredRates(f, measured),
     measuredS: r3(f.measuredS),
     ttft: q3(f.ttft),
     chunkGapMs: q3(f.chunkGapMs),
     perRequestTokensPerSQ: q3(f.perRequestTokensPerSQ),
     requestsSent: f.requestsSent,
     errors: f.errors,
-    cacheHitRatio: r3(cacheHitRatio),
+    cacheHitRatio: r3(cacheHitRatioOf(m.requests, server.cacheHitRatio)),
     specAcceptanceLength: r3(server.specAcceptanceLength ?? null),
     serverSamples: [...m.samples],
     queueEvidence: decision.evidence,
@@ -160,21 +139,12 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
     avgPending: r3(avgPending(m.requests, m.window)),
     maxFirstTokenWaitMs: waits.length ? r1(Math.max(...waits)) : null,
   };
-  // Power only where a power reading exists and the cell was measured: no reading is no figure, not 0 W.
-  if (typeof server.avgPowerW === 'number' && measured) {
-    cell.avgPowerW = r3(server.avgPowerW);
-    cell.joulesPerToken = r3(server.joulesPerToken ?? null);
-    cell.tokensPerSPerW = r3(server.tokensPerSPerW ?? null);
-  }
+  addPower(cell, server, measured);
+  const prompt = median(
+    sortSamples(m.requests.map((r) => r.promptTokens).filter((v): v is number => v !== undefined)),
+  );
   if (prompt !== null) cell.promptTokens = Math.round(prompt);
-  if (measured) {
-    cell.intervals = roundIntervals(f.intervals);
-    cell.maxChunkGapMs = r3(f.stalls.maxGapMs);
-    cell.stalls = f.stalls.count;
-    cell.stalledMs = r3(f.stalls.totalMs)!;
-    // What any service level needs, so `report --slo` judges this cell again without the request log.
-    cell.windowRequests = windowRequestSamples(m.requests, m.window);
-  }
+  if (measured) addMeasuredDetail(cell, f, m);
   const serverErrors = serverErrorsOf(m.requests);
   if (serverErrors.length) cell.serverErrors = serverErrors;
   if (decision.clientQueue) cell.clientQueue = roundQueue(decision.clientQueue);
@@ -183,4 +153,54 @@ export function buildDecodeCell(m: CellMeasurement): DecodeCell {
   if (staleReconnects > 0) cell.staleReconnects = staleReconnects;
   if (decision.error) cell.error = decision.error;
   return cell;
+}
+
+type WindowFigures = ReturnType<typeof windowFigures>;
+
+// A failed cell has no rates: its window's figures do not stand.
+function measuredRates(f: WindowFigures, measured: boolean) {
+  return {
+    totalTokensPerS: measured ? r3(f.totalTokensPerS) : null,
+    perRequestTokensPerS: measured ? r3(f.perRequestTokensPerS) : null,
+    ttftMs: measured ? r3(f.ttftMs) : null,
+    tbtMs: measured ? r3(f.tbtMs) : null,
+    avgActive: measured ? r3(f.avgActive) : null,
+    completed: measured ? f.completed : null,
+    outputTokens: measured ? f.outputTokens : null,
+  };
+}
+
+// Usage's cached_tokens counts this cell's requests only; the server's counters are the fallback.
+function cacheHitRatioOf(
+  requests: readonly CellRequest[],
+  serverRatio: number | null | undefined,
+): number | null {
+  let promptSum = 0;
+  let cachedSum = 0;
+  let withCache = 0;
+  for (const r of requests)
+    if (r.promptTokens !== undefined && r.cachedTokens !== undefined) {
+      promptSum += r.promptTokens;
+      cachedSum += r.cachedTokens;
+      withCache += 1;
+    }
+  return withCache > 0 && promptSum > 0 ? Math.min(1, cachedSum / promptSum) : (serverRatio ?? null);
+}
+
+// Power only where a power reading exists and the cell was measured: no reading is no figure, not 0 W.
+function addPower(cell: DecodeCell, server: ReturnType<typeof serverCellFigures>, measured: boolean): void {
+  if (typeof server.avgPowerW !== 'number' || !measured) return;
+  cell.avgPowerW = r3(server.avgPowerW);
+  cell.joulesPerToken = r3(server.joulesPerToken ?? null);
+  cell.tokensPerSPerW = r3(server.tokensPerSPerW ?? null);
+}
+
+// A measured cell's intervals, stalls and the requests of its window.
+function addMeasuredDetail(cell: DecodeCell, f: WindowFigures, m: CellMeasurement): void {
+  cell.intervals = roundIntervals(f.intervals);
+  cell.maxChunkGapMs = r3(f.stalls.maxGapMs);
+  cell.stalls = f.stalls.count;
+  cell.stalledMs = r3(f.stalls.totalMs)!;
+  // What any service level needs, so `report --slo` judges this cell again without the request log.
+  cell.windowRequests = windowRequestSamples(m.requests, m.window);
 }

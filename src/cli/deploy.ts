@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { withOptions, type Resolved } from '../config/resolve.js';
-import { OPTION_TABLE, type OptionKey } from '../config/options.js';
+import { OPTION_TABLE, type OptionKey, type Options } from '../config/options.js';
 import { wrap } from '../report/text.js';
 import { terminalWidth } from '../report/terminal.js';
 import { newRunId } from '../bench/settings.js';
@@ -42,70 +42,93 @@ export function register(program: Command, io: CliIo): void {
   cmd.action(async (scheduler: string, flags: Record<string, unknown>, self: Command) => {
     if (!(SCHEDULERS as readonly string[]).includes(scheduler))
       throw new BenchError('USAGE', `deploy ${scheduler}: the schedulers are ${SCHEDULERS.join(' and ')}.`);
-    const { options: d, given } = resolve(flags);
-    const runArgs = self.args.slice(1);
-    const run = parseRunFlags(runArgs);
-    for (const key of run.given) {
-      const why = NOT_FORWARDED[key];
-      if (why) throw new BenchError('USAGE', `deploy does not pass --${kebab(key)} on: ${why}.`);
-    }
-    const agents = run.options.agents ?? 1;
-    if (agents < 2)
+    await deploy(io, scheduler, resolve(flags), self.args.slice(1));
+  });
+}
+
+// What every scheduler's job holds: the run flags checked as `run` checks them, less what deploy sets itself.
+interface JobBase {
+  name: string;
+  agents: number;
+  runId: string;
+  runArgs: string[];
+  command: string;
+  port: number;
+  cpus: number;
+}
+
+async function deploy(
+  io: CliIo,
+  scheduler: string,
+  resolved: Resolved<'deploy'>,
+  runArgs: string[],
+): Promise<void> {
+  const { options: d, given } = resolved;
+  const run = parseRunFlags(runArgs);
+  for (const key of run.given) {
+    const why = NOT_FORWARDED[key];
+    if (why) throw new BenchError('USAGE', `deploy does not pass --${kebab(key)} on: ${why}.`);
+  }
+  const agents = run.options.agents ?? 1;
+  if (agents < 2)
+    throw new BenchError('USAGE', 'deploy needs --agents K (2 or more): one agent runs without a scheduler.');
+  if (!run.options.baseUrl && !run.given.has('baseUrl'))
+    throw new BenchError('USAGE', 'deploy needs --base-url: the server the agents measure.');
+  const name = d.name ?? TOOL_NAME;
+  if (!/^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$/.test(name))
+    throw new BenchError('USAGE', `--name ${name} is not a DNS label (lower case letters, digits, '-').`);
+  const base: JobBase = {
+    name,
+    agents,
+    runId: newRunId(),
+    runArgs: withoutFlag(withoutFlag(runArgs, '--agents'), '--out'),
+    command: d.toolCommand ?? `npx --yes ${TOOL_NAME}@${TOOL_VERSION}`,
+    port: d.port,
+    cpus: d.cpus,
+  };
+  io.stdout.write(scheduler === 'k8s' ? await k8sJob(base, d, run) : await slurmJob(base, d, given, run));
+}
+
+async function k8sJob(base: JobBase, d: Options<'deploy'>, run: Resolved<'run'>): Promise<string> {
+  if (run.given.has('out'))
+    throw new BenchError('USAGE', 'deploy k8s writes to /results in agent 0: drop --out.');
+  const { k8sManifest, KEEP_RESULTS_S } = await import('../deploy/k8s.js');
+  const keep = d.keepResults ?? (d.resultsPvc ? 0 : KEEP_RESULTS_S);
+  if (keep === 0 && !d.resultsPvc)
+    throw new BenchError(
+      'USAGE',
+      "--keep-results 0 leaves the result nowhere: agent 0's emptyDir goes with its pod.",
+      {
+        hint: 'Give --results-pvc CLAIM (the result stays on it), or the seconds to copy it.',
+      },
+    );
+  return k8sManifest({
+    ...base,
+    keepResultsS: keep,
+    image: d.image,
+    secret: d.secret ?? base.name,
+    ...(d.namespace ? { namespace: d.namespace } : {}),
+    ...(d.resultsPvc ? { resultsPvc: d.resultsPvc } : {}),
+  });
+}
+
+async function slurmJob(
+  base: JobBase,
+  d: Options<'deploy'>,
+  given: Resolved<'deploy'>['given'],
+  run: Resolved<'run'>,
+): Promise<string> {
+  for (const k8sOnly of ['keepResults', 'resultsPvc'] as const)
+    if (given.has(k8sOnly))
       throw new BenchError(
         'USAGE',
-        'deploy needs --agents K (2 or more): one agent runs without a scheduler.',
+        `--${kebab(k8sOnly)} is for k8s: a Slurm run writes to --out on the shared file system.`,
       );
-    if (!run.options.baseUrl && !run.given.has('baseUrl'))
-      throw new BenchError('USAGE', 'deploy needs --base-url: the server the agents measure.');
-    const name = d.name ?? TOOL_NAME;
-    if (!/^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$/.test(name))
-      throw new BenchError('USAGE', `--name ${name} is not a DNS label (lower case letters, digits, '-').`);
-    const base = {
-      name,
-      agents,
-      runId: newRunId(),
-      runArgs: withoutFlag(withoutFlag(runArgs, '--agents'), '--out'),
-      command: d.toolCommand ?? `npx --yes ${TOOL_NAME}@${TOOL_VERSION}`,
-      port: d.port,
-      cpus: d.cpus,
-    };
-    if (scheduler === 'k8s') {
-      if (run.given.has('out'))
-        throw new BenchError('USAGE', 'deploy k8s writes to /results in agent 0: drop --out.');
-      const { k8sManifest, KEEP_RESULTS_S } = await import('../deploy/k8s.js');
-      const keep = d.keepResults ?? (d.resultsPvc ? 0 : KEEP_RESULTS_S);
-      if (keep === 0 && !d.resultsPvc)
-        throw new BenchError(
-          'USAGE',
-          "--keep-results 0 leaves the result nowhere: agent 0's emptyDir goes with its pod.",
-          { hint: 'Give --results-pvc CLAIM (the result stays on it), or the seconds to copy it.' },
-        );
-      io.stdout.write(
-        k8sManifest({
-          ...base,
-          keepResultsS: keep,
-          image: d.image,
-          secret: d.secret ?? name,
-          ...(d.namespace ? { namespace: d.namespace } : {}),
-          ...(d.resultsPvc ? { resultsPvc: d.resultsPvc } : {}),
-        }),
-      );
-    } else {
-      for (const k8sOnly of ['keepResults', 'resultsPvc'] as const)
-        if (given.has(k8sOnly))
-          throw new BenchError(
-            'USAGE',
-            `--${kebab(k8sOnly)} is for k8s: a Slurm run writes to --out on the shared file system.`,
-          );
-      const { slurmScript } = await import('../deploy/slurm.js');
-      io.stdout.write(
-        slurmScript({
-          ...base,
-          out: run.options.out,
-          ...(d.partition ? { partition: d.partition } : {}),
-        }),
-      );
-    }
+  const { slurmScript } = await import('../deploy/slurm.js');
+  return slurmScript({
+    ...base,
+    out: run.options.out,
+    ...(d.partition ? { partition: d.partition } : {}),
   });
 }
 

@@ -5,7 +5,7 @@ import { normalizeBaseUrl, prefillRepeatsOf, resumeDirOf } from '../bench/settin
 import { OPTION_TABLE, OPTIONS, shapesPlan, type Options } from '../config/options.js';
 import { mergeResume, resumeWarning } from '../config/stored.js';
 import type { DecodeCell, RunResult } from '../results/schema.js';
-import { withOptions } from '../config/resolve.js';
+import { withOptions, type Resolved } from '../config/resolve.js';
 import { refuseAllTooLong, type Plan } from '../plan/plan.js';
 import type { PlannedLevel, PlannedRow } from '../plan/levels.js';
 import type { RunTraffic } from '../bench/traffic.js';
@@ -38,112 +38,156 @@ export function register(program: Command, io: CliIo): void {
   const resolve = withOptions(cmd, 'plan');
   cmd.action(async (flags: Record<string, unknown>) => {
     const resolved = resolve(flags);
-    let o = resolved.options;
-    // In --help's order; --resume alone reads the run folder from --out.
-    const unused = OPTIONS.filter(
-      (x) =>
-        cmd.getOptionValueSource(x.key) === 'cli' &&
-        !SHAPES_PLAN.has(x.key) &&
-        !(x.key === 'out' && o.resume === ''),
-    ).map((x) => x.flag.split(' ')[0]!);
-    if (unused.length)
-      io.stderr.write(
-        `note: ${unused.join(', ')} ${unused.length === 1 ? 'does' : 'do'} not change the plan (${unused.length === 1 ? 'it matters' : 'they matter'} when the run measures)\n`,
-      );
+    const o = resolved.options;
+    noteUnused(cmd, o, io);
     const resumeDir = resumeDirOf(o);
-    if (resumeDir !== undefined) {
-      const [{ readPrevious }, { readTraffic }] = await Promise.all([
-        import('../bench/phases/open-run.js'),
-        import('../bench/traffic.js'),
-      ]);
-      const previous = readPrevious(resumeDir);
-      const merged = mergeResume(previous, o, resolved.given);
-      if (merged.ignored.length) io.stderr.write(`warning: ${resumeWarning(merged.ignored)}\n`);
-      o = merged.options;
-      return printResumed(io, o, previous, resumeDir, await readTraffic(o));
-    }
-    // Loaded on use, as the runner's other parts: a bad combination or file is said before the server is asked.
-    const [{ readTraffic }, { planRun }] = await Promise.all([
-      import('../bench/traffic.js'),
-      import('../bench/phases/open-run.js'),
-    ]);
-    const traffic = await readTraffic(o);
-    let maxModelLen = o.maxModelLen;
-    let kvCapacity = o.kvCapacity;
-    let source = 'flags';
-    let kv: KvNote = o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {};
-    let prefill: Awaited<ReturnType<typeof onlinePrefill>> | undefined;
-    let online: { baseUrl: string; apiKey: string | undefined; info: TargetInfo } | undefined;
-    // Online: what the flags do not say, the server does; its prefill speed comes from two short prompts.
-    if (o.baseUrl) {
-      const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
-      const { probeTarget } = await import('../target/probe.js');
-      const info = await probeTarget({
-        baseUrl: o.baseUrl, // as given: the probe strips credentials and says so
-        ...(apiKey ? { apiKey } : {}),
-        ...(o.model ? { model: o.model } : {}),
-        ...(o.engine ? { engine: o.engine } : {}),
-      });
-      maxModelLen ??= info.maxModelLen;
-      if (kvCapacity === undefined && info.kvCapacityTokens !== undefined)
-        kv = { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' };
-      kvCapacity ??= info.kvCapacityTokens;
-      source = `${info.engine.name} at ${o.baseUrl}`;
-      online = { baseUrl: o.baseUrl, apiKey, info };
-    }
-    const { plan } = planRun(
-      { ...o, maxModelLen, kvCapacity },
-      {
-        ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
-        // The layout as the run will plan it (kvLayoutOf in planRun).
-        ...(online
-          ? {
-              engine: online.info.engine,
-              ...(online.info.kvLayout ? { kvLayout: online.info.kvLayout } : {}),
-            }
-          : {}),
-      },
-      undefined,
-      o.kvCapacity,
-      traffic,
-    );
-    refuseAllTooLong(plan, o.prefillContexts !== undefined); // as run refuses it, before any prompt
-    // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
-    if (online && !o.forTwin)
-      prefill = await onlinePrefill(online.baseUrl, online.apiKey, online.info, o.api, maxModelLen);
-    if (o.forTwin) {
-      const { forTwinText, twinRecipe } = await import('../twin/for-twin.js');
-      const twinOpts = {
-        duration: o.duration,
-        prefillRepeats: o.prefillRepeats,
-        ...(o.baseUrl ? { baseUrl: normalizeBaseUrl(o.baseUrl) } : {}), // never its credentials
-        ...twinKey(o),
-      };
-      io.stdout.write(
-        o.json
-          ? JSON.stringify(twinRecipe(plan, twinOpts), null, 2) + '\n'
-          : forTerminal(forTwinText(plan, twinOpts), io.stdout),
-      );
-      return;
-    }
-    const est = estimateDuration(plan, {
-      duration: o.duration,
-      prefillRepeats: prefillRepeatsOf(o),
-      repeats: o.repeats,
-      ...prefill,
-    });
-    io.stdout.write(
-      o.json
-        ? planJson(plan, est, source, kv)
-        : forTerminal(
-            planTable(plan, est, source, kv, o.repeats, undefined, {
-              warmup: o.warmup,
-              duration: o.duration,
-            }),
-            io.stdout,
-          ),
-    );
+    if (resumeDir !== undefined) return planResumed(io, o, resolved.given, resumeDir);
+    return planFresh(io, o);
   });
+}
+
+// The run flags given that do not change the plan, in one line, in --help's order; --resume alone reads the run
+// folder from --out.
+function noteUnused(cmd: Command, o: Options<'plan'>, io: CliIo): void {
+  const unused = OPTIONS.filter(
+    (x) =>
+      cmd.getOptionValueSource(x.key) === 'cli' &&
+      !SHAPES_PLAN.has(x.key) &&
+      !(x.key === 'out' && o.resume === ''),
+  ).map((x) => x.flag.split(' ')[0]!);
+  if (unused.length)
+    io.stderr.write(
+      `note: ${unused.join(', ')} ${unused.length === 1 ? 'does' : 'do'} not change the plan (${unused.length === 1 ? 'it matters' : 'they matter'} when the run measures)\n`,
+    );
+}
+
+// plan --resume: the stored run's options under the ones given, then its plan with what is done.
+async function planResumed(
+  io: CliIo,
+  given: Options<'plan'>,
+  givenKeys: Resolved<'plan'>['given'],
+  resumeDir: string,
+): Promise<void> {
+  const [{ readPrevious }, { readTraffic }] = await Promise.all([
+    import('../bench/phases/open-run.js'),
+    import('../bench/traffic.js'),
+  ]);
+  const previous = readPrevious(resumeDir);
+  const merged = mergeResume(previous, given, givenKeys);
+  if (merged.ignored.length) io.stderr.write(`warning: ${resumeWarning(merged.ignored)}\n`);
+  const o = merged.options;
+  return printResumed(io, o, previous, resumeDir, await readTraffic(o));
+}
+
+// The server plan --base-url probed, and the key to reach it.
+interface Online {
+  baseUrl: string;
+  apiKey: string | undefined;
+  info: TargetInfo;
+}
+
+// The facts the plan reads: the flags', and what the flags do not say, the server's when --base-url names one.
+interface PlanFacts {
+  maxModelLen: number | undefined;
+  kvCapacity: number | undefined;
+  source: string;
+  kv: KvNote;
+  online?: Online;
+}
+
+async function planFacts(io: CliIo, o: Options<'plan'>): Promise<PlanFacts> {
+  const flags: PlanFacts = {
+    maxModelLen: o.maxModelLen,
+    kvCapacity: o.kvCapacity,
+    source: 'flags',
+    kv: o.kvCapacity !== undefined ? { source: '--kv-capacity', bound: 'exact' } : {},
+  };
+  if (!o.baseUrl) return flags;
+  const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
+  const { probeTarget } = await import('../target/probe.js');
+  const info = await probeTarget({
+    baseUrl: o.baseUrl, // as given: the probe strips credentials and says so
+    ...(apiKey ? { apiKey } : {}),
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.engine ? { engine: o.engine } : {}),
+  });
+  return {
+    maxModelLen: flags.maxModelLen ?? info.maxModelLen,
+    kvCapacity: flags.kvCapacity ?? info.kvCapacityTokens,
+    source: `${info.engine.name} at ${o.baseUrl}`,
+    kv:
+      flags.kvCapacity === undefined && info.kvCapacityTokens !== undefined
+        ? { source: info.kvCapacitySource, bound: info.kvCapacityBound ?? 'exact' }
+        : flags.kv,
+    online: { baseUrl: o.baseUrl, apiKey, info },
+  };
+}
+
+// plan without --resume: the plan on the flags' facts and the server's; online, its prefill speed comes from two
+// short prompts.
+async function planFresh(io: CliIo, o: Options<'plan'>): Promise<void> {
+  // Loaded on use, as the runner's other parts: a bad combination or file is said before the server is asked.
+  const [{ readTraffic }, { planRun }] = await Promise.all([
+    import('../bench/traffic.js'),
+    import('../bench/phases/open-run.js'),
+  ]);
+  const traffic = await readTraffic(o);
+  const { maxModelLen, kvCapacity, source, kv, online } = await planFacts(io, o);
+  const { plan } = planRun(
+    { ...o, maxModelLen, kvCapacity },
+    {
+      ...(kv.bound ? { kvCapacityBound: kv.bound } : {}),
+      // The layout as the run will plan it (kvLayoutOf in planRun).
+      ...(online
+        ? {
+            engine: online.info.engine,
+            ...(online.info.kvLayout ? { kvLayout: online.info.kvLayout } : {}),
+          }
+        : {}),
+    },
+    undefined,
+    o.kvCapacity,
+    traffic,
+  );
+  refuseAllTooLong(plan, o.prefillContexts !== undefined); // as run refuses it, before any prompt
+  // The twin recipe's estimate is the prior's (src/twin/for-twin.ts): nothing to time for it.
+  if (o.forTwin) return printForTwin(io, o, plan);
+  const prefill = online
+    ? await onlinePrefill(online.baseUrl, online.apiKey, online.info, o.api, maxModelLen)
+    : undefined;
+  const est = estimateDuration(plan, {
+    duration: o.duration,
+    prefillRepeats: prefillRepeatsOf(o),
+    repeats: o.repeats,
+    ...prefill,
+  });
+  io.stdout.write(
+    o.json
+      ? planJson(plan, est, source, kv)
+      : forTerminal(
+          planTable(plan, est, source, kv, o.repeats, undefined, {
+            warmup: o.warmup,
+            duration: o.duration,
+          }),
+          io.stdout,
+        ),
+  );
+}
+
+// plan --for-twin: the twin recipe for the plan, as JSON or as the commands to run.
+async function printForTwin(io: CliIo, o: Options<'plan'>, plan: Plan): Promise<void> {
+  const { forTwinText, twinRecipe } = await import('../twin/for-twin.js');
+  const twinOpts = {
+    duration: o.duration,
+    prefillRepeats: o.prefillRepeats,
+    ...(o.baseUrl ? { baseUrl: normalizeBaseUrl(o.baseUrl) } : {}), // never its credentials
+    ...twinKey(o),
+  };
+  io.stdout.write(
+    o.json
+      ? JSON.stringify(twinRecipe(plan, twinOpts), null, 2) + '\n'
+      : forTerminal(forTwinText(plan, twinOpts), io.stdout),
+  );
 }
 
 // How the printed twin commands get the key plan used (src/twin/for-twin.ts): a file they name too; a key given by

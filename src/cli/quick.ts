@@ -5,12 +5,13 @@ import { kvLayoutOf, type KvLayout } from '../engines/index.js';
 import { normalizeBaseUrl } from '../bench/settings.js';
 import { streamRequest } from '../client/stream.js';
 import { withOptions } from '../config/resolve.js';
+import type { Options } from '../config/options.js';
 import { BenchError, isBenchError } from '../errors.js';
 import { cliCommand } from '../invocation.js';
 import { chooseProgress } from '../progress/index.js';
 import { buildPromptText } from '../prompts/index.js';
 import { quickAnswerLines, quickFoundLines, quickKeyedLines, quickPlanLines } from '../quick/lines.js';
-import { sizeQuickPlan, type ServerSpeed } from '../quick/size.js';
+import { sizeQuickPlan, type QuickSizing, type ServerSpeed } from '../quick/size.js';
 import { buildRequestBody } from '../target/request-body.js';
 import { probeTarget } from '../target/probe.js';
 import type { TargetInfo } from '../target/types.js';
@@ -119,79 +120,90 @@ export function register(program: Command, io: CliIo): void {
       'find an LLM server on this machine, measure it for about a minute, and say how many users it takes and why not more',
     );
   const resolve = withOptions(cmd, 'quick');
-  cmd.action(async (flags: Record<string, unknown>) => {
-    const o = resolve(flags).options;
-    const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
-    const ports = o.ports ?? QUICK_PORTS;
-    const urls = o.baseUrl ? [normalizeBaseUrl(o.baseUrl)] : ports.map((p) => `http://127.0.0.1:${p}/v1`);
-    const found = await findServers(urls, apiKey, o.model);
-    if (found.length === 0)
+  cmd.action(async (flags: Record<string, unknown>) => quick(io, resolve(flags).options));
+}
+
+// The server found (or named), measured for about a minute on a plan sized from its speed, and the answer.
+async function quick(io: CliIo, o: Options<'quick'>): Promise<void> {
+  const apiKey = resolveApiKey({ apiKey: o.apiKey, apiKeyFile: o.apiKeyFile, env: io.env });
+  const pick = await chooseServer(io, o, apiKey);
+  io.stdout.write(quickFoundLines(pick.info, pick.baseUrl, 'Found ').join('\n') + '\n');
+  const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), sizingOf(o, pick.info));
+  io.stdout.write(quickPlanLines(plan).join('\n') + '\n');
+  const out = await runWithSignals(
+    {
+      baseUrl: pick.baseUrl,
+      model: pick.info.model,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      contexts: plan.contexts,
+      prefillContexts: plan.contexts,
+      concurrency: plan.concurrency,
+      maxOutput: plan.maxOutput,
+      duration: plan.duration,
+      repeats: plan.repeats,
+      prefillRepeats: plan.prefillRepeats,
+      settleTimeout: 10,
+      out: o.out,
+      title: `quick · ${pick.info.model}`,
+      ...(o.slo ? { slo: o.slo } : {}),
+    },
+    chooseProgress({ stream: io.stderr }),
+    io,
+  );
+  const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
+  const a = finishedRunAnalysis(out.result); // the one the reports beside the run were written from
+  io.stdout.write(quickAnswerLines(a, { report, result: out.dir }, a.whatIf, plan).join('\n') + '\n');
+}
+
+// The one server quick measures: --base-url's, the only one answering, or the one picked at a terminal; none, a
+// server refusing the key, or several without a terminal to ask at is an error that says what to do.
+async function chooseServer(io: CliIo, o: Options<'quick'>, apiKey: string | undefined): Promise<Found> {
+  const ports = o.ports ?? QUICK_PORTS;
+  const urls = o.baseUrl ? [normalizeBaseUrl(o.baseUrl)] : ports.map((p) => `http://127.0.0.1:${p}/v1`);
+  const found = await findServers(urls, apiKey, o.model);
+  if (found.length === 0)
+    throw new BenchError(
+      'NO_SERVER',
+      o.baseUrl
+        ? `no LLM server answered at ${urls[0]}, so there is nothing to measure.`
+        : `no LLM server answered on this machine (ports ${ports.join(', ')}), so there is nothing to measure.`,
+      {
+        hint: `Start one, or say where it is: \`${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}\`.`,
+      },
+    );
+  let chosen = found[0]!;
+  if (found.length > 1) {
+    if (process.stdin.isTTY && io.stdout.isTTY) chosen = await ask(found, apiKey, io);
+    else {
+      io.stdout.write(found.flatMap((f) => candidateLines(f, apiKey, '  ')).join('\n') + '\n');
       throw new BenchError(
-        'NO_SERVER',
-        o.baseUrl
-          ? `no LLM server answered at ${urls[0]}, so there is nothing to measure.`
-          : `no LLM server answered on this machine (ports ${ports.join(', ')}), so there is nothing to measure.`,
+        'SEVERAL_SERVERS',
+        `${found.length} servers answered (listed above); quick measures one.`,
         {
-          hint: `Start one, or say where it is: \`${cliCommand('quick', '--base-url', 'http://HOST:PORT/v1')}\`.`,
+          hint: `Pick one: \`${cliCommand('quick', '--base-url', (found.find((f) => !isKeyed(f)) ?? found[0]!).baseUrl)}\`.`,
         },
       );
-    let chosen = found[0]!;
-    if (found.length > 1) {
-      if (process.stdin.isTTY && io.stdout.isTTY) chosen = await ask(found, apiKey, io);
-      else {
-        io.stdout.write(found.flatMap((f) => candidateLines(f, apiKey, '  ')).join('\n') + '\n');
-        throw new BenchError(
-          'SEVERAL_SERVERS',
-          `${found.length} servers answered (listed above); quick measures one.`,
-          {
-            hint: `Pick one: \`${cliCommand('quick', '--base-url', (found.find((f) => !isKeyed(f)) ?? found[0]!).baseUrl)}\`.`,
-          },
-        );
-      }
     }
-    if (isKeyed(chosen)) throw keyError(chosen, apiKey);
-    const pick = chosen;
-    io.stdout.write(quickFoundLines(pick.info, pick.baseUrl, 'Found ').join('\n') + '\n');
-    const { info } = pick;
-    // What the flags fix (the flags quick's hints name) stays; the rest is sized from the server's speed.
-    const plan = sizeQuickPlan(await measureSpeed(pick, apiKey), {
-      budgetS: o.budget,
-      engine: info.engine.name,
-      ...(info.maxModelLen !== undefined ? { maxModelLen: info.maxModelLen } : {}),
-      ...(info.kvCapacityTokens !== undefined
-        ? { kvCapacityTokens: info.kvCapacityTokens, kvCapacityBound: info.kvCapacityBound ?? 'exact' }
-        : {}),
-      ...layoutOf(info),
-      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
-      ...(o.maxOutput !== undefined ? { maxOutput: o.maxOutput } : {}),
-      ...(o.duration !== undefined ? { duration: o.duration } : {}),
-      repeats: o.repeats,
-    });
-    io.stdout.write(quickPlanLines(plan).join('\n') + '\n');
-    const out = await runWithSignals(
-      {
-        baseUrl: pick.baseUrl,
-        model: pick.info.model,
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        contexts: plan.contexts,
-        prefillContexts: plan.contexts,
-        concurrency: plan.concurrency,
-        maxOutput: plan.maxOutput,
-        duration: plan.duration,
-        repeats: plan.repeats,
-        prefillRepeats: plan.prefillRepeats,
-        settleTimeout: 10,
-        out: o.out,
-        title: `quick · ${pick.info.model}`,
-        ...(o.slo ? { slo: o.slo } : {}),
-      },
-      chooseProgress({ stream: io.stderr }),
-      io,
-    );
-    const report = out.reports.find((r) => r.endsWith('.html')) ?? out.resultPath;
-    const a = finishedRunAnalysis(out.result); // the one the reports beside the run were written from
-    io.stdout.write(quickAnswerLines(a, { report, result: out.dir }, a.whatIf, plan).join('\n') + '\n');
-  });
+  }
+  if (isKeyed(chosen)) throw keyError(chosen, apiKey);
+  return chosen;
+}
+
+// What the flags fix (the flags quick's hints name) stays; the rest is sized from the server's speed.
+function sizingOf(o: Options<'quick'>, info: TargetInfo): QuickSizing {
+  return {
+    budgetS: o.budget,
+    engine: info.engine.name,
+    ...(info.maxModelLen !== undefined ? { maxModelLen: info.maxModelLen } : {}),
+    ...(info.kvCapacityTokens !== undefined
+      ? { kvCapacityTokens: info.kvCapacityTokens, kvCapacityBound: info.kvCapacityBound ?? 'exact' }
+      : {}),
+    ...layoutOf(info),
+    ...(o.concurrency ? { concurrency: o.concurrency } : {}),
+    ...(o.maxOutput !== undefined ? { maxOutput: o.maxOutput } : {}),
+    ...(o.duration !== undefined ? { duration: o.duration } : {}),
+    repeats: o.repeats,
+  };
 }
 
 // How the server lays its KV out, where known: the plan runs what split slots or Ollama's contexts would queue.

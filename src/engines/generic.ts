@@ -1,3 +1,4 @@
+import { OPENAI_CACHED_TOKENS } from './common.js';
 import { llamacpp } from './llamacpp.js';
 import { ollama } from './ollama.js';
 import { settingWords } from './setting.js';
@@ -23,8 +24,8 @@ export const generic: EngineFacts = {
   metricNames: {},
   prefixCache: {
     defaultOn: false,
-    cachedTokens: { field: 'usage.prompt_tokens_details.cached_tokens' },
-    words: 'usage.prompt_tokens_details.cached_tokens where the server reports it',
+    cachedTokens: { field: OPENAI_CACHED_TOKENS },
+    words: `${OPENAI_CACHED_TOKENS} where the server reports it`,
   },
   settings: {
     seats:

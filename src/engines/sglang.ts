@@ -1,3 +1,4 @@
+import { OPENAI_CACHED_TOKENS } from './common.js';
 import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
@@ -56,8 +57,8 @@ export const sglang: EngineFacts = {
   prefixCache: {
     defaultOn: true,
     off: '--disable-radix-cache',
-    cachedTokens: { field: 'usage.prompt_tokens_details.cached_tokens', needs: '--enable-cache-report' },
-    words: 'usage.prompt_tokens_details.cached_tokens, only with --enable-cache-report',
+    cachedTokens: { field: OPENAI_CACHED_TOKENS, needs: '--enable-cache-report' },
+    words: `${OPENAI_CACHED_TOKENS}, only with --enable-cache-report`,
   },
   settings: {
     seats: SGLANG_FLAGS.seats,

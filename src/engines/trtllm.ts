@@ -1,3 +1,4 @@
+import { OPENAI_CACHED_TOKENS } from './common.js';
 import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
@@ -53,8 +54,8 @@ export const trtllm: EngineFacts = {
   prefixCache: {
     defaultOn: true, // KvCacheConfig enable_block_reuse
     off: 'kv_cache_config.enable_block_reuse: false (--extra_llm_api_options)',
-    cachedTokens: { field: 'usage.prompt_tokens_details.cached_tokens' },
-    words: 'usage.prompt_tokens_details.cached_tokens (always)',
+    cachedTokens: { field: OPENAI_CACHED_TOKENS },
+    words: `${OPENAI_CACHED_TOKENS} (always)`,
   },
   settings: {
     seats: TRTLLM_FLAGS.seats,

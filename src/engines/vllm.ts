@@ -1,3 +1,4 @@
+import { OPENAI_CACHED_TOKENS } from './common.js';
 import { settingWords } from './setting.js';
 import type { EngineFacts, LaunchLimits } from './types.js';
 import { intFlag, listenOn, runs } from './words.js';
@@ -63,10 +64,10 @@ export const vllm: EngineFacts = {
     defaultOn: true,
     off: '--no-enable-prefix-caching',
     cachedTokens: {
-      field: 'usage.prompt_tokens_details.cached_tokens',
+      field: OPENAI_CACHED_TOKENS,
       needs: '--enable-prompt-tokens-details',
     },
-    words: 'usage.prompt_tokens_details.cached_tokens, only with --enable-prompt-tokens-details',
+    words: `${OPENAI_CACHED_TOKENS}, only with --enable-prompt-tokens-details`,
   },
   settings: {
     seats: VLLM_FLAGS.seats,

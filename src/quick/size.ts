@@ -71,10 +71,20 @@ function roundAnswer(tokens: number): number {
   return Math.min(LONGEST_ANSWER, Math.max(SHORTEST_ANSWER, Math.round(tokens / step) * step));
 }
 
-export function sizeQuickPlan(speed: ServerSpeed, o: QuickSizing = {}): QuickPlan {
+// The plan, its estimate and the window that fills the budget, for one server's speed and quick's flags.
+interface Sizer {
+  budget: number;
+  repeats: number;
+  rate: number; // one user's decode rate, tokens/s
+  planOf: (contexts: number[], concurrency: number[], maxOutput: number) => Plan;
+  estimate: (plan: Plan, duration: number) => ReturnType<typeof estimateDuration>;
+  windowOf: (plan: Plan) => number;
+  prefillOf: (plan: Plan, context: number) => number;
+}
+
+function sizerOf(speed: ServerSpeed, o: QuickSizing): Sizer {
   const budget = o.budgetS ?? QUICK_BUDGET_S;
   const repeats = o.repeats ?? 1;
-  const rate = Math.max(1, speed.tokensPerS);
   // The first token of a cold prompt scales the engine's prior (it holds the request's overhead too: a bound).
   const prefill: PrefillModel = fitPrefillModel(
     [{ tokens: speed.promptTokens, seconds: Math.max(1, speed.ttftMs) / 1000 }],
@@ -109,55 +119,73 @@ export function sizeQuickPlan(speed: ServerSpeed, o: QuickSizing = {}): QuickPla
     estimate(plan, 0)
       .steps.filter((s) => s.contextTokens === context)
       .reduce((t, s) => t + s.estimateS - s.fixedS, 0);
+  return { budget, repeats, rate: Math.max(1, speed.tokensPerS), planOf, estimate, windowOf, prefillOf };
+}
 
-  const guess = o.maxOutput ?? GUESS_OUTPUT;
-  let ladder = o.concurrency ? [...o.concurrency].sort((a, b) => a - b) : [...LADDER];
-  // 4K where the model window holds it and the prompts of the fewest levels quick runs prefill in half the budget
-  // (a CPU at 250 tok/s: 1K).
+// 4K where the model window holds it and the prompts of the fewest levels quick runs prefill in half the budget
+// (a CPU at 250 tok/s: 1K); a longer context joins when its slots prefill in a sixth of the budget and the windows
+// stay at 3 s or more.
+function contextsOf(s: Sizer, ladder: number[], guess: number, maxModelLen: number | undefined): number[] {
   const short =
-    fits(SHORT_CONTEXT, guess, o.maxModelLen) &&
-    prefillOf(planOf([SHORT_CONTEXT], ladder.slice(0, 3), guess), SHORT_CONTEXT) <= budget / 2
+    fits(SHORT_CONTEXT, guess, maxModelLen) &&
+    s.prefillOf(s.planOf([SHORT_CONTEXT], ladder.slice(0, 3), guess), SHORT_CONTEXT) <= s.budget / 2
       ? SHORT_CONTEXT
       : 1024;
-  let contexts = [short];
-  // A longer context joins when its slots prefill in a sixth of the budget and the windows stay at 3 s or more.
   for (const long of LONG_CONTEXTS) {
-    if (long <= short || !fits(long, guess, o.maxModelLen)) continue;
-    const plan = planOf([short, long], ladder, guess);
-    if (prefillOf(plan, long) <= budget / 6 && windowOf(plan) >= 3) {
-      contexts = [short, long];
-      break;
-    }
+    if (long <= short || !fits(long, guess, maxModelLen)) continue;
+    const plan = s.planOf([short, long], ladder, guess);
+    if (s.prefillOf(plan, long) <= s.budget / 6 && s.windowOf(plan) >= 3) return [short, long];
   }
-  if (!o.concurrency)
-    while (ladder.length > 3 && windowOf(planOf(contexts, ladder, guess)) < 2) ladder = ladder.slice(0, -1);
-  const clampWindow = (w: number) => Math.round(Math.min(MAX_WINDOW_S, Math.max(MIN_WINDOW_S, w)) * 10) / 10;
-  // Answers sized to the budget's window: which cells fit the KV cache depends on them, and the window on which
-  // cells run, so a few rounds settle both. A window given by --duration lengthens the window, not the answers.
+  return [short];
+}
+
+const clampWindow = (w: number) => Math.round(Math.min(MAX_WINDOW_S, Math.max(MIN_WINDOW_S, w)) * 10) / 10;
+
+// Answers sized to the budget's window: which cells fit the KV cache depends on them, and the window on which
+// cells run, so a few rounds settle both. A window given by --duration lengthens the window, not the answers.
+function answersAndWindow(
+  s: Sizer,
+  contexts: number[],
+  ladder: number[],
+  guess: number,
+  given: number | undefined,
+): { maxOutput: number; window: number } {
   let maxOutput = guess;
-  let window = clampWindow(windowOf(planOf(contexts, ladder, maxOutput)));
-  if (o.maxOutput === undefined)
+  let window = clampWindow(s.windowOf(s.planOf(contexts, ladder, maxOutput)));
+  if (given === undefined)
     for (let i = 0; i < 4; i++) {
-      const next = roundAnswer((rate * window) / ANSWERS_PER_WINDOW);
-      const nextWindow = clampWindow(windowOf(planOf(contexts, ladder, next)));
+      const next = roundAnswer((s.rate * window) / ANSWERS_PER_WINDOW);
+      const nextWindow = clampWindow(s.windowOf(s.planOf(contexts, ladder, next)));
       const settled = next === maxOutput;
       maxOutput = next;
       window = nextWindow;
       if (settled) break;
     }
+  return { maxOutput, window };
+}
+
+export function sizeQuickPlan(speed: ServerSpeed, o: QuickSizing = {}): QuickPlan {
+  const s = sizerOf(speed, o);
+  const guess = o.maxOutput ?? GUESS_OUTPUT;
+  let ladder = o.concurrency ? [...o.concurrency].sort((a, b) => a - b) : [...LADDER];
+  const contexts = contextsOf(s, ladder, guess, o.maxModelLen);
+  if (!o.concurrency)
+    while (ladder.length > 3 && s.windowOf(s.planOf(contexts, ladder, guess)) < 2)
+      ladder = ladder.slice(0, -1);
+  const { maxOutput, window } = answersAndWindow(s, contexts, ladder, guess, o.maxOutput);
   const duration = o.duration ?? window;
-  const plan = planOf(contexts, ladder, maxOutput);
-  const sized = (rate * window) / ANSWERS_PER_WINDOW;
+  const plan = s.planOf(contexts, ladder, maxOutput);
+  const sized = (s.rate * window) / ANSWERS_PER_WINDOW;
   return {
     contexts,
     concurrency: ladder,
     maxOutput,
     answers: o.maxOutput !== undefined ? 'given' : sized < SHORTEST_ANSWER ? 'shortest' : 'sized',
     duration,
-    repeats,
+    repeats: s.repeats,
     prefillRepeats: PREFILL_REPEATS,
     plan,
-    estimateS: Math.round(estimate(plan, duration).totalS),
-    perWindow: (rate * duration) / maxOutput,
+    estimateS: Math.round(s.estimate(plan, duration).totalS),
+    perWindow: (s.rate * duration) / maxOutput,
   };
 }

@@ -61,8 +61,29 @@ function ratioMatrixMd(m: CompareModel, bi: number): string {
 }
 
 function renderCompareMd(m: CompareModel, answer: CompareAnswer, slo?: ServiceLevel): string {
-  const out: string[] = ['# Speed test comparison', ''];
-  out.push(
+  return [
+    '# Speed test comparison',
+    '',
+    ...runsMd(m),
+    ...compareAnswerMd(answer),
+    ...metadataMd(m),
+    ...allVerdicts(m, slo).flatMap(verdictsMd),
+    ...m.runs.slice(1).flatMap((_, i) => ratioSectionMd(m, i + 1)),
+    ...prefillMd(m),
+    ...m.runs.flatMap((r) => [
+      `## ${r.label}: ${mdEscape(r.title)}`,
+      '',
+      'Total tok/s and TTFT.',
+      '',
+      decodeMatrixMd(r.result),
+      '',
+    ]),
+  ].join('\n');
+}
+
+// The runs compared, and a warning for each way they are not like for like.
+function runsMd(m: CompareModel): string[] {
+  return [
     mdTable(
       ['Run', 'Title', 'Engine', 'Model', 'Run id'],
       m.runs.map((r) => [
@@ -74,11 +95,14 @@ function renderCompareMd(m: CompareModel, answer: CompareAnswer, slo?: ServiceLe
       ]),
     ),
     '',
-  );
-  for (const l of notLikeForLikeLines(m)) out.push(`> ⚠ ${mdEscape(l)}`, '');
-  out.push(...compareAnswerMd(answer));
-  out.push('## Metadata differences', '');
-  out.push(
+    ...notLikeForLikeLines(m).flatMap((l) => [`> ⚠ ${mdEscape(l)}`, '']),
+  ];
+}
+
+function metadataMd(m: CompareModel): string[] {
+  return [
+    '## Metadata differences',
+    '',
     m.metaDiffs.length
       ? mdTable(
           ['Field', ...m.runs.map((r) => r.label)],
@@ -86,65 +110,66 @@ function renderCompareMd(m: CompareModel, answer: CompareAnswer, slo?: ServiceLe
         )
       : 'None: the runs share hardware, engine and run settings.',
     '',
-  );
-  for (const vs of allVerdicts(m, slo))
-    out.push(
-      `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
+  ];
+}
+
+// One pair's verdicts: the summary in groups, then every point both runs measured.
+function verdictsMd(vs: VerdictSet): string[] {
+  return [
+    `## Verdicts ${vs.b.label} vs ${vs.a.label}`,
+    '',
+    ...summaryGroups(verdictSummary(vs)).flatMap((g) => [
+      mdEscape(g.text),
       '',
-      ...summaryGroups(verdictSummary(vs)).flatMap((g) => [
-        mdEscape(g.text),
-        '',
-        ...(g.items.length ? [...g.items.map((i) => `- ${mdEscape(i)}`), ''] : []),
-      ]),
-      `Every cell and prefill point ${vs.b.label} and ${vs.a.label} both measured:`,
-      '',
-      mdTable(
-        VERDICT_HEADS(vs),
-        verdictRows(vs).map((r) => r.map(mdEscape)),
-        ['l', 'l', 'r', 'r', 'r', 'l'],
-      ),
-      '',
-    );
+      ...(g.items.length ? [...g.items.map((i) => `- ${mdEscape(i)}`), ''] : []),
+    ]),
+    `Every cell and prefill point ${vs.b.label} and ${vs.a.label} both measured:`,
+    '',
+    mdTable(
+      VERDICT_HEADS(vs),
+      verdictRows(vs).map((r) => r.map(mdEscape)),
+      ['l', 'l', 'r', 'r', 'r', 'l'],
+    ),
+    '',
+  ];
+}
+
+// Run bi's total tok/s over the first run's, cell by cell.
+function ratioSectionMd(m: CompareModel, bi: number): string[] {
   const a = m.runs[0]!;
-  for (let bi = 1; bi < m.runs.length; bi++) {
-    const b = m.runs[bi]!;
-    out.push(
-      `## Total tok/s ratio ${b.label}/${a.label}`,
-      '',
-      `${b.label} = ${mdEscape(b.title)} · ${a.label} = ${mdEscape(a.title)}. Above 1.00× ${b.label} is faster. ${gpuNote(a, b)}`.trim(),
-      '',
-      ratioMatrixMd(m, bi),
-      '',
-    );
-  }
-  if (m.prefillContexts.length) {
-    out.push('## Prefill', '', 'Prompt tok/s by context length.', '');
-    const ratioHeads = m.runs.slice(1).map((r) => `${r.label}/${a.label}`);
-    out.push(
-      mdTable(
-        ['Context', ...m.runs.map((r) => r.label), ...ratioHeads],
-        m.prefillContexts.map((ctx) => [
-          contextLabel(ctx),
-          ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
-          ...m.runs
-            .slice(1)
-            .map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
-        ]),
-        ['l', ...m.runs.map(() => 'r' as const), ...ratioHeads.map(() => 'r' as const)],
-      ),
-      '',
-    );
-  }
-  for (const r of m.runs)
-    out.push(
-      `## ${r.label}: ${mdEscape(r.title)}`,
-      '',
-      'Total tok/s and TTFT.',
-      '',
-      decodeMatrixMd(r.result),
-      '',
-    );
-  return out.join('\n');
+  const b = m.runs[bi]!;
+  return [
+    `## Total tok/s ratio ${b.label}/${a.label}`,
+    '',
+    `${b.label} = ${mdEscape(b.title)} · ${a.label} = ${mdEscape(a.title)}. Above 1.00× ${b.label} is faster. ${gpuNote(a, b)}`.trim(),
+    '',
+    ratioMatrixMd(m, bi),
+    '',
+  ];
+}
+
+function prefillMd(m: CompareModel): string[] {
+  if (!m.prefillContexts.length) return [];
+  const a = m.runs[0]!;
+  const ratioHeads = m.runs.slice(1).map((r) => `${r.label}/${a.label}`);
+  return [
+    '## Prefill',
+    '',
+    'Prompt tok/s by context length.',
+    '',
+    mdTable(
+      ['Context', ...m.runs.map((r) => r.label), ...ratioHeads],
+      m.prefillContexts.map((ctx) => [
+        contextLabel(ctx),
+        ...m.runs.map((r) => fmtTokS(findPrefill(r.result, ctx)?.tokensPerS)),
+        ...m.runs
+          .slice(1)
+          .map((r) => fmtRatio(prefillRatio(findPrefill(a.result, ctx), findPrefill(r.result, ctx)))),
+      ]),
+      ['l', ...m.runs.map(() => 'r' as const), ...ratioHeads.map(() => 'r' as const)],
+    ),
+    '',
+  ];
 }
 
 function renderCompareText(m: CompareModel, opts: TextOptions, answer: CompareAnswer): string {
