@@ -84,41 +84,10 @@ export async function runLevel(
   const early = new AbortController(); // fatal error, error limit or interrupt: skip the remaining waits
   const onStop = () => early.abort();
   stop.addEventListener('abort', onStop, { once: true });
-  const rampDone = new AbortController();
-  const firstSeen = new Set<number>();
-  const n = closed ? load.concurrency : 0;
-  let errors = 0;
-  let errorLimitHit = false;
-  let drainTimedOut = false;
-  let fatal: Parameters<SessionEvents['onError']>[0];
+  const tally = new LevelTally(closed ? load.concurrency : 0, closed, early);
   try {
-    const zeroMs = await runner.start({
-      early: early.signal,
-      endEarly: () => early.abort(),
-      onFirstToken: (session) => {
-        firstSeen.add(session);
-        if (firstSeen.size === n) rampDone.abort();
-      },
-      onError: (f) => {
-        errors += 1;
-        if (f && !fatal) fatal = f;
-        // A scheduled level's failures are its data (goodput); only a refusal no retry can fix stops it.
-        if (!fatal && (!closed || errors < errorLimit(n))) return false;
-        errorLimitHit = !fatal;
-        early.abort();
-        return true;
-      },
-    });
-    let openMs: number;
-    let rampTimedOut = false;
-    if (closed) {
-      await sleep(clock, spec.rampTimeoutMs ?? 0, AbortSignal.any([rampDone.signal, early.signal]));
-      rampTimedOut = firstSeen.size < n;
-      openMs = clock.now();
-    } else {
-      openMs = zeroMs + warmupMs;
-      await sleep(clock, openMs - clock.now(), early.signal);
-    }
+    const zeroMs = await runner.start(tally.events());
+    const { openMs, rampTimedOut } = await windowOpens(clock, spec, closed, zeroMs, tally, early.signal);
     runner.openWindow({ openMs, closeMs: openMs + spec.durationMs });
     sampler?.start(openMs);
     monitor?.start(runner.loops?.() ?? []);
@@ -128,31 +97,92 @@ export async function runLevel(
     const closeMs = closed ? clock.now() : openMs + spec.durationMs;
     const ownLoad = monitor?.stop();
     const done = runner.finished();
-    if (!closed) drainTimedOut = !(await drained(clock, done, spec.drainTimeoutMs ?? 0, early.signal));
+    const drainTimedOut = !closed && !(await drained(clock, done, spec.drainTimeoutMs ?? 0, early.signal));
     runner.close();
     const samples = sampler ? await sampler.stop() : [];
     const sent = await done;
     const agents = runner.agents?.();
-    const clientLoad = agents
-      ? worstLoad([...(ownLoad ? [{ agent: 0, load: ownLoad }] : []), ...agents.loads])
-      : ownLoad;
+    const clientLoad = clientLoadOf(ownLoad, agents);
     const run: LevelRun = {
       window: { openMs, closeMs },
       zeroMs,
       sent,
       rampTimedOut,
-      errorLimitHit,
+      errorLimitHit: tally.errorLimitHit,
       drainTimedOut,
       samples,
       interrupted: stop.aborted,
       ...(clientLoad ? { clientLoad } : {}),
       ...(agents ? { agents } : {}),
     };
-    if (fatal) run.fatal = fatalError(fatal.code, fatal.sent.record, spec.label);
+    if (tally.fatal) run.fatal = fatalError(tally.fatal.code, tally.fatal.sent.record, spec.label);
     return run;
   } finally {
     stop.removeEventListener('abort', onStop);
   }
+}
+
+// What a level's sessions report while it runs: the ramp (closed: n sessions, each at its first token) and the
+// errors that stop it (a fatal one, or a closed level's error limit).
+class LevelTally {
+  readonly rampDone = new AbortController();
+  readonly firstSeen = new Set<number>();
+  errors = 0;
+  errorLimitHit = false;
+  fatal: Parameters<SessionEvents['onError']>[0];
+
+  constructor(
+    readonly n: number,
+    private readonly closed: boolean,
+    private readonly early: AbortController,
+  ) {}
+
+  events(): SessionEvents {
+    return {
+      early: this.early.signal,
+      endEarly: () => this.early.abort(),
+      onFirstToken: (session) => {
+        this.firstSeen.add(session);
+        if (this.firstSeen.size === this.n) this.rampDone.abort();
+      },
+      onError: (f) => {
+        this.errors += 1;
+        if (f && !this.fatal) this.fatal = f;
+        // A scheduled level's failures are its data (goodput); only a refusal no retry can fix stops it.
+        if (!this.fatal && (!this.closed || this.errors < errorLimit(this.n))) return false;
+        this.errorLimitHit = !this.fatal;
+        this.early.abort();
+        return true;
+      },
+    };
+  }
+}
+
+// Waits for the window to open: a closed level's ramp (every first token, at most the ramp timeout), a scheduled
+// level's warm-up from its zero.
+async function windowOpens(
+  clock: Clock,
+  spec: LevelRunSpec,
+  closed: boolean,
+  zeroMs: number,
+  tally: LevelTally,
+  early: AbortSignal,
+): Promise<{ openMs: number; rampTimedOut: boolean }> {
+  if (closed) {
+    await sleep(clock, spec.rampTimeoutMs ?? 0, AbortSignal.any([tally.rampDone.signal, early]));
+    return { openMs: clock.now(), rampTimedOut: tally.firstSeen.size < tally.n };
+  }
+  const openMs = zeroMs + (spec.warmupMs ?? 0);
+  await sleep(clock, openMs - clock.now(), early);
+  return { openMs, rampTimedOut: false };
+}
+
+// The client's own load over the window: over several agents, the busiest one's, this process counted as agent 0.
+function clientLoadOf(
+  own: ClientLoad | undefined,
+  agents: CellAgentsRun | undefined,
+): ClientLoad | undefined {
+  return agents ? worstLoad([...(own ? [{ agent: 0, load: own }] : []), ...agents.loads]) : own;
 }
 
 // Waits for the sessions to end on their own, at most timeoutMs; true when they did.

@@ -52,6 +52,16 @@ const OPEN_ONLY = [
 export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
   const rates = o.rates ?? [];
   const open = rates.length > 0 || o.findRate === true;
+  refuseScheduleClashes(o, rates, open);
+  refuseStrayOptions(o, rates);
+  const workload = workloadOf(o, traceKind);
+  const closedLoop = (!open && o.trace === undefined) || (o.concurrency?.length ?? 0) > 0;
+  refuseCellOptions(o, workload, closedLoop);
+  return { workload, load: loadOf(o, rates, open), closedLoop };
+}
+
+// A --trace and a rate, or options that shape arrivals at a rate without one.
+function refuseScheduleClashes(o: TrafficOptions, rates: readonly number[], open: boolean): void {
   if (o.trace !== undefined) {
     if (rates.length)
       throw usage(
@@ -80,6 +90,10 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
         `Drop ${given[1]}, or measure rates with --rates instead of --trace.`,
       );
   }
+}
+
+// An option whose companion is missing, or which another one contradicts.
+function refuseStrayOptions(o: TrafficOptions, rates: readonly number[]): void {
   if (o.timeScale !== undefined && o.trace === undefined)
     throw usage(
       '--time-scale replays a trace faster, and this run replays none.',
@@ -100,9 +114,10 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
       `--burstiness is the gamma process's shape, and --arrival is ${o.arrival}.`,
       'Use --arrival gamma (or leave --arrival out: --burstiness implies it).',
     );
+}
 
-  const workload = workloadOf(o, traceKind);
-  const closedLoop = (!open && o.trace === undefined) || (o.concurrency?.length ?? 0) > 0;
+// The closed loop's cells' options on a run that measures none, or with a workload other than fixed.
+function refuseCellOptions(o: TrafficOptions, workload: WorkloadConfig, closedLoop: boolean): void {
   if (!closedLoop) {
     const cellsOnly = [
       ...(o.repeats > 1 ? ['--repeats'] : []),
@@ -120,13 +135,15 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
       `--prefill-contexts and --verify-capacity are the fixed workload's; --workload is ${workload.kind}.`,
       'Drop them: a workload other than fixed measures load levels, not prefill points and cells.',
     );
+}
 
+// When requests are sent: a trace's schedule, arrivals at the given rates, or the closed loop.
+function loadOf(o: TrafficOptions, rates: number[], open: boolean): LoadConfig {
   const windows = { warmup: o.warmup, drainTimeout: o.drainTimeout };
-  let load: LoadConfig;
   if (o.trace !== undefined)
-    load = { model: 'trace', trace: o.trace, timeScale: o.timeScale ?? 1, ...windows };
-  else if (open)
-    load = {
+    return { model: 'trace', trace: o.trace, timeScale: o.timeScale ?? 1, ...windows };
+  if (open)
+    return {
       model: 'open',
       rates,
       arrival: o.arrival ?? (o.burstiness !== undefined ? 'gamma' : 'poisson'),
@@ -136,8 +153,7 @@ export function trafficOf(o: TrafficOptions, traceKind?: TraceKind): Traffic {
       ...(o.searchWindows !== undefined ? { searchWindows: o.searchWindows } : {}),
       ...windows,
     };
-  else load = { model: 'closed' };
-  return { workload, load, closedLoop };
+  return { model: 'closed' };
 }
 
 // The workload given, else the trace's own (a Mooncake trace, or lengths), else fixed; --block-size sets a

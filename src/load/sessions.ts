@@ -4,7 +4,12 @@
 // its sessions by number (session s on executor (s - 1) mod K).
 import { BenchError } from '../errors.js';
 import type { PromptRecipe } from '../prompts/recipe.js';
-import { workloadRequests, type LoadedWorkload, type WorkloadRequest } from '../workloads/requests.js';
+import {
+  workloadRequests,
+  type LoadedWorkload,
+  type WorkloadRequest,
+  type WorkloadRequests,
+} from '../workloads/requests.js';
 import { arrivalOffsets, arrivalSeed, traceSchedule, type ArrivalKind } from './arrivals.js';
 
 export type LoadModel =
@@ -79,70 +84,16 @@ export function sessionsFor(executor: number, executors: number, sessions: numbe
 }
 
 export function planLevel(spec: LevelSpec): LevelPlan {
-  const salt = `${spec.runId}|${spec.key}`;
-  const kind = spec.workload.spec.kind;
   const source = workloadRequests(spec.workload, {
     seed: spec.seed,
     row: spec.row,
-    salt,
+    salt: `${spec.runId}|${spec.key}`,
     maxOutput: spec.maxOutput,
     ...(spec.contextTokens !== undefined ? { contextTokens: spec.contextTokens } : {}),
     ...(spec.maxModelLen !== undefined ? { maxModelLen: spec.maxModelLen } : {}),
   });
-  const turns = source.turns;
-  const multiTurn = kind === 'multi-turn';
-  const withTurn = (r: WorkloadRequest, base: Omit<RequestPlan, keyof WorkloadRequest>): RequestPlan => ({
-    ...base,
-    ...(r.thinkMs !== undefined ? { thinkMs: r.thinkMs } : {}),
-    prompt: r.prompt,
-    inputTokens: r.inputTokens,
-    maxOutput: r.maxOutput,
-    cacheableTokens: r.cacheableTokens,
-  });
   const load = spec.load;
-
-  if (load.model === 'closed') {
-    const n = load.concurrency;
-    if (!(Number.isInteger(n) && n >= 1))
-      throw new BenchError('USAGE', `concurrency ${n}: a closed loop needs at least one session`);
-    const plan = (index: number): RequestPlan => {
-      const session = (index % n) + 1;
-      const k = Math.floor(index / n) + 1;
-      if (kind === 'fixed') {
-        const c = spec.contextTokens!;
-        // The slot re-sends its one prompt (docs/method.md "Prompts"): after its first turn all of it is cached.
-        return {
-          index,
-          session,
-          turn: k,
-          prompt: { kind: 'slot', contextTokens: c, slot: session },
-          inputTokens: c,
-          maxOutput: spec.maxOutput,
-          cacheableTokens: k > 1 ? c : 0,
-        };
-      }
-      if (!multiTurn) return withTurn(source.request(index), { index, session, turn: k });
-      // Conversations back to back: the c-th of session s is the level's conversation (c - 1) n + s.
-      const c = Math.floor((k - 1) / turns);
-      const item = c * n + (session - 1);
-      const turn = ((k - 1) % turns) + 1;
-      return withTurn(source.request(item, turn), { index, session, turn, conversation: item + 1 });
-    };
-    return {
-      sessions: n,
-      turnsPerSession: undefined,
-      startsMs: undefined,
-      indexOf: (session, k) => (k - 1) * n + (session - 1),
-      plan,
-      *sessionPlans(session) {
-        for (let k = 1; ; k++) yield plan((k - 1) * n + (session - 1));
-      },
-      all() {
-        throw new BenchError('INTERNAL', 'a closed level has unbounded sessions: take them by session');
-      },
-    };
-  }
-
+  if (load.model === 'closed') return closedLevel(spec, load.concurrency, source);
   const starts =
     load.model === 'open'
       ? arrivalOffsets(
@@ -155,6 +106,71 @@ export function planLevel(spec: LevelSpec): LevelPlan {
           arrivalSeed(spec.seed, spec.row, load.rate),
         )
       : traceSchedule(load.timestampsMs, load.timeScale);
+  return scheduledLevel(spec, starts, source);
+}
+
+// A request of the workload as the turn of a session (base: where it sits in the level).
+function withTurn(r: WorkloadRequest, base: Omit<RequestPlan, keyof WorkloadRequest>): RequestPlan {
+  return {
+    ...base,
+    ...(r.thinkMs !== undefined ? { thinkMs: r.thinkMs } : {}),
+    prompt: r.prompt,
+    inputTokens: r.inputTokens,
+    maxOutput: r.maxOutput,
+    cacheableTokens: r.cacheableTokens,
+  };
+}
+
+// A closed level: n sessions at once, each unbounded; request i is session (i mod n) + 1's k-th.
+function closedLevel(spec: LevelSpec, n: number, source: WorkloadRequests): LevelPlan {
+  if (!(Number.isInteger(n) && n >= 1))
+    throw new BenchError('USAGE', `concurrency ${n}: a closed loop needs at least one session`);
+  const plan = (index: number): RequestPlan => closedPlan(spec, n, source, index);
+  return {
+    sessions: n,
+    turnsPerSession: undefined,
+    startsMs: undefined,
+    indexOf: (session, k) => (k - 1) * n + (session - 1),
+    plan,
+    *sessionPlans(session) {
+      for (let k = 1; ; k++) yield plan((k - 1) * n + (session - 1));
+    },
+    all() {
+      throw new BenchError('INTERNAL', 'a closed level has unbounded sessions: take them by session');
+    },
+  };
+}
+
+function closedPlan(spec: LevelSpec, n: number, source: WorkloadRequests, index: number): RequestPlan {
+  const kind = spec.workload.spec.kind;
+  const session = (index % n) + 1;
+  const k = Math.floor(index / n) + 1;
+  if (kind === 'fixed') {
+    const c = spec.contextTokens!;
+    // The slot re-sends its one prompt (docs/method.md "Prompts"): after its first turn all of it is cached.
+    return {
+      index,
+      session,
+      turn: k,
+      prompt: { kind: 'slot', contextTokens: c, slot: session },
+      inputTokens: c,
+      maxOutput: spec.maxOutput,
+      cacheableTokens: k > 1 ? c : 0,
+    };
+  }
+  if (kind !== 'multi-turn') return withTurn(source.request(index), { index, session, turn: k });
+  // Conversations back to back: the c-th of session s is the level's conversation (c - 1) n + s.
+  const turns = source.turns;
+  const c = Math.floor((k - 1) / turns);
+  const item = c * n + (session - 1);
+  const turn = ((k - 1) % turns) + 1;
+  return withTurn(source.request(item, turn), { index, session, turn, conversation: item + 1 });
+}
+
+// An open or trace level: one session per start, each the workload's turns; its first turn at its start.
+function scheduledLevel(spec: LevelSpec, starts: readonly number[], source: WorkloadRequests): LevelPlan {
+  const turns = source.turns;
+  const multiTurn = spec.workload.spec.kind === 'multi-turn';
   const total = starts.length * turns;
   const plan = (index: number): RequestPlan => {
     if (!(Number.isInteger(index) && index >= 0 && index < total))

@@ -58,86 +58,107 @@ function invalid(spec: WorkloadSpec, message: string): BenchError {
 /** The requests of a workload for one row of a run. Checks now what would fail later (a prompt past the window). */
 export function workloadRequests(w: LoadedWorkload, ctx: RequestContext): WorkloadRequests {
   const { spec } = w;
-  const window = ctx.maxModelLen;
-  // Output first, then the input into what is left of the window (at least 1 token each).
-  const fit = (input: number, output: number) => {
+  switch (spec.kind) {
+    case 'fixed':
+      return fixed(ctx);
+    case 'lengths':
+      return lengths(spec, w.lines, ctx);
+    case 'shared-prefix':
+      return sharedPrefix(spec, ctx);
+    case 'multi-turn':
+      return multiTurn(spec, ctx, invalid);
+    case 'mooncake':
+      return mooncake(spec, w.lines ?? [], ctx, fitterOf(ctx.maxModelLen));
+  }
+}
+
+type Fit = (input: number, output: number) => { input: number; output: number };
+
+// Output first, then the input into what is left of the window (at least 1 token each).
+function fitterOf(window: number | undefined): Fit {
+  return (input, output) => {
     if (window === undefined) return { input, output };
     const out = Math.min(output, Math.max(1, window - 1));
     return { input: Math.max(1, Math.min(input, window - out)), output: out };
   };
-  const needsFit = (tokens: number, what: string) => {
-    if (window !== undefined && tokens + ctx.maxOutput > window)
-      throw invalid(
-        spec,
-        `${what} of ${fmtInt(tokens)} tokens and ${fmtInt(ctx.maxOutput)} of output pass the model's window of ` +
-          `${fmtInt(window)}`,
-      );
+}
+
+function needsFit(spec: WorkloadSpec, ctx: RequestContext, tokens: number, what: string): void {
+  const window = ctx.maxModelLen;
+  if (window !== undefined && tokens + ctx.maxOutput > window)
+    throw invalid(
+      spec,
+      `${what} of ${fmtInt(tokens)} tokens and ${fmtInt(ctx.maxOutput)} of output pass the model's window of ` +
+        `${fmtInt(window)}`,
+    );
+}
+
+function fixed(ctx: RequestContext): WorkloadRequests {
+  const c = ctx.contextTokens;
+  if (c === undefined) throw new BenchError('INTERNAL', 'the fixed workload needs the row context');
+  return {
+    turns: 1,
+    request: (item) => ({
+      inputTokens: c,
+      maxOutput: ctx.maxOutput,
+      prompt: { kind: 'unique', salt: ctx.salt, index: item, tokens: c },
+      cacheableTokens: 0,
+    }),
   };
-  switch (spec.kind) {
-    case 'fixed': {
-      const c = ctx.contextTokens;
-      if (c === undefined) throw new BenchError('INTERNAL', 'the fixed workload needs the row context');
-      return {
-        turns: 1,
-        request: (item) => ({
-          inputTokens: c,
-          maxOutput: ctx.maxOutput,
-          prompt: { kind: 'unique', salt: ctx.salt, index: item, tokens: c },
-          cacheableTokens: 0,
-        }),
-      };
+}
+
+type Lengths = Extract<WorkloadSpec, { kind: 'lengths' }>;
+
+// Each request its own lengths: line i mod L of a lengths file, or drawn from the spec's shapes.
+function lengths(spec: Lengths, lines: LoadedWorkload['lines'], ctx: RequestContext): WorkloadRequests {
+  const window = ctx.maxModelLen;
+  const fit = fitterOf(window);
+  const draw = (item: number) => {
+    if (lines) {
+      const l = lines[item % lines.length]!;
+      return fit(l.input, l.output);
     }
-    case 'lengths': {
-      const lines = w.lines;
-      const draw = (item: number) => {
-        if (lines) {
-          const l = lines[item % lines.length]!;
-          return fit(l.input, l.output);
-        }
-        if (!('in' in spec)) throw new BenchError('INTERNAL', 'lengths:file= without its lines');
-        const rng = rngOf(ctx.seed, ctx.row, 'lengths', item);
-        const output = spec.out ? drawShape(spec.out, rng) : ctx.maxOutput;
-        return fit(drawShape(spec.in, rng, window === undefined ? undefined : window - output), output);
-      };
+    if (!('in' in spec)) throw new BenchError('INTERNAL', 'lengths:file= without its lines');
+    const rng = rngOf(ctx.seed, ctx.row, 'lengths', item);
+    const output = spec.out ? drawShape(spec.out, rng) : ctx.maxOutput;
+    return fit(drawShape(spec.in, rng, window === undefined ? undefined : window - output), output);
+  };
+  return {
+    turns: 1,
+    request: (item) => {
+      const { input, output } = draw(item);
       return {
-        turns: 1,
-        request: (item) => {
-          const { input, output } = draw(item);
-          return {
-            inputTokens: input,
-            maxOutput: output,
-            prompt: { kind: 'unique', salt: ctx.salt, index: item, tokens: input },
-            cacheableTokens: 0,
-          };
-        },
+        inputTokens: input,
+        maxOutput: output,
+        prompt: { kind: 'unique', salt: ctx.salt, index: item, tokens: input },
+        cacheableTokens: 0,
       };
-    }
-    case 'shared-prefix': {
-      const tokens = spec.prefix + spec.suffix;
-      needsFit(tokens, 'a prompt');
-      return {
-        turns: 1,
-        request: (item) => ({
-          inputTokens: tokens,
-          maxOutput: ctx.maxOutput,
-          prompt: {
-            kind: 'prefixed',
-            salt: ctx.salt,
-            prefix: item % spec.prefixes,
-            prefixTokens: spec.prefix,
-            index: item,
-            tokens,
-          },
-          // Round robin: request i uses prefix i mod P, first used by request i mod P.
-          cacheableTokens: item >= spec.prefixes ? spec.prefix : 0,
-        }),
-      };
-    }
-    case 'multi-turn':
-      return multiTurn(spec, ctx, invalid);
-    case 'mooncake':
-      return mooncake(spec, w.lines ?? [], ctx, fit);
-  }
+    },
+  };
+}
+
+type SharedPrefix = Extract<WorkloadSpec, { kind: 'shared-prefix' }>;
+
+function sharedPrefix(spec: SharedPrefix, ctx: RequestContext): WorkloadRequests {
+  const tokens = spec.prefix + spec.suffix;
+  needsFit(spec, ctx, tokens, 'a prompt');
+  return {
+    turns: 1,
+    request: (item) => ({
+      inputTokens: tokens,
+      maxOutput: ctx.maxOutput,
+      prompt: {
+        kind: 'prefixed',
+        salt: ctx.salt,
+        prefix: item % spec.prefixes,
+        prefixTokens: spec.prefix,
+        index: item,
+        tokens,
+      },
+      // Round robin: request i uses prefix i mod P, first used by request i mod P.
+      cacheableTokens: item >= spec.prefixes ? spec.prefix : 0,
+    }),
+  };
 }
 
 type MultiTurn = Extract<WorkloadSpec, { kind: 'multi-turn' }>;
@@ -199,7 +220,7 @@ function mooncake(
   spec: Mooncake,
   lines: readonly TraceLine[],
   ctx: RequestContext,
-  fit: (input: number, output: number) => { input: number; output: number },
+  fit: Fit,
 ): WorkloadRequests {
   if (lines.length === 0) throw new BenchError('INTERNAL', 'a mooncake workload without its lines');
   const cacheable = mooncakeCacheable(lines, spec.block);

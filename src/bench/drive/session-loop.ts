@@ -87,45 +87,131 @@ export async function runShare(ctx: ShareContext, hooks: ShareHooks): Promise<vo
   await Promise.all(running);
 }
 
+// A scheduled level's window on this clock (docs/workloads.md "How a level's sessions run"); closed: none.
+interface LevelWindow {
+  openMs: number;
+  closeMs: number;
+}
+
+function windowOf(ctx: ShareContext): LevelWindow | undefined {
+  const w = ctx.spec.window;
+  return w && { openMs: ctx.zeroMs + w.openAfterMs, closeMs: ctx.zeroMs + w.closeAfterMs };
+}
+
+// One session's conversation (multi-turn): the answers kept for its next turn, and its history against the
+// workload's count, which takes every answer at its cap: the tokens the answers fell short by, and one more when
+// the last one ended at the cap (its last token is never computed, so never cached: docs/workloads.md "Cacheable
+// tokens"). One per session, reset in place at each new conversation.
+interface Conversation {
+  id: number | undefined;
+  answers: string[];
+  broken: boolean; // a turn of this conversation failed: its later turns have no history to send
+  shortfall: number;
+  cacheableLess: number;
+}
+
+// Enters the plan's conversation (a new one starts empty); false: its conversation broke, so the turn is skipped.
+function enterConversation(conv: Conversation, plan: RequestPlan): boolean {
+  if (plan.conversation === conv.id) return !conv.broken;
+  conv.id = plan.conversation;
+  conv.answers = [];
+  conv.broken = false;
+  conv.shortfall = 0;
+  conv.cacheableLess = 0;
+  return true;
+}
+
+// Keeps what a sent turn leaves for the next one: its answer's shortfall and its text.
+function keepAnswer(conv: Conversation, plan: RequestPlan, record: Sent['record']): void {
+  if (conv.id !== undefined) {
+    const out = record.outputTokens;
+    conv.shortfall += Math.max(0, plan.maxOutput - out);
+    conv.cacheableLess = conv.shortfall + (out >= plan.maxOutput ? 1 : 0);
+  }
+  if (record.text !== undefined) {
+    conv.answers.push(record.text); // the next turn's history, on this thread only (plainSent drops it)
+    delete record.text;
+  }
+}
+
+// A turn's instant: its arrival, or its think time after the previous turn's end; undefined: at once.
+function scheduledAtOf(plan: RequestPlan, zeroMs: number, endedAtMs: number | undefined): number | undefined {
+  if (plan.atMs !== undefined) return zeroMs + plan.atMs;
+  if (plan.thinkMs !== undefined && endedAtMs !== undefined) return endedAtMs + plan.thinkMs;
+  return undefined;
+}
+
+function phaseOf(window: LevelWindow | undefined, atMs: number, hooks: ShareHooks): RequestPhase {
+  if (window) return atMs >= window.openMs ? 'window' : 'warmup';
+  return hooks.windowOpen() ? 'window' : 'ramp';
+}
+
+// Reports a session's first token once, whatever its turns: the caller counts sessions that have streamed.
+function firstTokenOnce(session: number, hooks: ShareHooks): (atMs: number) => void {
+  let seen = false;
+  return (atMs) => {
+    if (seen) return;
+    seen = true;
+    hooks.onFirstToken(session, atMs);
+  };
+}
+
+function sendSpecOf(
+  ctx: ShareContext,
+  session: number,
+  plan: RequestPlan,
+  phase: RequestPhase,
+  onFirstToken: (atMs: number) => void,
+  cacheableLess: number,
+  scheduledAtMs: number | undefined,
+  releasedAtMs: number | undefined,
+): SendSpec {
+  const { spec } = ctx;
+  const load = spec.level.load;
+  return {
+    cell: spec.cell,
+    phase,
+    contextTokens: plan.inputTokens,
+    ...(load.model === 'closed' ? { concurrency: load.concurrency } : {}),
+    slot: session,
+    maxOutput: plan.maxOutput,
+    signal: ctx.inflight,
+    firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
+    onFirstToken,
+    ...(spec.tagSessions
+      ? {
+          session,
+          turn: plan.turn,
+          level: spec.level.key,
+          inputTarget: plan.inputTokens,
+          cacheableTokens: Math.max(0, plan.cacheableTokens - (plan.turn > 1 ? cacheableLess : 0)),
+          ...(scheduledAtMs !== undefined ? { scheduledAtMs } : {}),
+          ...(releasedAtMs !== undefined ? { releasedAtMs } : {}),
+        }
+      : {}),
+  };
+}
+
 async function runSession(
   session: number,
   plans: Iterable<RequestPlan>,
   ctx: ShareContext,
   hooks: ShareHooks,
 ): Promise<void> {
-  const { clock, spec, early } = ctx;
-  const window = spec.window && {
-    openMs: ctx.zeroMs + spec.window.openAfterMs,
-    closeMs: ctx.zeroMs + spec.window.closeAfterMs,
-  };
-  const load = spec.level.load;
+  const { clock, early } = ctx;
+  const window = windowOf(ctx);
+  const onFirstToken = firstTokenOnce(session, hooks);
+  const conv: Conversation = { id: undefined, answers: [], broken: false, shortfall: 0, cacheableLess: 0 };
   let consecutive = 0;
-  let seen = false;
-  let conversation: number | undefined;
-  let answers: string[] = [];
-  let broken = false; // a turn of this conversation failed: its later turns have no history to send
   let endedAtMs: number | undefined;
-  // The conversation's history against the workload's count, which takes every answer at its cap: the tokens the
-  // answers fell short by, and one more when the last one ended at the cap (its last token is never computed, so
-  // never cached: docs/workloads.md "Cacheable tokens").
-  let shortfall = 0;
-  let cacheableLess = 0;
   for (const plan of plans) {
-    if (plan.conversation !== conversation) {
-      conversation = plan.conversation;
-      answers = [];
-      broken = false;
-      shortfall = 0;
-      cacheableLess = 0;
-    } else if (broken) continue;
+    if (!enterConversation(conv, plan)) continue;
     if (consecutive > 0) await sleep(clock, backoffMs(consecutive), early);
     if (hooks.closing()) return;
-    let scheduledAtMs: number | undefined;
-    if (plan.atMs !== undefined) scheduledAtMs = ctx.zeroMs + plan.atMs;
-    else if (plan.thinkMs !== undefined && endedAtMs !== undefined) scheduledAtMs = endedAtMs + plan.thinkMs;
+    const scheduledAtMs = scheduledAtOf(plan, ctx.zeroMs, endedAtMs);
     if (window && scheduledAtMs !== undefined && scheduledAtMs >= window.closeMs) return;
     // The text before the wait: building a long prompt at the scheduled instant would make the send late by it.
-    const prompt = await ctx.prompts(plan, answers);
+    const prompt = await ctx.prompts(plan, conv.answers);
     if (scheduledAtMs !== undefined) {
       await sleepUntil(clock, scheduledAtMs, early);
       if (hooks.closing() || early.aborted) return;
@@ -140,39 +226,17 @@ async function runSession(
       ctx.cap?.release();
       return;
     }
-    const phase: RequestPhase = window
-      ? at >= window.openMs
-        ? 'window'
-        : 'warmup'
-      : hooks.windowOpen()
-        ? 'window'
-        : 'ramp';
-    const send: SendSpec = {
-      cell: spec.cell,
+    const phase = phaseOf(window, at, hooks);
+    const send = sendSpecOf(
+      ctx,
+      session,
+      plan,
       phase,
-      contextTokens: plan.inputTokens,
-      ...(load.model === 'closed' ? { concurrency: load.concurrency } : {}),
-      slot: session,
-      maxOutput: plan.maxOutput,
-      signal: ctx.inflight,
-      firstTokenTimeoutMs: spec.firstTokenTimeoutMs,
-      onFirstToken: (atMs) => {
-        if (seen) return;
-        seen = true;
-        hooks.onFirstToken(session, atMs);
-      },
-      ...(spec.tagSessions
-        ? {
-            session,
-            turn: plan.turn,
-            level: spec.level.key,
-            inputTarget: plan.inputTokens,
-            cacheableTokens: Math.max(0, plan.cacheableTokens - (plan.turn > 1 ? cacheableLess : 0)),
-            ...(scheduledAtMs !== undefined ? { scheduledAtMs } : {}),
-            ...(releasedAtMs !== undefined ? { releasedAtMs } : {}),
-          }
-        : {}),
-    };
+      onFirstToken,
+      conv.cacheableLess,
+      scheduledAtMs,
+      releasedAtMs,
+    );
     let s: Sent;
     try {
       s = await ctx.sender.send(send, { prompt, keepText: plan.prompt.kind === 'turn' });
@@ -180,22 +244,14 @@ async function runSession(
       ctx.cap?.release();
     }
     endedAtMs = s.record.endAtMs;
-    if (conversation !== undefined) {
-      const out = s.record.outputTokens;
-      shortfall += Math.max(0, plan.maxOutput - out);
-      cacheableLess = shortfall + (out >= plan.maxOutput ? 1 : 0);
-    }
-    if (s.record.text !== undefined) {
-      answers.push(s.record.text); // the next turn's history, on this thread only (plainSent drops it)
-      delete s.record.text;
-    }
+    keepAnswer(conv, plan, s.record);
     hooks.onSent(s);
     const kind = s.record.error?.kind;
     if (s.record.ok || kind === 'aborted') {
       consecutive = 0;
       continue;
     }
-    broken = conversation !== undefined;
+    conv.broken = conv.id !== undefined;
     consecutive += 1;
     if (hooks.onError(s, fatalCode(s.record))) return;
   }

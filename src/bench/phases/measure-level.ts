@@ -12,7 +12,7 @@ import { pinEstimatedChunks } from '../cell-client.js';
 import { cellAgentsField } from '../drive/agents/cell-agents.js';
 import { clientThreads } from '../drive/runner.js';
 import type { Sent } from '../drive/sender.js';
-import { runLevel } from '../run-level.js';
+import { runLevel, type LevelRun, type LevelRunSpec } from '../run-level.js';
 import { settle } from '../settle.js';
 import type { CellEnv } from './measure-cell.js';
 import { cellRequest, stoppedAnswering, unreachable } from './measure-cell.js';
@@ -83,38 +83,18 @@ export async function measureLoadLevel(
 ): Promise<Measured<LoadLevel>> {
   const { sender, clock, stop, settings: s } = env;
   const startedAt = isoTime(clock);
-  const load = l.load;
-  const closed = load.model === 'closed';
-  const warmupMs = closed ? 0 : s.warmup * 1000;
-  const durationMs = closed ? s.duration * 1000 : l.scheduleS * 1000 - warmupMs;
-  const drainMs = s.drainTimeout * 1000;
-  const rampMs = s.rampTimeout * 1000;
+  const t = levelTimes(env.settings, l);
   const label = `level ${l.key}`;
   env.phase(
-    closed
+    t.closed
       ? `${label}: ramp and ${s.duration} s window`
-      : `${label}: ${s.warmup} s warm-up, ${Math.round(durationMs / 100) / 10} s window`,
+      : `${label}: ${s.warmup} s warm-up, ${Math.round(t.durationMs / 100) / 10} s window`,
   );
   const bank = await lv.bank();
   const run = await runLevel(
     sender,
     clock,
-    {
-      drive: {
-        cell: l.key,
-        label: l.key,
-        level: levelSpecOf(env, lv, row, l),
-        // A request lives at most until the level ends: its first-token deadline must not cut a queued one.
-        firstTokenTimeoutMs: (closed ? rampMs + durationMs : warmupMs + durationMs + drainMs) + 60_000,
-        tagSessions: true,
-        bank,
-        ...(load.model === 'open' && load.maxInFlight !== undefined ? { maxInFlight: load.maxInFlight } : {}),
-      },
-      label,
-      durationMs,
-      ...(closed ? { rampTimeoutMs: rampMs } : { warmupMs, drainTimeoutMs: drainMs }),
-      ...(s.workers !== undefined ? { workers: s.workers } : {}),
-    },
+    levelRunSpec(env, lv, row, l, t, label, bank),
     env.sampler,
     stop,
     env.monitor?.(clientThreads(s.workers)),
@@ -130,13 +110,87 @@ export async function measureLoadLevel(
   );
   const sent = await pinEstimatedChunks(run.sent, env.tokenize);
   if (run.fatal) return { sent, fatal: run.fatal, warnings: [] };
+  const level = levelFigures(lv, row, l, reference, run, sent, t.closed);
+  const warnings = clientFigures(level, run, sent, t.durationMs, label);
+  if (run.drainTimedOut)
+    warnings.push(
+      `${label}: ${level.requests.unfinished} of the window's requests still ran ${s.drainTimeout} s after its close and were aborted (unfinished; --drain-timeout)`,
+    );
+  level.startedAt = startedAt;
+  level.finishedAt = isoTime(clock);
+  if (level.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell: level, warnings };
+  return { sent, cell: level, warnings, fatal: stoppedAnswering(label, env.dir) };
+}
+
+// A level's spans in ms: a closed level ramps, then measures --duration; a scheduled one warms up, measures the
+// rest of its schedule, then drains.
+interface LevelTimes {
+  closed: boolean;
+  warmupMs: number;
+  durationMs: number;
+  drainMs: number;
+  rampMs: number;
+}
+
+function levelTimes(s: CellEnv['settings'], l: PlannedLevel): LevelTimes {
+  const closed = l.load.model === 'closed';
+  const warmupMs = closed ? 0 : s.warmup * 1000;
+  return {
+    closed,
+    warmupMs,
+    durationMs: closed ? s.duration * 1000 : l.scheduleS * 1000 - warmupMs,
+    drainMs: s.drainTimeout * 1000,
+    rampMs: s.rampTimeout * 1000,
+  };
+}
+
+function levelRunSpec(
+  env: CellEnv,
+  lv: LevelEnv,
+  row: PlannedRow,
+  l: PlannedLevel,
+  t: LevelTimes,
+  label: string,
+  bank: PromptBankSnapshot,
+): LevelRunSpec {
+  const s = env.settings;
+  const load = l.load;
+  return {
+    drive: {
+      cell: l.key,
+      label: l.key,
+      level: levelSpecOf(env, lv, row, l),
+      // A request lives at most until the level ends: its first-token deadline must not cut a queued one.
+      firstTokenTimeoutMs:
+        (t.closed ? t.rampMs + t.durationMs : t.warmupMs + t.durationMs + t.drainMs) + 60_000,
+      tagSessions: true,
+      bank,
+      ...(load.model === 'open' && load.maxInFlight !== undefined ? { maxInFlight: load.maxInFlight } : {}),
+    },
+    label,
+    durationMs: t.durationMs,
+    ...(t.closed ? { rampTimeoutMs: t.rampMs } : { warmupMs: t.warmupMs, drainTimeoutMs: t.drainMs }),
+    ...(s.workers !== undefined ? { workers: s.workers } : {}),
+  };
+}
+
+// The level's figures and status from its requests (src/stats/level-status.ts measureLevel).
+function levelFigures(
+  lv: LevelEnv,
+  row: PlannedRow,
+  l: PlannedLevel,
+  reference: QueueReference | null,
+  run: LevelRun,
+  sent: Sent[],
+  closed: boolean,
+): LoadLevel {
   const requests = sent.map(levelRequest);
   const window = run.window;
   const arrivals = windowArrivals(requests, window);
-  const level = measureLevel({
+  return measureLevel({
     row: row.row,
     key: l.key,
-    load,
+    load: l.load,
     requests,
     window,
     slo: lv.slo,
@@ -146,9 +200,20 @@ export async function measureLoadLevel(
     ...(run.agents?.lost ? { failedBy: run.agents.lost } : {}),
     ...(!closed && arrivals.length ? { drainEndMs: Math.max(...arrivals.map((r) => r.endAtMs)) } : {}),
   });
+}
+
+// The client's side of the level (its own load, and the agents' when several ran it) set on it; returns the
+// warnings it raises.
+function clientFigures(
+  level: LoadLevel,
+  run: LevelRun,
+  sent: Sent[],
+  durationMs: number,
+  label: string,
+): string[] {
   const figures = clientCellFigures(
     sent.map((x) => x.record),
-    window,
+    run.window,
     { ...(run.clientLoad ? { load: run.clientLoad } : {}), tbtMs: level.itlMs.p50 },
   );
   const warnings: string[] = [];
@@ -160,12 +225,5 @@ export async function measureLoadLevel(
     level.agents = cellAgentsField(run.agents, durationMs);
     if (level.agents.clockFlag) warnings.push(`${label}: ${level.agents.clockFlag}`);
   }
-  if (run.drainTimedOut)
-    warnings.push(
-      `${label}: ${level.requests.unfinished} of the window's requests still ran ${s.drainTimeout} s after its close and were aborted (unfinished; --drain-timeout)`,
-    );
-  level.startedAt = startedAt;
-  level.finishedAt = isoTime(clock);
-  if (level.status !== 'Failed' || !unreachable(run.sent)) return { sent, cell: level, warnings };
-  return { sent, cell: level, warnings, fatal: stoppedAnswering(label, env.dir) };
+  return warnings;
 }

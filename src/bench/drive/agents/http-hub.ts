@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BenchError } from '../../../errors.js';
 import type { AgentHub, AgentPort } from './hub.js';
@@ -42,7 +42,7 @@ export async function serveAgents(
 ): Promise<AgentServer> {
   if (!o.token) throw new BenchError('USAGE', 'the agents endpoint needs a run token.');
   const want = digest(o.token);
-  const sessions = new Map<string, { index: number; port: AgentPort }>();
+  const sessions: Sessions = new Map();
   const authorized = (req: IncomingMessage) => {
     const h = req.headers.authorization ?? '';
     const given = h.startsWith('Bearer ') ? h.slice(7) : '';
@@ -60,87 +60,15 @@ export async function serveAgents(
       req.resume();
       return answer(res, 200, { t1, t2: hub.clock.now() });
     }
-    if (req.url === '/agents/join') return void join(req, res);
-    if (req.url === '/agents/send') return void send(req, res);
+    if (req.url === '/agents/join') return void join(hub, sessions, req, res);
+    if (req.url === '/agents/send') return void send(hub, sessions, req, res);
     req.resume();
     answer(res, 404, { error: 'not found' });
   });
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // a join response lasts the whole run
   server.headersTimeout = 60_000;
-
-  async function join(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req, MAX_HELLO_BYTES).catch((e: Error) => e);
-    if (body instanceof Error) return answer(res, 400, { error: body.message });
-    const hello = parseHello(body);
-    if (!hello.ok) return answer(res, 400, { error: `hello: ${hello.error}` });
-    const id = randomBytes(12).toString('hex');
-    let open = true;
-    let pending: string[] | undefined = []; // what the hub sends while it takes the agent, before the head
-    const port: AgentPort = {
-      send: (m) => {
-        if (!open) return;
-        const line = JSON.stringify(m) + '\n';
-        if (pending) pending.push(line);
-        else res.write(line);
-      },
-      close: () => {
-        if (!open) return;
-        open = false;
-        sessions.delete(id);
-        res.end();
-      },
-    };
-    const joined = hub.join(hello.value, port);
-    if (!joined.ok) {
-      open = false;
-      return answer(res, joined.status, { error: joined.message });
-    }
-    res.writeHead(200, {
-      'content-type': 'application/x-ndjson',
-      'cache-control': 'no-store',
-      'x-agent-session': id,
-    });
-    for (const line of pending) res.write(line);
-    pending = undefined;
-    sessions.set(id, { index: hello.value.index, port });
-    res.socket?.setNoDelay(true);
-    res.on('close', () => {
-      if (!open) return;
-      open = false;
-      sessions.delete(id);
-      hub.gone(hello.value.index, port, 'closed its connection (its process ended, or the network)');
-    });
-  }
-
-  async function send(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const session = sessions.get(String(req.headers['x-agent-session'] ?? ''));
-    const body = await readJson(req, MAX_SEND_BYTES).catch((e: Error) => e);
-    if (!session) return answer(res, 410, { error: 'no such agent session: join again' });
-    if (body instanceof Error) return answer(res, 400, { error: body.message });
-    const list = (body as { messages?: unknown }).messages;
-    if (!Array.isArray(list)) return answer(res, 400, { error: 'messages: expected an array' });
-    const messages: FromAgent[] = [];
-    for (const [i, m] of list.entries()) {
-      const p = parseFromAgent(m);
-      if (!p.ok) return answer(res, 400, { error: `messages.${i}.${p.error}` });
-      messages.push(p.value);
-    }
-    if (!hub.receive(session.index, session.port, messages))
-      return answer(res, 410, { error: 'the coordinator dropped this agent: join again' });
-    res.writeHead(204).end();
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new BenchError('USAGE', `cannot listen for agents on ${o.host}:${o.port} (${e.code ?? e.message}).`, {
-          hint: 'Give --coordinator a port that is free on agent 0.',
-        }),
-      ),
-    );
-    server.listen(o.port, o.host, () => resolve());
-  });
+  await listen(server, o);
   const addr = server.address() as AddressInfo;
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
@@ -153,6 +81,96 @@ export async function serveAgents(
         server.closeAllConnections();
       }),
   };
+}
+
+// The agents' open sessions, by the id their join got (x-agent-session).
+type Sessions = Map<string, { index: number; port: AgentPort }>;
+
+// A joining agent: its hello checked and taken by the hub, then a long response of its messages as JSON lines.
+async function join(
+  hub: AgentHub,
+  sessions: Sessions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = await readJson(req, MAX_HELLO_BYTES).catch((e: Error) => e);
+  if (body instanceof Error) return answer(res, 400, { error: body.message });
+  const hello = parseHello(body);
+  if (!hello.ok) return answer(res, 400, { error: `hello: ${hello.error}` });
+  const id = randomBytes(12).toString('hex');
+  let open = true;
+  let pending: string[] | undefined = []; // what the hub sends while it takes the agent, before the head
+  const port: AgentPort = {
+    send: (m) => {
+      if (!open) return;
+      const line = JSON.stringify(m) + '\n';
+      if (pending) pending.push(line);
+      else res.write(line);
+    },
+    close: () => {
+      if (!open) return;
+      open = false;
+      sessions.delete(id);
+      res.end();
+    },
+  };
+  const joined = hub.join(hello.value, port);
+  if (!joined.ok) {
+    open = false;
+    return answer(res, joined.status, { error: joined.message });
+  }
+  res.writeHead(200, {
+    'content-type': 'application/x-ndjson',
+    'cache-control': 'no-store',
+    'x-agent-session': id,
+  });
+  for (const line of pending) res.write(line);
+  pending = undefined;
+  sessions.set(id, { index: hello.value.index, port });
+  res.socket?.setNoDelay(true);
+  res.on('close', () => {
+    if (!open) return;
+    open = false;
+    sessions.delete(id);
+    hub.gone(hello.value.index, port, 'closed its connection (its process ended, or the network)');
+  });
+}
+
+// An agent's batch of messages, on the session its join opened.
+async function send(
+  hub: AgentHub,
+  sessions: Sessions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const session = sessions.get(String(req.headers['x-agent-session'] ?? ''));
+  const body = await readJson(req, MAX_SEND_BYTES).catch((e: Error) => e);
+  if (!session) return answer(res, 410, { error: 'no such agent session: join again' });
+  if (body instanceof Error) return answer(res, 400, { error: body.message });
+  const list = (body as { messages?: unknown }).messages;
+  if (!Array.isArray(list)) return answer(res, 400, { error: 'messages: expected an array' });
+  const messages: FromAgent[] = [];
+  for (const [i, m] of list.entries()) {
+    const p = parseFromAgent(m);
+    if (!p.ok) return answer(res, 400, { error: `messages.${i}.${p.error}` });
+    messages.push(p.value);
+  }
+  if (!hub.receive(session.index, session.port, messages))
+    return answer(res, 410, { error: 'the coordinator dropped this agent: join again' });
+  res.writeHead(204).end();
+}
+
+function listen(server: Server, o: { host: string; port: number }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new BenchError('USAGE', `cannot listen for agents on ${o.host}:${o.port} (${e.code ?? e.message}).`, {
+          hint: 'Give --coordinator a port that is free on agent 0.',
+        }),
+      ),
+    );
+    server.listen(o.port, o.host, () => resolve());
+  });
 }
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
